@@ -1,0 +1,31 @@
+// knowforge graph schema. Applied by `knowforge init`; every statement is idempotent.
+// The model (see README "Graph schema"):
+//   (:Entity {id})-[:HAS_FACT]->(:Fact {id, relation, ...})-[:OBJECT]->(:Entity)
+// Facts are nodes so that questions, edits and answers can point at them.
+
+// ---- identity ----
+CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE;
+CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE f.id IS UNIQUE;
+CREATE CONSTRAINT relation_id IF NOT EXISTS FOR (r:Relation) REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT batch_id IF NOT EXISTS FOR (b:Batch) REQUIRE b.id IS UNIQUE;
+CREATE CONSTRAINT event_id IF NOT EXISTS FOR (e:Event) REQUIRE e.id IS UNIQUE;
+CREATE CONSTRAINT benchmark_id IF NOT EXISTS FOR (b:Benchmark) REQUIRE b.id IS UNIQUE;
+CREATE CONSTRAINT question_id IF NOT EXISTS FOR (q:Question) REQUIRE q.id IS UNIQUE;
+CREATE CONSTRAINT run_id IF NOT EXISTS FOR (r:Run) REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT answer_id IF NOT EXISTS FOR (a:Answer) REQUIRE a.id IS UNIQUE;
+
+// ---- temporal and lookup indexes ----
+// "the object timeline of (s, r)" is one lookup on (subject_id, relation)
+CREATE INDEX fact_subject_relation IF NOT EXISTS FOR (f:Fact) ON (f.subject_id, f.relation);
+// "what was true in year t" for a relation
+CREATE INDEX fact_relation_years IF NOT EXISTS FOR (f:Fact) ON (f.relation, f.start_year, f.end_year);
+CREATE INDEX fact_object IF NOT EXISTS FOR (f:Fact) ON (f.object_id);
+CREATE INDEX fact_source IF NOT EXISTS FOR (f:Fact) ON (f.source);
+CREATE INDEX fact_layer IF NOT EXISTS FOR (f:Fact) ON (f.layer);
+CREATE INDEX fact_batch IF NOT EXISTS FOR (f:Fact) ON (f.batch);
+CREATE INDEX entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name);
+CREATE INDEX entity_domain IF NOT EXISTS FOR (e:Entity) ON (e.domain);
+CREATE INDEX entity_popularity IF NOT EXISTS FOR (e:Entity) ON (e.popularity);
+CREATE INDEX entity_batch IF NOT EXISTS FOR (e:Entity) ON (e.batch);
+CREATE INDEX question_benchmark IF NOT EXISTS FOR (q:Question) ON (q.benchmark);
+CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (e:Entity) ON EACH [e.name, e.alias_text];

@@ -1,0 +1,1 @@
+"""Official-compatibility scoring: each original benchmark's parsing rules, exactly."""

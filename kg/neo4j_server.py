@@ -1,0 +1,367 @@
+"""Install, start, stop and inspect the Neo4j server that knowforge manages itself.
+
+The server is Neo4j 5.26 LTS Community, fetched from Maven Central by Maven using the pinned
+manifest ``docker/neo4j-server.pom.xml`` and run as
+``java org.neo4j.server.CommunityEntryPoint --console-mode`` bound to 127.0.0.1 only.
+This module knows nothing about the store or the schema; it only owns the process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from knowforge.errors import Neo4jServerError
+
+log = logging.getLogger(__name__)
+
+NEO4J_VERSION = "5.26.30"
+DEFAULT_BOLT_PORT = 7687
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+SUPPORTED_JAVA = (17, 21)
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MANIFEST = REPO_ROOT / "docker" / "neo4j-server.pom.xml"
+
+
+def default_home() -> Path:
+    """Data directory of the managed server: ``$KNOWFORGE_NEO4J_HOME`` or the user data dir."""
+    env = os.environ.get("KNOWFORGE_NEO4J_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("knowforge")) / "neo4j"
+
+
+def default_cache_dir() -> Path:
+    """Where the server jars are cached: ``$KNOWFORGE_CACHE_DIR`` or the user cache dir."""
+    env = os.environ.get("KNOWFORGE_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_cache_dir("knowforge"))
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    home: Path
+    installed: bool
+    running: bool
+    pid: int | None
+    uri: str | None
+    bolt_port: int | None
+    version: str = NEO4J_VERSION
+
+
+@dataclass(frozen=True)
+class StartResult:
+    uri: str
+    pid: int
+    bolt_port: int
+    reused: bool
+    seconds: float
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child still answers kill(0); treat it as dead.
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return True
+
+
+def java_executable() -> str:
+    """The java binary to use: ``$JAVA_HOME/bin/java`` or ``java`` on PATH, version 17 or 21."""
+    java_home = os.environ.get("JAVA_HOME")
+    java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
+    hint = "Java 17 or 21 not found; install openjdk-17-jre (apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+    if not java or not Path(java).exists():
+        raise Neo4jServerError(hint)
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise Neo4jServerError(f"{hint} ({exc})") from exc
+    text = out.stderr + out.stdout
+    major = None
+    for token in text.split('"')[1:2]:
+        head = token.split(".")[0]
+        major = int(head) if head.isdigit() else None
+    if major not in SUPPORTED_JAVA:
+        raise Neo4jServerError(f"Neo4j {NEO4J_VERSION} needs Java 17 or 21, found {major} at {java}; "
+                               "install openjdk-17-jre or set JAVA_HOME")
+    return java
+
+
+class ManagedNeo4j:
+    """One managed Neo4j installation: jars in a cache dir, data and config in ``home``."""
+
+    def __init__(self, home: Path | str | None = None, cache_dir: Path | str | None = None):
+        self.home = Path(home).expanduser() if home else default_home()
+        self.cache_dir = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+        self.lib_dir = self.cache_dir / f"neo4j-{NEO4J_VERSION}" / "lib"
+        self.conf_dir = self.home / "conf"
+        self.data_dir = self.home / "data"
+        self.logs_dir = self.home / "logs"
+        self.run_dir = self.home / "run"
+        self.state_file = self.run_dir / "knowforge-server.json"
+        self.password_file = self.home / "password"
+        self.console_log = self.logs_dir / "console.log"
+
+    # ---- install -------------------------------------------------------------------------
+    def _stamp(self) -> str:
+        return hashlib.sha256(MANIFEST.read_bytes()).hexdigest() if MANIFEST.exists() else NEO4J_VERSION
+
+    def is_installed(self) -> bool:
+        stamp = self.lib_dir / ".knowforge-complete"
+        return stamp.exists() and stamp.read_text().strip() == self._stamp()
+
+    def install(self, *, force: bool = False) -> Path:
+        """Fetch the server jars with Maven into the cache (idempotent). Returns the lib dir."""
+        if self.is_installed() and not force:
+            return self.lib_dir
+        if not MANIFEST.exists():
+            raise Neo4jServerError(f"Neo4j manifest not found at {MANIFEST}; run knowforge from a clone "
+                                   "of the repository, or point NEO4J_URI at an existing server")
+        mvn = shutil.which("mvn")
+        if not mvn:
+            raise Neo4jServerError("Maven not found; install it (apt-get install maven) to fetch the "
+                                   "Neo4j jars, or set NEO4J_URI to use an existing server")
+        staging = self.lib_dir.with_name("lib.partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True, exist_ok=True)
+        cmd = [mvn, "-q", "-B", "-f", str(MANIFEST), "dependency:copy-dependencies",
+               f"-DoutputDirectory={staging}", "-DincludeScope=runtime"]
+        log.info("fetching Neo4j %s jars with Maven", NEO4J_VERSION)
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            raise Neo4jServerError(f"Maven could not fetch the Neo4j jars (exit {proc.returncode}):\n{tail}")
+        if not any(staging.glob("neo4j-*.jar")):
+            raise Neo4jServerError(f"Maven finished but no Neo4j jars are in {staging}")
+        shutil.rmtree(self.lib_dir, ignore_errors=True)
+        staging.rename(self.lib_dir)
+        (self.lib_dir / ".knowforge-complete").write_text(self._stamp())
+        return self.lib_dir
+
+    # ---- state ---------------------------------------------------------------------------
+    def _read_state(self) -> dict | None:
+        try:
+            return json.loads(self.state_file.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def password(self) -> str:
+        try:
+            return self.password_file.read_text().strip()
+        except OSError as exc:
+            raise Neo4jServerError(f"no password file at {self.password_file}; start the server once "
+                                   "with `knowforge neo4j start` to create it") from exc
+
+    def status(self) -> ServerStatus:
+        state = self._read_state() or {}
+        pid = state.get("pid")
+        running = _pid_alive(pid)
+        port = state.get("bolt_port") if running else None
+        return ServerStatus(home=self.home, installed=self.is_installed(), running=running,
+                            pid=pid if running else None,
+                            uri=f"bolt://127.0.0.1:{port}" if port else None, bolt_port=port)
+
+    # ---- start / stop --------------------------------------------------------------------
+    def _write_config(self, bolt_port: int) -> None:
+        self.conf_dir.mkdir(parents=True, exist_ok=True)
+        conf = "\n".join([
+            "# Written by knowforge on every start; edit kg/neo4j_server.py instead.",
+            "server.default_listen_address=127.0.0.1",
+            f"server.bolt.listen_address=127.0.0.1:{bolt_port}",
+            "server.bolt.tls_level=DISABLED",
+            "server.http.enabled=false",
+            "server.https.enabled=false",
+            "dbms.security.auth_enabled=true",
+            "dbms.usage_report.enabled=false",
+            f"server.memory.pagecache.size={os.environ.get('KNOWFORGE_NEO4J_PAGECACHE', '512m')}",
+            f"server.directories.data={self.data_dir}",
+            f"server.directories.logs={self.logs_dir}",
+            f"server.directories.run={self.run_dir}",
+            "db.tx_log.rotation.retention_policy=1 files",
+            "",
+        ])
+        (self.conf_dir / "neo4j.conf").write_text(conf)
+
+    def _env(self) -> dict:
+        env = dict(os.environ)
+        env["NEO4J_HOME"] = str(self.home)
+        env["NEO4J_CONF"] = str(self.conf_dir)
+        return env
+
+    def _classpath(self) -> str:
+        return str(self.lib_dir / "*")
+
+    def _ensure_password(self, java: str) -> str:
+        # Once the system database exists the initial password can no longer be set.
+        auth_exists = (self.data_dir / "databases" / "system").exists()
+        if self.password_file.exists():
+            return self.password()
+        if auth_exists:
+            raise Neo4jServerError(
+                f"the data directory {self.data_dir} already has users but {self.password_file} is "
+                "missing; restore that file, set NEO4J_PASSWORD with NEO4J_URI, or remove the data "
+                "directory to start afresh")
+        password = secrets.token_urlsafe(24)
+        proc = subprocess.run([java, "-cp", self._classpath(), ADMIN_TOOL, "dbms",
+                               "set-initial-password", password],
+                              capture_output=True, text=True, env=self._env())
+        if proc.returncode != 0:
+            raise Neo4jServerError(f"could not set the initial Neo4j password: {proc.stderr.strip()[-500:]}")
+        self.home.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(password + "\n")
+        os.chmod(self.password_file, 0o600)
+        return password
+
+    def start(self, *, port: int | None = None, timeout: float = 180.0,
+              heap: str | None = None) -> StartResult:
+        """Start the server, or reuse it when it already runs. Waits until Bolt answers."""
+        t0 = time.monotonic()
+        status = self.status()
+        if status.running and status.uri:
+            self._wait_for_bolt(status.uri, status.pid, timeout)
+            return StartResult(uri=status.uri, pid=status.pid, bolt_port=status.bolt_port,
+                               reused=True, seconds=time.monotonic() - t0)
+        if not self.is_installed():
+            raise Neo4jServerError("the Neo4j jars are not installed; run `knowforge neo4j install`")
+        java = java_executable()
+        if port is not None:
+            if not port_is_free(port):
+                raise Neo4jServerError(f"port {port} in use; choose another with --port, or stop what "
+                                       "listens there")
+            bolt_port = port
+        else:
+            bolt_port = DEFAULT_BOLT_PORT if port_is_free(DEFAULT_BOLT_PORT) else free_port()
+        for d in (self.data_dir, self.logs_dir, self.run_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.home, 0o700)
+        self._write_config(bolt_port)
+        self._ensure_password(java)
+        heap = heap or os.environ.get("KNOWFORGE_NEO4J_HEAP", "1g")
+        cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:-OmitStackTraceInFastThrow",
+               "-Dfile.encoding=UTF-8", "-cp", self._classpath(), ENTRY_POINT,
+               f"--home-dir={self.home}", f"--config-dir={self.conf_dir}", "--console-mode"]
+        console = open(self.console_log, "ab")
+        proc = subprocess.Popen(cmd, stdout=console, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=self._env(), start_new_session=True, close_fds=True)
+        console.close()
+        uri = f"bolt://127.0.0.1:{bolt_port}"
+        self.state_file.write_text(json.dumps({"pid": proc.pid, "bolt_port": bolt_port, "uri": uri,
+                                               "version": NEO4J_VERSION, "started_at": time.time()}))
+        try:
+            self._wait_for_bolt(uri, proc.pid, timeout, proc=proc)
+        except Neo4jServerError:
+            self.stop(timeout=10)
+            raise
+        return StartResult(uri=uri, pid=proc.pid, bolt_port=bolt_port, reused=False,
+                           seconds=time.monotonic() - t0)
+
+    def _wait_for_bolt(self, uri: str, pid: int | None, timeout: float, proc=None) -> None:
+        import neo4j  # local: keeps `knowforge neo4j --help` fast
+
+        deadline = time.monotonic() + timeout
+        password = self.password()
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            if proc is not None and proc.poll() is not None or proc is None and not _pid_alive(pid):
+                raise Neo4jServerError(self._failure_message("Neo4j exited during start-up"))
+            try:
+                # A plain session (not execute_query) so a refused connection fails at once
+                # instead of being retried by the driver for 30 s.
+                with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password),
+                                                connection_timeout=2.0) as driver:
+                    with driver.session() as session:
+                        session.run("RETURN 1 AS ok").consume()
+                return
+            except neo4j.exceptions.AuthError as exc:
+                raise Neo4jServerError(f"the managed Neo4j at {uri} rejected the stored password in "
+                                       f"{self.password_file}") from exc
+            except Exception as exc:  # not up yet: ServiceUnavailable, SessionExpired, ...
+                last_error = exc
+                time.sleep(0.25)
+        raise Neo4jServerError(self._failure_message(
+            f"Neo4j did not answer on {uri} within {timeout:.0f}s ({last_error})"))
+
+    def _failure_message(self, headline: str) -> str:
+        tail = self.logs(lines=25)
+        hint = ""
+        if "Address already in use" in tail or "BindException" in tail:
+            hint = "\nport in use: another process holds the Bolt port; use --port or stop it"
+        return f"{headline}.{hint}\nLast lines of {self.console_log}:\n{tail}"
+
+    def stop(self, *, timeout: float = 30.0) -> bool:
+        """Stop the server: SIGTERM for a clean shutdown, SIGKILL after ``timeout``."""
+        state = self._read_state() or {}
+        pid = state.get("pid")
+        if not _pid_alive(pid):
+            self.state_file.unlink(missing_ok=True)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and _pid_alive(pid):
+            try:  # reap if it is our child (tests start and stop in one process)
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+            time.sleep(0.2)
+        if _pid_alive(pid):
+            log.warning("Neo4j (pid %s) did not stop within %.0fs; killing it", pid, timeout)
+            os.kill(pid, signal.SIGKILL)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        self.state_file.unlink(missing_ok=True)
+        return True
+
+    def logs(self, *, lines: int = 50) -> str:
+        try:
+            with open(self.console_log, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                size = fh.tell()
+                fh.seek(max(0, size - 256 * 1024))
+                text = fh.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])

@@ -1,0 +1,165 @@
+"""The store: the one place that owns the Neo4j driver.
+
+``read(name, **params)`` runs a named statement with READ routing; ``write(name, rows)`` sends
+``UNWIND $rows`` batches. Both always pass the database. ``execute_query`` retries transient
+errors itself; batches are idempotent (MERGE on stable ids) so a retried batch is harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+
+import neo4j
+from neo4j import Query, RoutingControl
+
+from knowforge.errors import GraphUnavailable, KnowforgeError
+from knowforge.kg.cypher import load_cypher, split_statements
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SIZE = int(os.environ.get("KNOWFORGE_BATCH_SIZE", "10000"))
+
+Progress = Callable[[int], None]
+"""A progress callback: called with the number of items just finished."""
+
+
+@dataclass
+class WriteSummary:
+    """Counters summed over all batches of one write."""
+
+    rows: int = 0
+    batches: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
+
+    def add(self, counters) -> None:
+        for key in ("nodes_created", "nodes_deleted", "relationships_created",
+                    "relationships_deleted", "properties_set", "labels_added", "labels_removed"):
+            self.counters[key] = self.counters.get(key, 0) + getattr(counters, key, 0)
+
+    def __getitem__(self, key: str) -> int:
+        return self.counters.get(key, 0)
+
+
+def chunked(rows: Iterable, size: int) -> Iterator[list]:
+    it = iter(rows)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+class Store:
+    """Named, parameterised Cypher against one database."""
+
+    def __init__(self, driver: neo4j.Driver, database: str = "neo4j", *,
+                 batch_size: int = DEFAULT_BATCH_SIZE, uri: str | None = None):
+        self.driver = driver
+        self.database = database
+        self.batch_size = batch_size
+        self.uri = uri
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- named statements -------------------------------------------------------------------
+    def _query(self, name: str) -> Query:
+        return Query(load_cypher(name), metadata={"app": "knowforge", "statement": name})
+
+    def read(self, name: str, **params) -> list[dict]:
+        """Run the named read statement and return its records as dicts."""
+        return self.driver.execute_query(
+            self._query(name), params, routing_=RoutingControl.READ, database_=self.database,
+            result_transformer_=neo4j.Result.data)
+
+    def stream(self, name: str, **params) -> Iterator[dict]:
+        """Stream the records of a named read statement without holding them all in memory."""
+        with self.driver.session(database=self.database,
+                                 default_access_mode=neo4j.READ_ACCESS) as session:
+            result = session.run(self._query(name), params)
+            for record in result:
+                yield record.data()
+
+    def run(self, name: str, **params) -> WriteSummary:
+        """Run one named write statement once (no batching)."""
+        summary = WriteSummary(rows=0, batches=1)
+        result = self.driver.execute_query(self._query(name), params, routing_=RoutingControl.WRITE,
+                                           database_=self.database)
+        summary.add(result.summary.counters)
+        return summary
+
+    def run_read_write(self, name: str, **params) -> list[dict]:
+        """Run a named write statement that also returns records."""
+        return self.driver.execute_query(
+            self._query(name), params, routing_=RoutingControl.WRITE, database_=self.database,
+            result_transformer_=neo4j.Result.data)
+
+    def write(self, name: str, rows: Iterable[dict], *, batch_size: int | None = None,
+              progress: Progress | None = None, **params) -> WriteSummary:
+        """Send ``rows`` to a named ``UNWIND $rows`` statement in batches."""
+        query = self._query(name)
+        summary = WriteSummary()
+        for chunk in chunked(rows, batch_size or self.batch_size):
+            result = self.driver.execute_query(query, {"rows": chunk, **params},
+                                               routing_=RoutingControl.WRITE, database_=self.database)
+            summary.add(result.summary.counters)
+            summary.rows += len(chunk)
+            summary.batches += 1
+            if progress:
+                progress(len(chunk))
+        return summary
+
+    # -- schema and raw user queries ---------------------------------------------------------
+    def apply_schema(self) -> int:
+        """Apply ``cypher/schema.cypher`` (idempotent: every statement uses IF NOT EXISTS)."""
+        statements = split_statements(load_cypher("schema"))
+        for text in statements:
+            self.driver.execute_query(text, routing_=RoutingControl.WRITE, database_=self.database)
+        self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+        return len(statements)
+
+    def query_type(self, text: str, params: dict | None = None) -> str:
+        """Neo4j's own classification of a statement: r, rw, w or s (schema)."""
+        result = self.driver.execute_query("EXPLAIN " + text, params or {},
+                                           database_=self.database, routing_=RoutingControl.READ)
+        return result.summary.query_type
+
+    def user_query(self, text: str, params: dict | None = None, *, write: bool = False) -> list[dict]:
+        """Run a user's ad-hoc Cypher. Read-only unless ``write`` is set.
+
+        The server classifies the statement (EXPLAIN) and the transaction runs in read access
+        mode, so a write is refused twice over rather than trusted to a regex.
+        """
+        params = params or {}
+        if not write:
+            kind = self.query_type(text, params)
+            if kind != "r":
+                raise KnowforgeError(f"this query writes to the graph (query type {kind!r}); "
+                                     "pass --write to allow it")
+        access = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
+        with self.driver.session(database=self.database, default_access_mode=access) as session:
+            runner = session.execute_write if write else session.execute_read
+            return runner(lambda tx: tx.run(text, params).data())
+
+    def ping(self) -> None:
+        try:
+            self.driver.execute_query("RETURN 1", database_=self.database)
+        except neo4j.exceptions.AuthError as exc:
+            raise GraphUnavailable(f"Neo4j at {self.uri} refused the credentials: {exc.message}. "
+                                   "Check NEO4J_USER / NEO4J_PASSWORD") from exc
+        except neo4j.exceptions.ServiceUnavailable as exc:
+            raise GraphUnavailable(f"cannot reach Neo4j at {self.uri}: {exc}. Start it with "
+                                   "`knowforge neo4j start` or fix NEO4J_URI") from exc
+        except neo4j.exceptions.ClientError as exc:
+            if "database" in (exc.code or "").lower():
+                raise GraphUnavailable(f"database {self.database!r} is not available on {self.uri}: "
+                                       f"{exc.message}. Check NEO4J_DATABASE") from exc
+            raise

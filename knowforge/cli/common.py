@@ -1,0 +1,73 @@
+"""Shared option decorators and helpers of the CLI (the only layer that talks to click)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator
+
+import click
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+
+from knowforge.errors import KnowforgeError
+
+console = Console(stderr=True)
+
+
+def handle_errors(fn):
+    """Turn knowforge's own errors into one clean line; anything else stays a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except KnowforgeError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper
+
+
+def silent_option(fn):
+    return click.option("--silent", is_flag=True, help="No progress bars.")(fn)
+
+
+def home_option(fn):
+    return click.option("--home", "home", type=click.Path(file_okay=False), default=None,
+                        envvar="KNOWFORGE_NEO4J_HOME", show_envvar=True,
+                        help="Data directory of the managed Neo4j (default: the user data dir).")(fn)
+
+
+def seed_option(fn):
+    return click.option("--seed", type=int, default=0, show_default=True,
+                        help="Seed of the one random generator every choice is drawn from.")(fn)
+
+
+def open_graph(home: str | None = None):
+    """Open the store (env-configured server or the managed one) for a CLI command."""
+    from knowforge.kg.connection import open_store
+
+    return open_store(home=home)
+
+
+@contextlib.contextmanager
+def progress_bar(description: str, total: int | None = None, *, silent: bool = False,
+                 unit: str = "items") -> Iterator:
+    """A rich progress bar; yields ``advance(n)``. ``silent`` yields a no-op."""
+    if silent:
+        yield lambda n=1: None
+        return
+    columns = [SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
+               MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+               TimeRemainingColumn()]
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(description, total=total, rate="")
+
+        def advance(n: int = 1) -> None:
+            progress.advance(task, n)
+            t = progress.tasks[task]
+            if t.elapsed:
+                progress.update(task, rate=f"{t.completed / t.elapsed:,.0f} {unit}/s")
+
+        yield advance

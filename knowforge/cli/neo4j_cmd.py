@@ -1,0 +1,124 @@
+"""``knowforge neo4j ...``: the managed Neo4j server."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+
+from knowforge.cli.common import console, handle_errors, home_option
+from knowforge.kg.neo4j_server import NEO4J_VERSION, ManagedNeo4j
+
+
+@click.group("neo4j")
+def neo4j_group() -> None:
+    """Manage knowforge's own Neo4j 5.26 server (jars from Maven Central, 127.0.0.1 only).
+
+    \b
+    Example:
+      knowforge neo4j install && knowforge neo4j start
+    """
+
+
+@neo4j_group.command("install")
+@click.option("--force", is_flag=True, help="Fetch the jars again even if cached.")
+@handle_errors
+def install_cmd(force: bool) -> None:
+    """Fetch the Neo4j server jars with Maven (idempotent; cached outside the repo).
+
+    Example: knowforge neo4j install
+    """
+    server = ManagedNeo4j()
+    if server.is_installed() and not force:
+        click.echo(f"Neo4j {NEO4J_VERSION} already installed in {server.lib_dir}")
+        return
+    t0 = time.monotonic()
+    with console.status(f"Fetching Neo4j {NEO4J_VERSION} with Maven..."):
+        lib = server.install(force=force)
+    click.echo(f"Neo4j {NEO4J_VERSION} installed in {lib} ({time.monotonic() - t0:.1f}s)")
+
+
+@neo4j_group.command("start")
+@home_option
+@click.option("--port", type=int, default=None,
+              help="Bolt port. Default 7687, or a free port when 7687 is taken.")
+@click.option("--timeout", type=float, default=180, show_default=True,
+              help="Seconds to wait until Bolt answers RETURN 1.")
+@click.option("--heap", default=None, help="JVM heap, e.g. 2g (env KNOWFORGE_NEO4J_HEAP, default 1g).")
+@handle_errors
+def start_cmd(home, port, timeout, heap) -> None:
+    """Start the managed Neo4j (or reuse it when running) and print its Bolt URI.
+
+    Installs the jars first when they are missing. The password is generated once and stored
+    readable by you only in HOME/password; it is never printed.
+
+    Example: knowforge neo4j start --port 7688
+    """
+    server = ManagedNeo4j(home)
+    if not server.is_installed():
+        with console.status(f"Fetching Neo4j {NEO4J_VERSION} with Maven..."):
+            server.install()
+    with console.status("Starting Neo4j..."):
+        result = server.start(port=port, timeout=timeout, heap=heap)
+    verb = "reusing running" if result.reused else f"started in {result.seconds:.1f}s:"
+    console.print(f"Neo4j {NEO4J_VERSION} {verb} pid {result.pid}, data in {server.home}")
+    click.echo(result.uri)
+
+
+@neo4j_group.command("stop")
+@home_option
+@click.option("--timeout", type=float, default=30, show_default=True,
+              help="Seconds to wait for a clean shutdown before killing the process.")
+@handle_errors
+def stop_cmd(home, timeout) -> None:
+    """Stop the managed Neo4j: a clean shutdown, then a kill after the timeout.
+
+    Example: knowforge neo4j stop
+    """
+    stopped = ManagedNeo4j(home).stop(timeout=timeout)
+    click.echo("stopped" if stopped else "not running")
+
+
+@neo4j_group.command("status")
+@home_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@handle_errors
+def status_cmd(home, as_json) -> None:
+    """Report whether the managed Neo4j is installed and running, and where.
+
+    Example: knowforge neo4j status --json
+    """
+    st = ManagedNeo4j(home).status()
+    data = {"version": st.version, "installed": st.installed, "running": st.running,
+            "pid": st.pid, "uri": st.uri, "home": str(st.home)}
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    if st.running:
+        click.echo(f"running: Neo4j {st.version} pid {st.pid} at {st.uri} (data {st.home})")
+    else:
+        click.echo(f"not running (installed: {'yes' if st.installed else 'no'}, data {st.home})")
+
+
+@neo4j_group.command("logs")
+@home_option
+@click.option("-n", "--lines", type=int, default=50, show_default=True, help="How many lines.")
+@handle_errors
+def logs_cmd(home, lines) -> None:
+    """Print the last lines of the managed Neo4j's console log.
+
+    Example: knowforge neo4j logs -n 100
+    """
+    click.echo(ManagedNeo4j(home).logs(lines=lines))
+
+
+@neo4j_group.command("password")
+@home_option
+@handle_errors
+def password_cmd(home) -> None:
+    """Print the generated password (for Neo4j Browser or Desktop). Only on request.
+
+    Example: knowforge neo4j password
+    """
+    click.echo(ManagedNeo4j(home).password())

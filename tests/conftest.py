@@ -1,0 +1,78 @@
+"""Test fixtures: one real Neo4j per test session, started by the project's own code.
+
+The server runs from the Maven-fetched jars (``knowforge neo4j install``) in a temporary home
+on a free port, so test sessions never touch a user's data or each other. Set
+``KNOWFORGE_TEST_NEO4J_URI`` (+ ``_USER``/``_PASSWORD``) to run against another server instead.
+There is no mock: if Neo4j cannot start the graph tests fail loudly.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from knowforge.kg.connection import GraphSettings, open_store
+from knowforge.kg.neo4j_server import ManagedNeo4j
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory):
+    """A running managed Neo4j in a temporary home; yields (server, settings)."""
+    uri = os.environ.get("KNOWFORGE_TEST_NEO4J_URI")
+    if uri:
+        yield None, GraphSettings(uri=uri, user=os.environ.get("KNOWFORGE_TEST_NEO4J_USER", "neo4j"),
+                                  password=os.environ["KNOWFORGE_TEST_NEO4J_PASSWORD"])
+        return
+    server = ManagedNeo4j(home=tmp_path_factory.mktemp("neo4j-home"))
+    if not server.is_installed():
+        server.install()
+    result = server.start(port=None, timeout=240)
+    settings = GraphSettings(uri=result.uri, user="neo4j", password=server.password())
+    try:
+        yield server, settings
+    finally:
+        server.stop(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def session_store(neo4j_server):
+    _, settings = neo4j_server
+    store = open_store(settings)
+    store.apply_schema()
+    yield store
+    store.close()
+
+
+def wipe(store) -> None:
+    store.driver.execute_query("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS",
+                               database_=store.database)
+
+
+@pytest.fixture
+def store(session_store):
+    """The session's store with an empty graph (schema kept)."""
+    wipe(session_store)
+    yield session_store
+
+
+@pytest.fixture
+def graph_env(neo4j_server, monkeypatch):
+    """Environment that points CLI commands at the test server."""
+    _, settings = neo4j_server
+    monkeypatch.setenv("NEO4J_URI", settings.uri)
+    monkeypatch.setenv("NEO4J_USER", settings.user)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.password)
+    return settings
+
+
+@pytest.fixture
+def shared_formats():
+    """../shared/formats when present; tests that need it skip when it is absent."""
+    path = SHARED / "formats"
+    if not path.is_dir():
+        pytest.skip("../shared/formats is not present")
+    return path
