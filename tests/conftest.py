@@ -19,6 +19,11 @@ from knowforge.kg.neo4j_server import ManagedNeo4j
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
+# Several test sessions may run at once on a 2-core, 24 GiB machine: keep each server small.
+os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
+os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
+
+
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory):
     """A running managed Neo4j in a temporary home; yields (server, settings)."""
@@ -48,8 +53,9 @@ def session_store(neo4j_server):
 
 
 def wipe(store) -> None:
-    store.driver.execute_query("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS",
-                               database_=store.database)
+    # CALL ... IN TRANSACTIONS needs an auto-commit transaction, hence session.run.
+    with store.driver.session(database=store.database) as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
 
 
 @pytest.fixture

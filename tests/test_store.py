@@ -1,0 +1,214 @@
+"""Schema, batched idempotent writes, injection safety and temporal reads on a real Neo4j."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from knowforge.cli.main import cli
+from knowforge.errors import KnowforgeError, UnsafeIdentifier
+from knowforge.kg.cypher import list_statements, load_cypher, validate_label, validate_rel_type
+from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.temporal import (build_timeline, classify_change, facts_valid_in, fill_gaps,
+                                   object_timeline, object_timelines, TimelineFact)
+from knowforge.kg.writer import write_entities, write_facts
+
+
+def counts(store) -> tuple[int, int, int]:
+    rows = store.user_query(
+        "MATCH (n) WITH count(n) AS nodes, sum(size(keys(n))) AS nprops "
+        "OPTIONAL MATCH ()-[r]->() RETURN nodes, nprops, count(r) AS rels")
+    return rows[0]["nodes"], rows[0]["nprops"], rows[0]["rels"]
+
+
+def test_schema_applies_twice(store):
+    before = store.user_query("SHOW CONSTRAINTS YIELD name RETURN count(*) AS n")[0]["n"]
+    store.apply_schema()
+    store.apply_schema()
+    after = store.user_query("SHOW CONSTRAINTS YIELD name RETURN count(*) AS n")[0]["n"]
+    assert before == after >= 9
+    names = {r["name"] for r in store.user_query("SHOW INDEXES YIELD name RETURN name")}
+    assert {"fact_subject_relation", "fact_relation_years", "entity_names"} <= names
+
+
+def test_every_cypher_file_explains(store):
+    """EXPLAIN every statement under cypher/ against the real server (syntax and schema)."""
+    failures = {}
+    for name in list_statements():
+        if name == "schema" or name.startswith("queries/"):
+            continue
+        text = load_cypher(name)
+        try:
+            store.driver.execute_query("EXPLAIN " + text, database_=store.database)
+        except Exception as exc:  # parameters are unknown at EXPLAIN time; syntax is not
+            if "ParameterMissing" not in str(exc) and "Expected parameter" not in str(exc):
+                failures[name] = str(exc)[:300]
+    assert failures == {}
+
+
+def _sample_facts():
+    return [
+        FactRecord(subject_id="Q1", relation="P54", object_id="Q10", object_name="Club A", source="test",
+                   start="2010-05", start_precision="month", end="2012-06-30", end_precision="day"),
+        FactRecord(subject_id="Q1", relation="P54", object_id="Q11", object_name="Club B", source="test",
+                   start="2015", start_precision="year"),  # open-ended
+        FactRecord(subject_id="Q1", relation="P166", object_id="Q20", object_name="Award", source="test",
+                   point_in_time="2013-12-01", point_in_time_precision="day"),
+        FactRecord(subject_id="Q1", relation="P2048", value="1.87", value_num=1.87, unit="metre",
+                   datatype="quantity", source="test"),  # timeless
+        FactRecord(subject_id="umls:C1", relation="may_treat", object_id="umls:C2", source="umls",
+                   seen_in=(2021,)),
+    ]
+
+
+def test_writes_are_idempotent(store):
+    ents = [EntityRecord(id="Q1", name="Alice", labels=("Entity", "Person"), aliases=("Al", "A."),
+                         popularity=12.0, domain="general", source="test")]
+    write_entities(store, ents)
+    write_facts(store, _sample_facts())
+    first = counts(store)
+    write_entities(store, ents)
+    write_facts(store, _sample_facts())
+    assert counts(store) == first
+    # a small batch size exercises several UNWIND batches
+    store.write("store/upsert_facts", (f.to_row() for f in _sample_facts()), batch_size=2)
+    assert counts(store) == first
+
+
+def test_stub_entities_are_completed_by_a_later_load(store):
+    write_facts(store, _sample_facts())
+    stub = store.user_query("MATCH (e:Entity {id:'Q10'}) RETURN e.stub AS stub, e.name AS name")
+    assert stub == [{"stub": True, "name": "Club A"}]
+    write_entities(store, [EntityRecord(id="Q10", name="Club A FC", labels=("Entity", "Club"))])
+    row = store.user_query("MATCH (e:Entity:Club {id:'Q10'}) RETURN e.stub AS stub, e.name AS name")
+    assert row == [{"stub": False, "name": "Club A FC"}]
+
+
+def test_release_years_accumulate(store):
+    write_facts(store, _sample_facts())
+    for year in (2023, 2022, 2023):
+        write_facts(store, [FactRecord(subject_id="umls:C1", relation="may_treat",
+                                       object_id="umls:C2", source="umls", seen_in=(year,))])
+    row = store.user_query("MATCH (f:Fact {subject_id:'umls:C1'}) RETURN f.seen_in AS s, "
+                           "f.first_seen AS a, f.last_seen AS b")
+    assert row == [{"s": [2021, 2022, 2023], "a": 2021, "b": 2023}]
+    timeline = object_timeline(store, "umls:C1", "may_treat", 2020, 2024, gap_fill=False)
+    assert timeline == {2020: [], 2021: ["umls:C2"], 2022: ["umls:C2"], 2023: ["umls:C2"], 2024: []}
+
+
+def test_timeline_open_interval_point_in_time_and_gap(store):
+    write_facts(store, _sample_facts())
+    raw = object_timeline(store, "Q1", "P54", 2009, 2017, gap_fill=False)
+    assert raw[2009] == [] and raw[2010] == ["Club A"] and raw[2012] == ["Club A"]
+    assert raw[2013] == [] and raw[2014] == []          # the gap
+    assert raw[2015] == raw[2017] == ["Club B"]          # open end holds to the frame end
+    filled = object_timeline(store, "Q1", "P54", 2009, 2017)
+    assert filled[2013] == filled[2014] == ["Club A"]    # earlier object fills the gap
+    assert filled[2009] == []                            # leading years are not invented
+    award = object_timeline(store, "Q1", "P166", 2012, 2014, gap_fill=False)
+    assert award == {2012: [], 2013: ["Award"], 2014: []}
+
+
+def test_facts_valid_in_year(store):
+    write_facts(store, _sample_facts())
+    rels_2011 = sorted(r["relation"] for r in facts_valid_in(store, "Q1", 2011))
+    assert rels_2011 == ["P54"]
+    rels_2013 = sorted(r["relation"] for r in facts_valid_in(store, "Q1", 2013))
+    assert rels_2013 == ["P166"]
+    with_timeless = sorted(r["relation"] for r in facts_valid_in(store, "Q1", 2013, include_timeless=True))
+    assert with_timeless == ["P166", "P2048"]
+
+
+def test_batched_timelines_match_single(store):
+    write_facts(store, _sample_facts())
+    pairs = [("Q1", "P54"), ("umls:C1", "may_treat"), ("Q404", "P54")]
+    many = object_timelines(store, pairs, 2010, 2022)
+    for s, r in pairs:
+        assert many[(s, r)] == object_timeline(store, s, r, 2010, 2022)
+    assert classify_change(many[("Q1", "P54")]) == "dynamic"
+    assert classify_change(many[("umls:C1", "may_treat")]) == "static"
+    assert classify_change(many[("Q404", "P54")]) == "empty"
+
+
+def test_pure_timeline_helpers():
+    facts = [TimelineFact("f1", "X", None, 2010, 2011), TimelineFact("f2", "Y", None, 2014, None),
+             TimelineFact("f3", "Z", None, None, None, seen_in=(2012,))]
+    tl = build_timeline(facts, 2009, 2015)
+    assert tl == {2009: [], 2010: ["X"], 2011: ["X"], 2012: ["Z"], 2013: [], 2014: ["Y"], 2015: ["Y"]}
+    assert fill_gaps(tl)[2013] == ["Z"]
+    assert fill_gaps({2010: [], 2011: []}) == {2010: [], 2011: []}
+    assert classify_change({2010: ["A", "B"], 2011: ["B", "A"]}) == "static"
+
+
+@pytest.mark.parametrize("bad", ["Person`) DETACH DELETE n //", "Person:Admin", "person",
+                                 "Entity} RETURN 1", "", "DROP"])
+def test_injection_through_label_is_rejected(store, bad):
+    with pytest.raises(UnsafeIdentifier):
+        write_entities(store, [EntityRecord(id="Q1", name="x", labels=("Entity", bad))])
+    assert counts(store)[0] == 0
+
+
+@pytest.mark.parametrize("bad", ["HAS_FACT]->() DETACH DELETE n //", "KNOWS", "has_fact"])
+def test_injection_through_relationship_type_is_rejected(bad):
+    with pytest.raises(UnsafeIdentifier):
+        validate_rel_type(bad)
+    assert validate_rel_type("HAS_FACT") == "HAS_FACT"
+    assert validate_label("Person") == "Person"
+
+
+def test_relation_names_are_data_not_cypher(store):
+    """A hostile relation name is stored verbatim as a property; it can never run."""
+    evil = "P39'}) MATCH (n) DETACH DELETE n //"
+    write_entities(store, [EntityRecord(id="Q1", name="x", labels=("Entity",))])
+    write_facts(store, [FactRecord(subject_id="Q1", relation=evil, value="v", source="test")])
+    rows = store.user_query("MATCH (f:Fact) RETURN f.relation AS r")
+    assert rows == [{"r": evil}]
+    assert counts(store)[0] == 2
+
+
+def test_query_is_read_only_unless_write(store):
+    with pytest.raises(KnowforgeError, match="--write"):
+        store.user_query("CREATE (:Entity {id: 'x', name: 'x'})")
+    store.user_query("CREATE (:Entity {id: 'x', name: 'x'})", write=True)
+    assert store.user_query("MATCH (e:Entity {id:'x'}) RETURN e.name AS n") == [{"n": "x"}]
+
+
+def test_cli_init_stats_query(store, graph_env):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"], catch_exceptions=False).exit_code == 0
+    write_facts(store, _sample_facts())
+    res = runner.invoke(cli, ["stats", "--json"], catch_exceptions=False)
+    assert res.exit_code == 0
+    import json
+    stats = json.loads(res.output)
+    assert stats["labels"]["Fact"] == 5
+    by_source = {r["source"]: r for r in stats["facts_by_source"]}
+    assert by_source["umls"]["with_releases"] == 1
+    assert by_source["test"]["with_point_in_time"] == 1
+    res = runner.invoke(cli, ["query", "MATCH (f:Fact {subject_id: $s}) RETURN count(f) AS n",
+                              "-p", "s=Q1", "--format", "json"], catch_exceptions=False)
+    assert json.loads(res.output) == [{"n": 4}]
+    res = runner.invoke(cli, ["query", "MATCH (n) DETACH DELETE n"])
+    assert res.exit_code == 1 and "--write" in res.output
+
+
+def _all_commands(group, prefix=()):
+    import click
+
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        cmd = group.get_command(ctx, name)
+        yield prefix + (name,), cmd
+        if isinstance(cmd, click.Group):
+            yield from _all_commands(cmd, prefix + (name,))
+
+
+def test_every_command_has_help_with_an_example():
+    runner = CliRunner()
+    missing = []
+    for path, cmd in _all_commands(cli):
+        result = runner.invoke(cli, [*path, "--help"], catch_exceptions=False)
+        assert result.exit_code == 0, path
+        if not (cmd.help or "").strip() or "xample" not in (cmd.help or ""):
+            missing.append(" ".join(path))
+    assert missing == []
