@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 NEO4J_VERSION = "5.26.30"
 DEFAULT_BOLT_PORT = 7687
+DEFAULT_HTTP_PORT = 7474
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 SUPPORTED_JAVA = (17, 21)
@@ -60,6 +61,7 @@ class ServerStatus:
     pid: int | None
     uri: str | None
     bolt_port: int | None
+    browser_url: str | None = None
     version: str = NEO4J_VERSION
 
 
@@ -70,6 +72,7 @@ class StartResult:
     bolt_port: int
     reused: bool
     seconds: float
+    browser_url: str | None = None
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
@@ -197,19 +200,24 @@ class ManagedNeo4j:
         pid = state.get("pid")
         running = _pid_alive(pid)
         port = state.get("bolt_port") if running else None
+        http = state.get("http_port") if running else None
         return ServerStatus(home=self.home, installed=self.is_installed(), running=running,
                             pid=pid if running else None,
-                            uri=f"bolt://127.0.0.1:{port}" if port else None, bolt_port=port)
+                            uri=f"bolt://127.0.0.1:{port}" if port else None, bolt_port=port,
+                            browser_url=f"http://127.0.0.1:{http}/browser/" if http else None)
 
     # ---- start / stop --------------------------------------------------------------------
-    def _write_config(self, bolt_port: int) -> None:
+    def _write_config(self, bolt_port: int, http_port: int) -> None:
         self.conf_dir.mkdir(parents=True, exist_ok=True)
         conf = "\n".join([
             "# Written by knowforge on every start; edit kg/neo4j_server.py instead.",
             "server.default_listen_address=127.0.0.1",
             f"server.bolt.listen_address=127.0.0.1:{bolt_port}",
             "server.bolt.tls_level=DISABLED",
-            "server.http.enabled=false",
+            # Browser must be told the real Bolt port, which may not be 7687.
+            f"server.bolt.advertised_address=127.0.0.1:{bolt_port}",
+            "server.http.enabled=true",
+            f"server.http.listen_address=127.0.0.1:{http_port}",
             "server.https.enabled=false",
             "dbms.security.auth_enabled=true",
             "dbms.usage_report.enabled=false",
@@ -262,7 +270,8 @@ class ManagedNeo4j:
         if status.running and status.uri:
             self._wait_for_bolt(status.uri, status.pid, timeout)
             return StartResult(uri=status.uri, pid=status.pid, bolt_port=status.bolt_port,
-                               reused=True, seconds=time.monotonic() - t0)
+                               reused=True, seconds=time.monotonic() - t0,
+                               browser_url=status.browser_url)
         if not self.is_installed():
             raise Neo4jServerError("the Neo4j jars are not installed; run `knowforge neo4j install`")
         java = java_executable()
@@ -273,10 +282,13 @@ class ManagedNeo4j:
             bolt_port = port
         else:
             bolt_port = DEFAULT_BOLT_PORT if port_is_free(DEFAULT_BOLT_PORT) else free_port()
+        http_port = DEFAULT_HTTP_PORT if port_is_free(DEFAULT_HTTP_PORT) else free_port()
+        while http_port == bolt_port:
+            http_port = free_port()
         for d in (self.data_dir, self.logs_dir, self.run_dir):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.home, 0o700)
-        self._write_config(bolt_port)
+        self._write_config(bolt_port, http_port)
         self._ensure_password(java)
         heap = heap or os.environ.get("KNOWFORGE_NEO4J_HEAP", "1g")
         cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:-OmitStackTraceInFastThrow",
@@ -288,14 +300,16 @@ class ManagedNeo4j:
         console.close()
         uri = f"bolt://127.0.0.1:{bolt_port}"
         self.state_file.write_text(json.dumps({"pid": proc.pid, "bolt_port": bolt_port, "uri": uri,
-                                               "version": NEO4J_VERSION, "started_at": time.time()}))
+                                               "http_port": http_port, "version": NEO4J_VERSION,
+                                               "started_at": time.time()}))
         try:
             self._wait_for_bolt(uri, proc.pid, timeout, proc=proc)
         except Neo4jServerError:
             self.stop(timeout=10)
             raise
         return StartResult(uri=uri, pid=proc.pid, bolt_port=bolt_port, reused=False,
-                           seconds=time.monotonic() - t0)
+                           seconds=time.monotonic() - t0,
+                           browser_url=f"http://127.0.0.1:{http_port}/browser/")
 
     def _wait_for_bolt(self, uri: str, pid: int | None, timeout: float, proc=None) -> None:
         import neo4j  # local: keeps `knowforge neo4j --help` fast

@@ -114,4 +114,8 @@ def test_status_and_logs_commands(neo4j_server):
     assert out.exit_code == 0 and "running" in out.output and server.status().uri in out.output
     logs = runner.invoke(cli, ["neo4j", "logs", "--home", str(server.home), "-n", "5"],
                          catch_exceptions=False)
-    assert logs.exit_code == 0 and "Started" in (server.logs(lines=200))
+    assert logs.exit_code == 0 and "Started" in server.logs(lines=200)
+    browser = server.status().browser_url
+    import urllib.request
+    with urllib.request.urlopen(browser, timeout=30) as resp:  # Neo4j Browser is served
+        assert resp.status == 200

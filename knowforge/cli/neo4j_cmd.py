@@ -63,6 +63,8 @@ def start_cmd(home, port, timeout, heap) -> None:
         result = server.start(port=port, timeout=timeout, heap=heap)
     verb = "reusing running" if result.reused else f"started in {result.seconds:.1f}s:"
     console.print(f"Neo4j {NEO4J_VERSION} {verb} pid {result.pid}, data in {server.home}")
+    if result.browser_url:
+        console.print(f"Neo4j Browser: {result.browser_url} (user neo4j; `knowforge neo4j password`)")
     click.echo(result.uri)
 
 
@@ -91,12 +93,14 @@ def status_cmd(home, as_json) -> None:
     """
     st = ManagedNeo4j(home).status()
     data = {"version": st.version, "installed": st.installed, "running": st.running,
-            "pid": st.pid, "uri": st.uri, "home": str(st.home)}
+            "pid": st.pid, "uri": st.uri, "browser": st.browser_url, "home": str(st.home)}
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
     if st.running:
         click.echo(f"running: Neo4j {st.version} pid {st.pid} at {st.uri} (data {st.home})")
+        if st.browser_url:
+            click.echo(f"browser: {st.browser_url}")
     else:
         click.echo(f"not running (installed: {'yes' if st.installed else 'no'}, data {st.home})")
 
