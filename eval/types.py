@@ -36,12 +36,18 @@ class GenerationRequest:
     seed: int | None = None
     max_tokens: int = 64
     stop: tuple[str, ...] = ()
+    # Index of the first sample asked for: the cache asks only for the samples it lacks
+    # (indices sample_offset .. sample_offset + n - 1); a seeded backend derives each sample's
+    # seed from (seed, index), so sample i is the same whatever n was asked.
+    sample_offset: int = 0
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (self.messages is None):
             raise ValueError("a GenerationRequest needs exactly one of prompt and messages")
         if self.n < 1:
             raise ValueError("n must be >= 1")
+        if self.sample_offset < 0:
+            raise ValueError("sample_offset must be >= 0")
 
     def cache_payload(self) -> dict[str, Any]:
         """Everything that changes the output (and nothing else, e.g. no timeouts)."""
@@ -140,4 +146,10 @@ class EvalOptions:
     tensor_parallel_size: int = 1        # vllm
     prefix_caching: bool = True          # vllm
     concurrency: int = 8                 # openai
+    timeout: float = 120.0               # openai: seconds per HTTP request
+    max_retries: int = 4                 # openai: retries on 429 / 5xx / connection errors / timeouts
+    retry_backoff: float = 1.0           # openai: first back-off in seconds, doubled each retry
+    openai_api: str = "auto"             # openai: "auto" (prompt->completions, messages->chat) or "chat"
+    batch_size: int = 8                  # hf: sequences per forward pass; cache: requests per write
+    revision: str | None = None          # hf / vllm: model revision (part of the cache key)
     extra: dict[str, Any] = field(default_factory=dict)  # method-specific (setting, check, span, method)

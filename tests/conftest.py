@@ -82,3 +82,19 @@ def shared_formats():
     if not path.is_dir():
         pytest.skip("../shared/formats is not present")
     return path
+
+
+# Model tests never download: tiny models are built locally (knowforge.eval.tiny_model).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory):
+    """A tiny random llama + BPE tokenizer (with a chat template) built once per session."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("tokenizers")
+    from knowforge.eval.tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-model") / "model", seed=0)

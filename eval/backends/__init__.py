@@ -1,1 +1,203 @@
+"""Model backends behind one batch-first interface, and the caching wrapper around them.
 
+``make_backend(options)`` builds the backend named by ``options.backend`` ("hf", "openai",
+"vllm"); heavy libraries (torch, transformers, vllm, openai) are imported only there, so the
+CLI starts fast. Unless ``options.cache`` is False the backend comes wrapped by
+``cached(...)``, which answers from the on-disk ``ResponseCache`` and asks the model only
+for what is missing.
+
+Capabilities (``CAPABILITIES``):
+
+=========  ========  ====  ==============  ====================================================
+backend    generate  chat  loglikelihood   seed
+=========  ========  ====  ==============  ====================================================
+hf         yes       yes   yes             yes (torch.Generator per sample)
+vllm       yes       yes   yes             yes (SamplingParams.seed per sample)
+openai     yes       yes   completions     passed on; honoured only if the server does
+                           endpoint with
+                           echo+logprobs
+=========  ========  ====  ==============  ====================================================
+
+With ``openai_api="chat"`` the openai backend drops ``loglikelihood``: chat completions
+cannot score a given continuation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import replace
+
+from knowforge.errors import BackendError, ConfigError
+
+from ..cache import ResponseCache, canonical_json, generation_key, loglikelihood_key, model_key
+from ..types import (CAP_CHAT, CAP_GENERATE, CAP_LOGLIKELIHOOD, CAP_SEED, Backend, EvalOptions,
+                     GenerationRequest, GenerationResult, LoglikelihoodRequest, LoglikelihoodResult)
+
+log = logging.getLogger(__name__)
+
+BACKEND_NAMES = ("hf", "openai", "vllm")
+
+CAPABILITIES: dict[str, frozenset[str]] = {
+    "hf": frozenset({CAP_GENERATE, CAP_CHAT, CAP_LOGLIKELIHOOD, CAP_SEED}),
+    "vllm": frozenset({CAP_GENERATE, CAP_CHAT, CAP_LOGLIKELIHOOD, CAP_SEED}),
+    "openai": frozenset({CAP_GENERATE, CAP_CHAT, CAP_LOGLIKELIHOOD, CAP_SEED}),
+    "openai-chat": frozenset({CAP_GENERATE, CAP_CHAT, CAP_SEED}),
+}
+
+# What to tell the user when a backend lacks a capability: (backend, capability) -> hint.
+MISSING_CAPABILITY_HINTS: dict[tuple[str, str], str] = {
+    ("openai", CAP_LOGLIKELIHOOD): (
+        "openai chat completions give no log-likelihood of a given continuation; use --backend hf "
+        "or vllm, or a completions endpoint that echoes logprobs (e.g. `vllm serve`)"),
+}
+
+
+def require_capability(backend: Backend, capability: str) -> None:
+    """Raise ``BackendError`` with a clear hint when ``backend`` lacks ``capability``."""
+    if capability in backend.capabilities:
+        return
+    hint = MISSING_CAPABILITY_HINTS.get((backend.name, capability))
+    message = f"backend {backend.name!r} (model {backend.model!r}) cannot do {capability!r}"
+    raise BackendError(f"{message}: {hint}" if hint else message)
+
+
+def derive_seed(seed: int, sample_index: int) -> int:
+    """The seed of sample ``sample_index`` of a request seeded with ``seed`` (63-bit)."""
+    digest = hashlib.sha256(f"{seed}:{sample_index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
+
+
+def make_backend(options: EvalOptions, cache: ResponseCache | None = None) -> Backend:
+    """The backend ``options`` ask for, wrapped by the response cache unless ``options.cache``
+    is False. ``cache`` overrides the cache location (default: ``options.cache_dir``, then
+    ``KNOWFORGE_CACHE_DIR``, then the user cache dir)."""
+    name = options.backend
+    if name not in BACKEND_NAMES:
+        raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKEND_NAMES)}")
+    if not options.model:
+        raise ConfigError(f"backend {name!r} needs a model (--model)")
+    backend: Backend
+    if name == "hf":
+        from .hf import HFBackend
+
+        backend = HFBackend.from_options(options)
+    elif name == "openai":
+        from .openai_compat import OpenAIBackend
+
+        backend = OpenAIBackend.from_options(options)
+    else:
+        from .vllm_backend import VLLMBackend
+
+        backend = VLLMBackend.from_options(options)
+    if not options.cache:
+        return backend
+    return cached(backend, cache if cache is not None else ResponseCache(options.cache_dir))
+
+
+def cached(backend: Backend, cache: ResponseCache | None, *, chunk_size: int | None = None) -> Backend:
+    """``backend`` answering from ``cache`` first; ``cache=None`` returns ``backend`` itself."""
+    if cache is None:
+        return backend
+    return CachedBackend(backend, cache, chunk_size=chunk_size)
+
+
+class CachedBackend:
+    """A backend in front of a ``ResponseCache``.
+
+    Misses are sent to the inner backend in chunks of ``chunk_size`` requests and each chunk
+    is written before the next is asked, so a run killed midway loses at most one chunk and a
+    rerun asks only for what was never answered. ``backend_calls`` counts requests sent on.
+    """
+
+    def __init__(self, backend: Backend, cache: ResponseCache, *, chunk_size: int | None = None):
+        self.inner = backend
+        self.cache = cache
+        self.name = backend.name
+        self.model = backend.model
+        self.revision: str | None = getattr(backend, "revision", None)
+        self.capabilities = backend.capabilities
+        self.chunk_size = max(1, chunk_size or getattr(backend, "batch_size", None) or 32)
+        self.backend_calls = 0
+
+    @property
+    def model_key(self) -> str:
+        return model_key(self.model, self.revision)
+
+    def generate(self, requests: list[GenerationRequest]) -> list[GenerationResult]:
+        require_capability(self, CAP_GENERATE)
+        keys = [[generation_key(self.name, self.model, self.revision, r, r.sample_offset + i)
+                 for i in range(r.n)] for r in requests]
+        found = self.cache.get_many([k for ks in keys for k in ks], model=self.model_key)
+        texts = [[found[k]["text"] if k in found else None for k in ks] for ks in keys]
+        reasons = [[found[k]["finish_reason"] if k in found else None for k in ks] for ks in keys]
+        hit = [[k in found for k in ks] for ks in keys]
+        errors: list[str | None] = [None] * len(requests)
+
+        # One sub-request per request: the contiguous range of sample indices that is missing.
+        todo: list[tuple[int, int, GenerationRequest]] = []
+        for i, request in enumerate(requests):
+            missing = [j for j, h in enumerate(hit[i]) if not h]
+            if missing:
+                lo, hi = missing[0], missing[-1]
+                todo.append((i, lo, replace(request, n=hi - lo + 1, sample_offset=request.sample_offset + lo)))
+
+        for start in range(0, len(todo), self.chunk_size):
+            chunk = todo[start:start + self.chunk_size]
+            answers = self.inner.generate([sub for _, _, sub in chunk])
+            self.backend_calls += len(chunk)
+            rows = []
+            for (i, lo, sub), answer in zip(chunk, answers, strict=True):
+                if answer.error is not None:
+                    errors[i] = answer.error
+                    continue
+                for j, (text, reason) in enumerate(zip(answer.texts, answer.finish_reasons, strict=True)):
+                    slot = lo + j
+                    if hit[i][slot]:
+                        continue
+                    texts[i][slot], reasons[i][slot] = text, reason
+                    rows.append((keys[i][slot], "generation", self.name, self.model_key,
+                                 requests[i].sample_offset + slot,
+                                 _request_json(requests[i]), {"text": text, "finish_reason": reason}))
+            self.cache.put_many(rows)
+
+        results = []
+        for i in range(len(requests)):
+            if errors[i] is not None:
+                results.append(GenerationResult(texts=(), finish_reasons=(), cached=(), error=errors[i]))
+            else:
+                results.append(GenerationResult(texts=tuple(texts[i]), finish_reasons=tuple(reasons[i]),
+                                                cached=tuple(hit[i])))
+        return results
+
+    def loglikelihood(self, requests: list[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
+        require_capability(self, CAP_LOGLIKELIHOOD)
+        keys = [loglikelihood_key(self.name, self.model, self.revision, r) for r in requests]
+        found = self.cache.get_many(keys, model=self.model_key)
+        results: list[LoglikelihoodResult | None] = [
+            LoglikelihoodResult(total=found[k]["total"], token_logprobs=tuple(found[k]["token_logprobs"]),
+                                is_greedy=found[k]["is_greedy"], cached=True) if k in found else None
+            for k in keys]
+        todo = [i for i, r in enumerate(results) if r is None]
+        for start in range(0, len(todo), self.chunk_size):
+            chunk = todo[start:start + self.chunk_size]
+            answers = self.inner.loglikelihood([requests[i] for i in chunk])
+            self.backend_calls += len(chunk)
+            rows = []
+            for i, answer in zip(chunk, answers, strict=True):
+                results[i] = replace(answer, cached=False)
+                rows.append((keys[i], "loglikelihood", self.name, self.model_key, 0,
+                             _ll_request_json(requests[i]),
+                             {"total": answer.total, "token_logprobs": list(answer.token_logprobs),
+                              "is_greedy": answer.is_greedy}))
+            self.cache.put_many(rows)
+        return [r for r in results if r is not None]
+
+
+
+def _request_json(request: GenerationRequest) -> str:
+    return canonical_json(request.cache_payload())
+
+
+def _ll_request_json(request: LoglikelihoodRequest) -> str:
+    return canonical_json({"context": request.context, "continuation": request.continuation})
