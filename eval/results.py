@@ -1,0 +1,179 @@
+"""Runs and answers in the graph, and slicing them.
+
+    (:Run {id, model, backend, temperature, top_p, n, seed, max_tokens, setting,
+           template_version, knowforge_version, git_revision, started_at, ...})
+      -[:GAVE]->(:Answer {id, raw, parsed, score, sample_index, error, cached, cache_key})
+      -[:ANSWERS]->(:Question {id, benchmark, task, form, text, ..., slice_<key>})
+    (:Question)-[:TESTS]->(:Fact)      when the fact exists
+    (:Question)-[:ABOUT]->(:Entity)    when the entity exists
+
+Slices of an item (relation, year, hop_count, domain, difference, popularity_bucket, ...) are
+Question properties ``slice_<key>``, so Cypher can group by them; relation, domain and
+popularity bucket are filled from the graph when the item did not carry them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import subprocess
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from knowforge import __version__
+from knowforge.errors import ConfigError, KnowforgeError
+from knowforge.eval.prompts import TEMPLATE_VERSION
+from knowforge.eval.runner import SampleResult, summarize
+from knowforge.eval.types import BenchmarkItem, EvalOptions
+
+log = logging.getLogger(__name__)
+
+QUESTION_KEYS = ("benchmark", "task", "form", "scorer")
+_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+
+
+class RunNotFound(KnowforgeError):
+    """No Run node with that id."""
+
+
+def git_revision() -> str | None:
+    """The commit of the knowforge checkout, when it is one (read-only git call)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() or None
+
+
+def _property_value(value: Any) -> Any:
+    """Neo4j stores primitives and homogeneous lists of them; anything else as JSON text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                 for v in value):
+        return list(value)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def slice_property(key: str) -> str:
+    """The Question property a slice key lives in (``year`` → ``slice_year``; task/form as is)."""
+    if not _KEY.match(key or ""):
+        raise ConfigError(f"bad slice key {key!r}: use letters, digits and _")
+    if key in QUESTION_KEYS:
+        return key
+    return key if key.startswith("slice_") else f"slice_{key}"
+
+
+def question_row(item: BenchmarkItem) -> dict:
+    props = {"benchmark": item.benchmark, "task": item.task, "form": item.form,
+             "text": item.question, "context": item.context, "choices": list(item.choices),
+             "answers": list(item.answers), "answer_index": item.answer_index,
+             "unknown": item.unknown, "scorer": item.scorer, "schema_version": item.version,
+             "metadata_json": json.dumps(item.metadata, sort_keys=True, ensure_ascii=False, default=str)}
+    for key, value in item.slices.items():
+        props[slice_property(key)] = _property_value(value)
+    return {"id": item.id, "props": props}
+
+
+def new_run_id() -> str:
+    """``run-<UTC time>-<8 hex>``: sortable by time, unique even for runs in the same second.
+    (A run id is a name, not benchmark content, so it need not be reproducible.)"""
+    return f"run-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+
+
+def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
+                   *, name: str | None, started_at: str, extra: dict | None) -> dict:
+    summary = summarize(results)
+    benchmarks = sorted({i.benchmark for i in items})
+    props = {"name": name, "model": options.model, "backend": options.backend,
+             "base_url": options.base_url, "temperature": options.temperature, "top_p": options.top_p,
+             "n": options.n, "seed": options.seed, "max_tokens": options.max_tokens,
+             "setting": options.extra.get("setting", "zero-shot"), "chat": bool(options.extra.get("chat")),
+             "template_version": TEMPLATE_VERSION, "knowforge_version": __version__,
+             "git_revision": git_revision(), "started_at": started_at,
+             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+             "benchmark": ",".join(benchmarks), "tasks": sorted({i.task for i in items}),
+             "items": summary["items"], "samples": summary["samples"], "accuracy": summary["accuracy"],
+             "errors": summary["errors"], "cached_samples": summary["cached"],
+             "options_extra_json": json.dumps(options.extra, sort_keys=True, default=str)}
+    for key, value in (extra or {}).items():
+        if not _KEY.match(key):
+            raise ConfigError(f"bad run property name {key!r}")
+        props[key] = _property_value(value)
+    return props
+
+
+def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
+               *, name: str | None = None, extra: dict | None = None, started_at: str | None = None,
+               run_id: str | None = None, progress=None) -> str:
+    """Write a Run, its Answers and the Questions they answer; returns the run id.
+
+    Questions are MERGEd by id (re-running a benchmark reuses them); TESTS / ABOUT links are
+    made only to facts and entities that exist.
+    """
+    started_at = started_at or datetime.now(UTC).isoformat(timespec="seconds")
+    run_id = run_id or new_run_id()
+    asked = {r.item_id for r in results}
+    items = [i for i in items if i.id in asked]
+    store.write("eval/upsert_questions", [question_row(i) for i in items])
+    store.write("eval/link_question_facts",
+                [{"question_id": i.id, "fact_id": f} for i in items for f in i.fact_ids])
+    store.write("eval/link_question_entities",
+                [{"question_id": i.id, "entity_id": e} for i in items for e in i.entity_ids])
+    store.write("eval/derive_question_slices", [{"id": i.id} for i in items])
+    store.run("eval/upsert_run", id=run_id,
+              props=run_properties(options, items, results, name=name, started_at=started_at, extra=extra))
+    rows = [{"id": f"{run_id}:{r.item_id}:{r.sample_index}", "question_id": r.item_id,
+             "props": {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,
+                       "error": r.error, "cached": r.cached, "cache_key": r.cache_key,
+                       "finish_reason": r.finish_reason}} for r in results]
+    store.write("eval/create_answers", rows, run_id=run_id, progress=progress)
+    log.info("recorded run %s: %d questions, %d answers", run_id, len(items), len(rows))
+    return run_id
+
+
+def load_run(store, run_id: str) -> dict:
+    rows = store.read("eval/read_run", run_id=run_id)
+    if not rows:
+        raise RunNotFound(f"no run {run_id!r} in the graph (list runs with: knowforge results --list)")
+    return rows[0]["run"]
+
+
+def list_runs(store) -> list[dict]:
+    return store.read("eval/list_runs")
+
+
+def run_answers(store, run_id: str) -> list[dict]:
+    """[{question: {...}, answer: {...}}] of a run, ordered by question id and sample."""
+    load_run(store, run_id)
+    return store.read("eval/read_run_answers", run_id=run_id)
+
+
+def results_by(store, run_id: str, by: Sequence[str]) -> list[dict]:
+    """Accuracy of a run per combination of slice keys, e.g. ``by=["relation", "year"]``.
+
+    Each row: the key values, items, samples, correct, accuracy, errors. Sorted by key values.
+    """
+    if not by:
+        raise ConfigError("give at least one slice key, e.g. relation,year")
+    load_run(store, run_id)
+    keys = [slice_property(k) for k in by]
+    rows = store.read("eval/results_by_slice", run_id=run_id, keys=keys)
+    out = []
+    for row in rows:
+        entry = {k: v for k, v in zip(by, row["slice"])}
+        entry.update(items=row["items"], samples=row["samples"], correct=row["correct"],
+                     accuracy=row["accuracy"], errors=row["errors"])
+        out.append(entry)
+    out.sort(key=lambda r: tuple((r[k] is None, str(type(r[k])), r[k] if r[k] is not None else 0)
+                                 for k in by))
+    return out

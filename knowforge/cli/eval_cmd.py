@@ -1,0 +1,274 @@
+"""``knowforge eval``, ``knowforge results``, ``knowforge report`` and ``knowforge tiny-model``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import click
+
+from knowforge.cli.common import console, handle_errors, home_option, open_graph, silent_option
+from knowforge.errors import BackendError, ConfigError
+
+SETTINGS = ("zero-shot", "few-shot", "chain-of-thought", "vanilla")
+
+
+@contextlib.contextmanager
+def _request_bar(total: int | None, silent: bool):
+    """A progress bar with requests/s and cache hits; yields ``advance(n, cache_stats)``."""
+    if silent:
+        yield lambda n, stats=None: None
+        return
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    columns = [SpinnerColumn(), TextColumn("[bold]requests"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[hits]}"),
+               TimeElapsedColumn(), TimeRemainingColumn()]
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("requests", total=total, rate="", hits="")
+
+        def advance(n: int, stats: dict | None = None) -> None:
+            progress.advance(task, n)
+            t = progress.tasks[task]
+            fields = {}
+            if t.elapsed:
+                fields["rate"] = f"{t.completed / t.elapsed:,.1f} req/s"
+            if stats is not None:
+                fields["hits"] = f"cache hits {stats['hits']} ({100 * stats['hit_rate']:.0f}%)"
+            progress.update(task, **fields)
+
+        yield advance
+
+
+def _options(**kw):
+    from knowforge.eval.types import EvalOptions
+
+    extra = {k: v for k, v in kw.pop("extra").items() if v is not None}
+    return EvalOptions(extra=extra, **kw)
+
+
+@click.command("eval")
+@click.option("--benchmark", required=True,
+              help="A JSONL file of benchmark items, or PREFIX:SPEC (knowgen:, chrono:, events:) "
+                   "handed to that method's evaluator.")
+@click.option("--backend", type=click.Choice(["hf", "openai", "vllm"]), default="hf", show_default=True)
+@click.option("--model", required=True, help="Model id or local directory.")
+@click.option("--base-url", default=None, help="openai: server URL, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--top-p", type=float, default=1.0, show_default=True)
+@click.option("--n", "n", type=int, default=1, show_default=True, help="Samples per question.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed (per sample derived).")
+@click.option("--max-tokens", type=int, default=64, show_default=True)
+@click.option("--limit", type=int, default=None, help="Only the first K items.")
+@click.option("--setting", type=click.Choice(SETTINGS), default="zero-shot", show_default=True,
+              help="Prompting setting.")
+@click.option("--chat/--no-chat", default=False, show_default=True,
+              help="Send chat messages (the model's chat template) instead of a plain prompt.")
+@click.option("--log-samples", is_flag=True, help="Write samples.jsonl (prompt, raw, parsed, score) to the run dir.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              envvar="KNOWFORGE_CACHE_DIR", help="Response cache directory (default: the user cache dir).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
+              show_default=True, help="Reports go to OUT/<run_id>/.")
+@click.option("--device", default=None, help="hf: cpu or cuda.")
+@click.option("--batch-size", type=int, default=8, show_default=True, help="hf: sequences per forward pass.")
+@click.option("--revision", default=None, help="hf / vllm: model revision (part of the cache key).")
+@click.option("--tensor-parallel-size", type=int, default=1, show_default=True, help="vllm only.")
+@click.option("--concurrency", type=int, default=8, show_default=True, help="openai: parallel requests.")
+@click.option("--check", default=None, help="Method option (chrono: knowledge check variant).")
+@click.option("--chronoprompt", is_flag=True, default=None, help="Method option (chrono: run ChroKnowPrompt).")
+@click.option("--span", default=None, help="Method option (chrono: previous|next|both).")
+@click.option("--method", default=None, help="Method option (events: ft|bm25|e5|serac|ice).")
+@click.option("--name", default=None, help="A name stored on the Run.")
+@home_option
+@silent_option
+@handle_errors
+def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, max_tokens, limit, setting,
+             chat, log_samples, no_cache, cache_dir, out_dir, device, batch_size, revision, tensor_parallel_size,
+             concurrency,
+             check, chronoprompt, span, method, name, home, silent):
+    """Evaluate a model on a benchmark; results go to the graph and to OUT/<run_id>/.
+
+    Every request goes through the on-disk response cache, so an interrupted run resumes where
+    it stopped and a repeated run asks the model nothing.
+
+    \b
+    Examples:
+      knowforge tiny-model models/tiny
+      knowforge eval --benchmark items.jsonl --backend hf --model models/tiny --limit 20
+      knowforge eval --benchmark items.jsonl --backend openai --model m \\
+          --base-url http://127.0.0.1:8000/v1 --temperature 0.7 --n 5 --seed 1 --log-samples
+      knowforge eval --benchmark chrono:general --backend vllm --model meta-llama/Llama-3.1-8B-Instruct
+    """
+    options = _options(backend=backend, model=model, base_url=base_url, temperature=temperature, top_p=top_p,
+                       n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
+                       cache=not no_cache, cache_dir=cache_dir, out_dir=out_dir, silent=silent, device=device,
+                       batch_size=batch_size, revision=revision,
+                       tensor_parallel_size=tensor_parallel_size, concurrency=concurrency,
+                       extra={"setting": setting, "chat": chat or None, "check": check,
+                              "chronoprompt": chronoprompt, "span": span, "method": method})
+    path = Path(benchmark)
+    if path.is_file():
+        from knowforge.eval.items_io import read_items
+
+        items = read_items(path, limit=options.limit)   # bad input fails before anything starts
+        with contextlib.closing(open_graph(home)) as store:
+            _eval_file(items, options, store, setting=setting, name=name or path.stem, silent=silent)
+    else:
+        _check_named(benchmark)
+        with contextlib.closing(open_graph(home)) as store:
+            _eval_named(benchmark, options, store)
+
+
+def _eval_file(items, options, store, *, setting, name, silent):
+    from knowforge.eval.pipeline import evaluate_items_to_graph
+    from knowforge.eval.report import headline_table
+
+    try:
+        with _request_bar(len(items), silent) as advance:
+            outcome = evaluate_items_to_graph(items, options, store, setting=setting, progress=advance, name=name)
+    except BackendError as exc:
+        hint = " Run the same command again to resume: answered requests are cached." if options.cache else ""
+        raise BackendError(f"{exc}.{hint}") from exc
+    console.print(headline_table(outcome.report))
+    if outcome.cache is not None:
+        console.print(f"cache: {outcome.cache['hits']} hits, {outcome.cache['misses']} misses "
+                      f"(hit rate {100 * outcome.cache['hit_rate']:.1f}%), "
+                      f"{outcome.cache['backend_calls'] or 0} requests sent to the model")
+    errors = outcome.report["overall"]["errors"]
+    if errors:
+        console.print(f"[yellow]{errors} samples failed (recorded with their error, scored 0)[/yellow]")
+    console.print(f"run {outcome.run_id}: report in {outcome.report_dir}")
+    click.echo(outcome.run_id)
+
+
+def _check_named(benchmark: str) -> None:
+    from knowforge.cli.generate_cmd import EVALUATORS
+
+    prefix, sep, _ = benchmark.partition(":")
+    if not sep or prefix not in EVALUATORS:
+        raise ConfigError(f"--benchmark {benchmark!r} is neither a file nor PREFIX:SPEC with PREFIX one of "
+                          f"{', '.join(sorted(EVALUATORS))}")
+
+
+def _eval_named(benchmark: str, options, store):
+    from knowforge.cli.generate_cmd import EVALUATORS, resolve
+
+    prefix, _, spec = benchmark.partition(":")
+    try:
+        evaluator = resolve(EVALUATORS[prefix])
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"the {prefix} evaluator is not available in this installation: {exc}") from exc
+    report_dir = Path(evaluator(spec, options, store))
+    if (report_dir / "report.json").is_file():
+        from knowforge.eval.report import headline_table, load_report
+
+        report = load_report(report_dir)
+        console.print(headline_table(report))
+        rate = report["run"].get("cache_hit_rate")
+        if rate is not None:
+            console.print(f"cache hit rate {100 * rate:.1f}%")
+    console.print(f"report in {report_dir}")
+    click.echo(str(report_dir))
+
+
+@click.command("results")
+@click.argument("run_id", required=False)
+@click.option("--by", default="task", show_default=True,
+              help="Comma-separated slice keys: task, form, relation, year, hop_count, domain, "
+                   "difference, popularity_bucket, or any key of the items' slices.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--list", "list_runs", is_flag=True, help="List the runs in the graph.")
+@home_option
+@handle_errors
+def results_cmd(run_id, by, fmt, list_runs, home):
+    """Accuracy of a run sliced by any item slice, read from the graph.
+
+    \b
+    Examples:
+      knowforge results --list
+      knowforge results run-20260101T120000-ab12cd34 --by relation,year
+      knowforge results run-20260101T120000-ab12cd34 --by domain --format json
+    """
+    from knowforge.eval import results as results_lib
+
+    store = open_graph(home)
+    try:
+        if list_runs or not run_id:
+            rows = results_lib.list_runs(store)
+            keys = ["id", "model", "backend", "benchmark", "accuracy", "started_at"]
+        else:
+            keys = [k.strip() for k in by.split(",") if k.strip()]
+            rows = results_lib.results_by(store, run_id, keys)
+            keys = keys + ["items", "samples", "correct", "accuracy", "errors"]
+    finally:
+        store.close()
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, default=str))
+        return
+    from rich.table import Table
+
+    table = Table()
+    for key in keys:
+        table.add_column(key, justify="right" if key in ("items", "samples", "correct", "accuracy", "errors") else "left")
+    for row in rows:
+        table.add_row(*[_cell(row.get(k), k) for k in keys])
+    console.print(table)
+
+
+def _cell(value, key: str) -> str:
+    if value is None:
+        return "-"
+    if key == "accuracy":
+        return f"{100 * value:.1f}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@click.command("report")
+@click.argument("run_id")
+@click.option("--compare", default=None, help="A second run to compare with.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output directory (default: runs/<RUN_ID>).")
+@home_option
+@handle_errors
+def report_cmd(run_id, compare, out_dir, home):
+    """Write report.json, report.md and plots/*.png for a run (optionally compared with another).
+
+    \b
+    Examples:
+      knowforge report run-20260101T120000-ab12cd34
+      knowforge report run-A --compare run-B --out reports/a-vs-b
+    """
+    from knowforge.eval.report import headline_table, load_report, write_report
+
+    store = open_graph(home)
+    try:
+        out = write_report(store, run_id, out_dir or Path("runs") / run_id, compare=compare)
+    finally:
+        store.close()
+    report = load_report(out)
+    console.print(headline_table(report, report.get("compare")))
+    click.echo(str(out))
+
+
+@click.command("tiny-model")
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random weights.")
+@handle_errors
+def tiny_model_cmd(out_dir, seed):
+    """Write a tiny random causal LM + tokenizer (no download) for trying the eval pipeline.
+
+    \b
+    Example:
+      knowforge tiny-model models/tiny --seed 0
+      knowforge eval --benchmark items.jsonl --backend hf --model models/tiny
+    """
+    from knowforge.eval.tiny_model import build_tiny_model
+
+    path = build_tiny_model(out_dir, seed=seed)
+    console.print(f"tiny model written to {path}")
+    click.echo(str(path))

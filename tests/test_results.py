@@ -1,0 +1,129 @@
+"""Runs and answers written to the real Neo4j and read back by slicing queries; reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from knowforge.errors import ConfigError
+from knowforge.eval.report import build_report, headline_table, write_report
+from knowforge.eval.results import RunNotFound, list_runs, record_run, results_by, run_answers
+from knowforge.eval.runner import evaluate_items
+from knowforge.eval.types import EvalOptions
+from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.writer import write_entities, write_facts
+from test_runner import SCRIPT, ScriptedBackend, make_items
+
+
+def _graph(store):
+    """Two entities and one fact, so some questions can link to them."""
+    write_entities(store, [EntityRecord(id="Q90", name="Paris", domain="general", popularity=300, source="test"),
+                           EntityRecord(id="Q142", name="France", domain="general", popularity=5000,
+                                        source="test")])
+    fact = FactRecord(subject_id="Q142", relation="P36", object_id="Q90", source="test")
+    write_facts(store, [fact])
+    return fact.id
+
+
+def _run(store, items, script=SCRIPT, n=1, **kw):
+    options = EvalOptions(model="scripted-1", backend="scripted", n=n, seed=3, temperature=0.0)
+    results = evaluate_items(items, ScriptedBackend(script), options)
+    return record_run(store, options, items, results, **kw), results
+
+
+def test_record_run_and_slice(store):
+    fact_id = _graph(store)
+    items = make_items()
+    items[0] = items[0].model_copy(update={"fact_ids": [fact_id, "missing-fact"], "entity_ids": ["Q142"]})
+    items[4] = items[4].model_copy(update={"slices": {"year": 2022}, "entity_ids": ["Q90"]})
+    run_id, results = _run(store, items, name="smoke", extra={"note": "x", "shots": [1, 2]})
+
+    run = store.user_query("MATCH (r:Run {id: $id}) RETURN r", {"id": run_id})[0]["r"]
+    assert run["model"] == "scripted-1" and run["seed"] == 3 and run["name"] == "smoke"
+    assert run["template_version"] and run["knowforge_version"] and run["started_at"]
+    assert run["samples"] == 5 and run["note"] == "x" and run["shots"] == [1, 2]
+
+    links = store.user_query(
+        "MATCH (q:Question {id: 'q1'}) RETURN COUNT { (q)-[:TESTS]->(:Fact) } AS facts, "
+        "COUNT { (q)-[:ABOUT]->(:Entity) } AS entities")[0]
+    assert links == {"facts": 1, "entities": 1}          # the missing fact is not invented
+    answers = store.user_query(
+        "MATCH (:Run {id: $id})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question) "
+        "RETURN q.id AS q, a.raw AS raw, a.parsed AS parsed, a.score AS score ORDER BY q", {"id": run_id})
+    assert [a["q"] for a in answers] == ["q1", "q2", "q3", "q4", "q5"]
+    assert answers[0] == {"q": "q1", "raw": "Paris", "parsed": "Paris", "score": 1.0}
+
+    by_relation_year = results_by(store, run_id, ["relation", "year"])
+    table = {(r["relation"], r["year"]): (r["samples"], r["accuracy"]) for r in by_relation_year}
+    assert table == {("P2067", 2020): (1, 1.0), ("P2067", 2021): (1, 1.0), ("P36", 2020): (1, 1.0),
+                     ("P36", 2021): (1, 0.0), (None, 2022): (1, 1.0)}
+    # q5 had no relation slice: domain and popularity bucket were derived from its entity
+    derived = store.user_query("MATCH (q:Question {id: 'q5'}) RETURN q.slice_domain AS d, "
+                               "q.slice_popularity_bucket AS p, q.slice_relation AS r")[0]
+    assert derived == {"d": "general", "p": 2, "r": None}
+    by_task = {r["task"]: r["accuracy"] for r in results_by(store, run_id, ["task"])}
+    assert by_task == {"b/bool": 1.0, "b/gen": pytest.approx(2 / 3), "b/mc": 1.0}
+
+    # the same slicing, written by a user in Cypher
+    cypher = store.user_query(
+        "MATCH (:Run {id: $id})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question) "
+        "RETURN q.slice_year AS year, avg(a.score) AS acc ORDER BY year", {"id": run_id})
+    assert [(r["year"], r["acc"]) for r in cypher] == [(2020, 1.0), (2021, 0.5), (2022, 1.0)]
+
+
+def test_questions_are_merged_across_runs(store):
+    items = make_items()
+    first, _ = _run(store, items)
+    second, _ = _run(store, items, script={**SCRIPT, "Capital of Peru?": "Lima"})
+    assert first != second
+    counts = store.user_query("MATCH (q:Question) WITH count(q) AS q MATCH (r:Run) WITH q, count(r) AS r "
+                              "MATCH (a:Answer) RETURN q, r, count(a) AS a")[0]
+    assert counts == {"q": 5, "r": 2, "a": 10}
+    assert {r["id"] for r in list_runs(store)} == {first, second}
+    assert len(run_answers(store, second)) == 5
+
+
+def test_unknown_run_and_bad_keys(store):
+    with pytest.raises(RunNotFound):
+        results_by(store, "run-nope", ["year"])
+    run_id, _ = _run(store, make_items())
+    with pytest.raises(ConfigError):
+        results_by(store, run_id, ["year; DROP"])
+    with pytest.raises(ConfigError):
+        results_by(store, run_id, [])
+
+
+def test_report_files_plots_and_comparison(store, tmp_path):
+    items = make_items()
+    a, _ = _run(store, items, n=2)
+    b, _ = _run(store, items, script={**SCRIPT, "Capital of Peru?": "Lima"})
+    out = write_report(store, a, tmp_path / "rep", compare=b,
+                       extra_sections={"Notes": "hello", "Table": [{"k": 1, "v": 2}]})
+    report = json.loads((out / "report.json").read_text())
+    assert report["version"] == "1" and report["run_id"] == a
+    assert report["overall"]["samples"] == 10 and report["overall"]["items"] == 5
+    assert report["overall"]["accuracy"] == pytest.approx(0.4)     # odd samples are "wrong"
+    assert set(report["by_year"]) == {"b/gen", "b/mc", "b/bool"}
+    assert report["compare"]["run_id"] == b
+    assert report["extra"]["Notes"] == "hello"
+    for plot in ("accuracy_by_task", "accuracy_by_year", "accuracy_by_relation", "comparison"):
+        png = out / "plots" / f"{plot}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = (out / "report.md").read_text()
+    assert "## By task" in md and "## Notes" in md and "| k | v |" in md and "plots/comparison.png" in md
+    assert report["balanced_accuracy"]["b/bool"] == 0.5             # gold yes: 1 of 2 samples said yes
+    table = headline_table(build_report(store, a), build_report(store, b))
+    assert table.row_count == 4 and len(table.columns) == 7
+
+
+def test_every_eval_statement_compiles(store):
+    from importlib import resources
+
+    from knowforge.kg.cypher import load_cypher
+
+    folder = resources.files("knowforge.cypher").joinpath("eval")
+    names = sorted(p.name[:-len(".cypher")] for p in folder.iterdir() if p.name.endswith(".cypher"))
+    assert "results_by_slice" in names and len(names) >= 10
+    for name in names:
+        assert store.query_type(load_cypher(f"eval/{name}")) in ("r", "rw", "w")

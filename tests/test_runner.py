@@ -1,0 +1,162 @@
+"""The runner: rendering, batching, per-sample failures, and resume through the response cache.
+
+The backend here is a scripted one (answers looked up from the prompt): it tests the runner's
+logic and the scorers in the loop. The real transformers backend runs in test_eval_cli.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from knowforge.errors import BackendError, ConfigError
+from knowforge.eval.prompts import SETTINGS, TEMPLATE_VERSION, render_prompt, render_request
+from knowforge.eval.runner import evaluate_items, summarize
+from knowforge.eval.types import (CAP_GENERATE, BenchmarkItem, EvalOptions, GenerationRequest,
+                                  GenerationResult)
+
+
+@dataclass
+class ScriptedBackend:
+    """Answers each prompt with the script entry whose key occurs in it; counts what it is asked."""
+
+    script: dict[str, str]
+    fail_after: int | None = None         # raise after this many requests (a crash mid-run)
+    broken: str | None = None             # a prompt containing this gets a per-request error
+    name: str = "scripted"
+    model: str = "scripted-1"
+    capabilities: frozenset = frozenset({CAP_GENERATE})
+    asked: list = field(default_factory=list)
+    calls: int = 0
+
+    def generate(self, requests: list[GenerationRequest]) -> list[GenerationResult]:
+        self.calls += 1
+        out = []
+        for request in requests:
+            if self.fail_after is not None and len(self.asked) >= self.fail_after:
+                raise BackendError("simulated crash")
+            self.asked.append(request)
+            text = request.prompt or request.messages[-1][1]
+            if self.broken and self.broken in text:
+                out.append(GenerationResult(texts=(), finish_reasons=(), error="HTTP 500 from server"))
+                continue
+            answer = next((a for k, a in self.script.items() if f"Question: {k}" in text), "no idea")
+            texts = tuple(f"{answer}" if i % 2 == 0 else "wrong" for i in range(request.n))
+            out.append(GenerationResult(texts=texts, finish_reasons=("stop",) * request.n))
+        return out
+
+    def loglikelihood(self, requests):
+        raise BackendError("not scripted")
+
+
+def make_items() -> list[BenchmarkItem]:
+    return [
+        BenchmarkItem(id="q1", benchmark="b", task="b/gen", form="generation", question="Capital of France?",
+                      answers=["Paris"], slices={"relation": "P36", "year": 2020}),
+        BenchmarkItem(id="q2", benchmark="b", task="b/gen", form="generation", question="Capital of Peru?",
+                      answers=["Lima"], slices={"relation": "P36", "year": 2021}),
+        BenchmarkItem(id="q3", benchmark="b", task="b/mc", form="multi-choice", question="Largest planet?",
+                      choices=["Mars", "Jupiter", "Venus", "Earth"], answer_index=1, scorer="multi-choice",
+                      slices={"relation": "P2067", "year": 2021}),
+        BenchmarkItem(id="q4", benchmark="b", task="b/bool", form="boolean", question="Is ice cold?",
+                      answers=["yes"], scorer="boolean", slices={"relation": "P2067", "year": 2020}),
+        BenchmarkItem(id="q5", benchmark="b", task="b/gen", form="generation", question="Who is Zorblax?",
+                      answers=["unknown"], unknown=True, slices={"relation": "P31", "year": 2022}),
+    ]
+
+
+SCRIPT = {"Capital of France?": "Paris", "Capital of Peru?": "Quito", "Largest planet?": "(B) Jupiter",
+          "Is ice cold?": "Yes.", "Who is Zorblax?": "I don't know"}
+
+
+def test_render_settings_and_version():
+    item = make_items()[2].model_copy(update={"few_shot": [{"question": "2+2?", "answer": "4"}]})
+    prompts = {s: render_prompt(item, s) for s in SETTINGS}
+    assert prompts["vanilla"].startswith("Question: Largest planet?")
+    assert "(B) Jupiter" in prompts["zero-shot"] and prompts["zero-shot"].endswith("Answer:")
+    assert "Question: 2+2?\nAnswer: 4" in prompts["few-shot"]
+    assert "step by step" in prompts["chain-of-thought"]
+    opts = EvalOptions(model="m", n=3, temperature=0.7, seed=5, max_tokens=16, extra={"chat": True})
+    chat = render_request(item, "few-shot", opts)
+    assert chat.prompt is None and chat.messages[0][0] == "system"
+    assert [m[0] for m in chat.messages[1:]] == ["user", "assistant", "user"]
+    assert (chat.n, chat.temperature, chat.seed, chat.max_tokens) == (3, 0.7, 5, 16)
+    assert render_request(item, "chain-of-thought", opts).max_tokens >= 256
+    assert TEMPLATE_VERSION
+    with pytest.raises(ConfigError, match="unknown setting"):
+        render_prompt(item, "five-shot")
+    bad = item.model_copy(update={"few_shot": [{"q": "x"}]})
+    with pytest.raises(ConfigError, match="few_shot"):
+        render_prompt(bad, "few-shot")
+
+
+def test_evaluate_items_batches_and_scores():
+    backend = ScriptedBackend(SCRIPT)
+    results = evaluate_items(make_items(), backend, EvalOptions(model="m", n=2), chunk_size=2)
+    assert backend.calls == 3 and len(backend.asked) == 5          # 5 requests in chunks of 2
+    assert all(r.n == 2 for r in backend.asked)                    # one request per item, n samples
+    assert [(r.item_id, r.sample_index) for r in results][:4] == [("q1", 0), ("q1", 1), ("q2", 0), ("q2", 1)]
+    first = {r.item_id: r for r in results if r.sample_index == 0}
+    assert {k: v.score for k, v in first.items()} == {"q1": 1.0, "q2": 0.0, "q3": 1.0, "q4": 1.0, "q5": 1.0}
+    assert first["q3"].parsed == "B" and first["q4"].parsed == "yes"
+    assert all(r.score == 0.0 for r in results if r.sample_index == 1)   # scripted "wrong"
+    assert summarize(results) == {"samples": 10, "items": 5, "accuracy": 0.4, "errors": 0, "cached": 0}
+
+
+def test_limit_and_progress():
+    seen = []
+    results = evaluate_items(make_items(), ScriptedBackend(SCRIPT), EvalOptions(model="m", limit=3),
+                             progress=seen.append, chunk_size=2)
+    assert {r.item_id for r in results} == {"q1", "q2", "q3"} and seen == [2, 1]
+
+
+def test_per_sample_failures_are_recorded_and_counted():
+    backend = ScriptedBackend(SCRIPT, broken="Capital of Peru?")
+    results = evaluate_items(make_items(), backend, EvalOptions(model="m", n=2))
+    failed = [r for r in results if r.error]
+    assert [(r.item_id, r.sample_index) for r in failed] == [("q2", 0), ("q2", 1)]
+    assert all(r.score == 0.0 and r.raw is None and "HTTP 500" in r.error for r in failed)
+    assert summarize(results)["errors"] == 2
+
+
+def test_chain_of_thought_scores_the_final_answer():
+    backend = ScriptedBackend({"Capital of France?": "France's capital is well known.\nAnswer: Paris"})
+    results = evaluate_items(make_items()[:1], backend, EvalOptions(model="m"), setting="chain-of-thought")
+    assert results[0].score == 1.0 and results[0].raw.startswith("France's")
+
+
+def test_backend_returning_wrong_count_is_an_error():
+    class Short(ScriptedBackend):
+        def generate(self, requests):
+            return super().generate(requests)[:-1]
+
+    with pytest.raises(BackendError, match="returned 1 results for 2"):
+        evaluate_items(make_items()[:2], Short(SCRIPT), EvalOptions(model="m"))
+
+
+def test_interrupted_run_resumes_without_repeating_requests(tmp_path):
+    from knowforge.eval.backends import cached
+    from knowforge.eval.cache import ResponseCache
+
+    items = make_items()
+    options = EvalOptions(model="m", n=2)
+    crashing = ScriptedBackend(SCRIPT, fail_after=2)
+    with pytest.raises(BackendError, match="simulated crash"):
+        evaluate_items(items, cached(crashing, ResponseCache(tmp_path), chunk_size=1), options, chunk_size=1)
+    done_before = [r.prompt for r in crashing.asked]
+    assert len(done_before) == 2
+
+    fresh = ScriptedBackend(SCRIPT)
+    backend = cached(fresh, ResponseCache(tmp_path), chunk_size=1)
+    results = evaluate_items(items, backend, options, chunk_size=1)
+    asked_now = [r.prompt for r in fresh.asked]
+    assert not set(asked_now) & set(done_before)             # nothing answered is asked again
+    assert len(asked_now) == len(items) - 2
+    assert sum(r.cached for r in results) == 4                # the 2 finished items × 2 samples
+    assert all(r.cache_key for r in results)
+
+    again = ScriptedBackend(SCRIPT)
+    rerun = evaluate_items(items, cached(again, ResponseCache(tmp_path)), options)
+    assert again.asked == [] and all(r.cached for r in rerun)
+    assert [r.score for r in rerun] == [r.score for r in results]
