@@ -80,7 +80,8 @@ def _options(**kw):
 @click.option("--check", default=None, help="Method option (chrono: knowledge check variant).")
 @click.option("--chronoprompt", is_flag=True, default=None, help="Method option (chrono: run ChroKnowPrompt).")
 @click.option("--span", default=None, help="Method option (chrono: previous|next|both).")
-@click.option("--method", default=None, help="Method option (events: ft|bm25|e5|serac|ice).")
+@click.option("--method", default=None,
+              help="Editing method for events benchmarks: ice|bm25|dense|none (e5 = dense).")
 @click.option("--name", default=None, help="A name stored on the Run.")
 @home_option
 @silent_option

@@ -18,7 +18,7 @@ COMMANDS = {
     "query": "knowforge.cli.graph_cmd:query_cmd",
     "load": "knowforge.cli.load_cmd:load_cmd",
     "generate": "knowforge.cli.generate_cmd:generate_group",
-    "export": "knowforge.cli.export_cmd:export_group",
+    "export": "knowforge.cli.generate_cmd:export_group",
     "eval": "knowforge.cli.eval_cmd:eval_cmd",
     "results": "knowforge.cli.eval_cmd:results_cmd",
     "report": "knowforge.cli.eval_cmd:report_cmd",

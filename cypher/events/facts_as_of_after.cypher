@@ -1,0 +1,15 @@
+// The facts of some entities as the graph stands just AFTER an event was applied (the
+// event and every earlier one, by seq). Paste in Neo4j Browser with
+// :param event_id => '...'; :param subject_ids => ['Q76'].
+MATCH (ev:Event {id: $event_id})
+MATCH (s:Entity)-[:HAS_FACT]->(f:Fact)
+WHERE s.id IN $subject_ids
+  AND (f.end_year IS NULL OR f.end_year > ev.year)
+  AND (f.start_year IS NULL OR f.start_year <= ev.year)
+  AND (f.layer <> 'edit' OR EXISTS { MATCH (a:Event)-[:ASSERTS]->(f) WHERE a.seq <= ev.seq })
+  AND NOT EXISTS { MATCH (r:Event)-[:RETRACTS]->(f) WHERE r.seq <= ev.seq }
+OPTIONAL MATCH (f)-[:OBJECT]->(o:Entity)
+RETURN s.id AS subject_id, f.relation AS relation, o.id AS object_id,
+       coalesce(o.name, f.value) AS object, coalesce(f.unknown, false) AS unknown,
+       f.layer AS layer, f.id AS fact_id
+ORDER BY subject_id, relation, object_id, fact_id

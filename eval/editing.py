@@ -1,0 +1,334 @@
+"""Event-level knowledge editing methods (in-context) and ELKEN's metrics.
+
+Methods put an event text in the prompt's context, then ask the question:
+
+* ``ice``   the gold event (in-context editing with the right edit);
+* ``bm25``  the top-1 event retrieved by BM25 (``bm25s``) from the memory of all edits;
+* ``dense`` the top-1 event by a sentence-transformers embedding model, E5 style
+  ("query: " / "passage: " prefixes), from a configurable model path;
+* ``none``  no edit (the base model).
+
+SERAC (scope classifier + counterfactual model) and fine-tuning are not provided.
+
+Metrics (official-compatible scoring from ``eval/compat/elken.py``): question-level and
+edit-level reliability split by known/unknown answer and by needs-background; locality (an
+out-of-scope answer unchanged by the edit, compared with the no-edit answer, ELKEN's alias
+mapping); tendency multiple-choice accuracy; and an LLM judge for open tendency answers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from knowforge.errors import ConfigError
+from knowforge.eval.compat import elken
+from knowforge.eval.types import Backend, BenchmarkItem, EvalOptions, GenerationRequest
+
+log = logging.getLogger(__name__)
+
+METHODS = ("ice", "bm25", "dense", "none")
+ALIASES = {"e5": "dense", "ice": "ice", "bm25": "bm25", "dense": "dense", "none": "none",
+           "no-edit": "none"}
+NOT_PROVIDED = {"ft": "fine-tuning", "serac": "SERAC"}
+DEFAULT_DENSE_MODEL = "intfloat/e5-base-v2"
+
+
+def resolve_method(name: str | None) -> str:
+    name = (name or "ice").lower()
+    if name in NOT_PROVIDED:
+        raise ConfigError(f"{NOT_PROVIDED[name]} is not provided by knowforge; use one of "
+                          f"{', '.join(METHODS)}")
+    if name not in ALIASES:
+        raise ConfigError(f"unknown editing method {name!r}; use one of {', '.join(METHODS)}")
+    return ALIASES[name]
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The memory of all edits: (event id, event text), in a stable order."""
+
+    ids: tuple[str, ...]
+    texts: tuple[str, ...]
+
+
+class BM25Retriever:
+    def __init__(self, memory: Memory):
+        import bm25s
+
+        self.memory = memory
+        self.index = bm25s.BM25()
+        self.index.index(bm25s.tokenize(list(memory.texts), stopwords="en", show_progress=False),
+                         show_progress=False)
+        self._tokenize = bm25s.tokenize
+
+    def top1(self, queries: Sequence[str]) -> list[int]:
+        tokens = self._tokenize(list(queries), stopwords="en", show_progress=False)
+        docs, _ = self.index.retrieve(tokens, k=1, show_progress=False)
+        return [int(row[0]) for row in docs]
+
+
+class DenseRetriever:
+    """E5-style dense retrieval with any sentence-transformers model folder (or hub id)."""
+
+    def __init__(self, memory: Memory, model_path: str, *, device: str | None = None):
+        from sentence_transformers import SentenceTransformer
+
+        self.memory = memory
+        self.model = SentenceTransformer(model_path, device=device or "cpu")
+        self.passages = self.model.encode([f"passage: {t}" for t in memory.texts],
+                                          normalize_embeddings=True, convert_to_tensor=True)
+
+    def top1(self, queries: Sequence[str]) -> list[int]:
+        q = self.model.encode([f"query: {t}" for t in queries], normalize_embeddings=True,
+                              convert_to_tensor=True)
+        return [int(i) for i in (q @ self.passages.T).argmax(dim=1).tolist()]
+
+
+def make_retriever(method: str, memory: Memory, *, dense_model: str | None = None,
+                   device: str | None = None):
+    if method == "bm25":
+        return BM25Retriever(memory)
+    if method == "dense":
+        path = dense_model or os.environ.get("KNOWFORGE_E5_MODEL") or DEFAULT_DENSE_MODEL
+        return DenseRetriever(memory, path, device=device)
+    return None
+
+
+def with_context(items: Sequence[BenchmarkItem], method: str, memory: Memory,
+                 retriever=None) -> list[BenchmarkItem]:
+    """Items carrying the method's edit in ``context`` (and the retrieved event in metadata)."""
+    if method == "none":
+        return [i.model_copy(update={"context": None}) for i in items]
+    if method == "ice":
+        return [i.model_copy(update={"context": _event_context(i.metadata["event"]),
+                                     "metadata": {**i.metadata, "retrieved": i.metadata["event_id"]}})
+                for i in items]
+    picks = retriever.top1([i.question for i in items])
+    return [i.model_copy(update={"context": _event_context(memory.texts[p]),
+                                 "metadata": {**i.metadata, "retrieved": memory.ids[p]}})
+            for i, p in zip(items, picks)]
+
+
+def _event_context(text: str) -> str:
+    # ELKEN's instruction: assume the event has happened, answer from it and your knowledge.
+    return (f"Assume that this event has happened: {text} Answer the question based on the "
+            "event and your own knowledge; if you do not know, answer \"unknown\".")
+
+
+# --- metrics ------------------------------------------------------------------------------------
+def _rate(values: list[bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def reliability_metrics(items: Sequence[BenchmarkItem], correct: dict[str, bool]) -> dict:
+    """Question- and edit-level reliability over in-scope fact questions, with splits."""
+    inside = [i for i in items if i.slices.get("scope") == "in" and i.task != "events/tendency"]
+    by_event: dict[str, list[bool]] = defaultdict(list)
+    for i in inside:
+        by_event[i.metadata["event_id"]].append(correct[i.id])
+    out = {"questions": len(inside), "events": len(by_event),
+           "question_level": _rate([correct[i.id] for i in inside]),
+           "edit_level": _rate([elken.edit_level(v) for v in by_event.values()])}
+    for key, name in (("known", "known"), ("needs_background", "needs_background")):
+        for value in (True, False):
+            sel = [correct[i.id] for i in inside if bool(i.slices.get(key)) is value]
+            label = name if value else f"not_{name}"
+            if key == "known":
+                label = "known" if value else "unknown"
+            out[f"question_level_{label}"] = _rate(sel)
+            out[f"n_{label}"] = len(sel)
+    by_type: dict[str, list[bool]] = defaultdict(list)
+    for i in inside:
+        by_type[i.slices.get("event_type")].append(correct[i.id])
+    out["question_level_by_event_type"] = {k: _rate(v) for k, v in sorted(by_type.items())}
+    return out
+
+
+def locality_metrics(items: Sequence[BenchmarkItem], before: dict[str, str | None],
+                     after: dict[str, str | None]) -> dict:
+    """Share of out-of-scope answers the edit left unchanged (ELKEN alias mapping)."""
+    outside = [i for i in items if i.slices.get("scope") == "out" and i.task != "events/tendency"]
+    unchanged = {}
+    for i in outside:
+        aliases = list(i.metadata.get("answer", {}).get("alias", [])) + [i.metadata.get("answer", {}).get("name", "")]
+        unchanged[i.id] = elken.locality_unchanged(before.get(i.id), after.get(i.id), aliases)
+    by_event: dict[str, list[bool]] = defaultdict(list)
+    for i in outside:
+        by_event[i.metadata["event_id"]].append(unchanged[i.id])
+    return {"questions": len(outside), "question_level": _rate(list(unchanged.values())),
+            "edit_level": _rate([all(v) for v in by_event.values()])}
+
+
+def tendency_accuracy(items: Sequence[BenchmarkItem], responses: dict[str, str | None]) -> dict:
+    tend = [i for i in items if i.task == "events/tendency"]
+    right = [elken.score_tendency(responses.get(i.id), i.answers[0]) for i in tend]
+    return {"questions": len(tend), "accuracy": _rate(right)}
+
+
+def retrieval_accuracy(items: Sequence[BenchmarkItem]) -> float | None:
+    hits = [i.metadata.get("retrieved") == i.metadata.get("event_id") for i in items
+            if "retrieved" in i.metadata]
+    return _rate(hits)
+
+
+# --- LLM judge for open tendency answers (Tendency-G) -------------------------------------------
+JUDGE_DIMENSIONS = ("correctness", "coherence", "comprehensiveness", "overall")
+_JUDGE_LINE = re.compile(r"(correctness|coherence|comprehensiveness|overall)\s*[:=]\s*([1-5])",
+                         re.IGNORECASE)
+
+
+def judge_prompt(event: str, question: str, answer: str, label: str) -> str:
+    return ("You are a fair assessor. Given an event (assume it happened), a question about its "
+            "consequences, a model's answer and the human label, rate the answer from 1 to 5 on: "
+            "correctness (does the judgement agree with the label), coherence (are the reasons "
+            "sound and consistent), comprehensiveness (does it cover several aspects), and "
+            "overall (no more than 3 when correctness is 3 or less). Reply with four lines "
+            "exactly like 'correctness: 4'.\n\n"
+            f"Event: {event}\nQuestion: {question}\nLabel: {label}\nAnswer: {answer}\n")
+
+
+def parse_judgement(text: str | None) -> dict[str, int] | None:
+    """The four scores, or None when the judge's reply does not contain all of them."""
+    scores: dict[str, int] = {}
+    for name, value in _JUDGE_LINE.findall(text or ""):
+        scores.setdefault(name.lower(), int(value))
+    if set(scores) != set(JUDGE_DIMENSIONS):
+        return None
+    if scores["correctness"] <= 3:
+        scores["overall"] = min(scores["overall"], 3)   # the rubric's cap, enforced
+    return scores
+
+
+def judge_tendency(judge: Backend, cases: Sequence[dict], *, max_tokens: int = 48) -> dict:
+    """Score open tendency answers with any backend as judge.
+
+    ``cases``: [{event, question, answer, label}]. Returns mean scores, full-mark rates per
+    dimension, and the number of unparseable judgements (counted, never guessed).
+    """
+    requests = [GenerationRequest(prompt=judge_prompt(c["event"], c["question"], c["answer"], c["label"]),
+                                  temperature=0.0, max_tokens=max_tokens, seed=0) for c in cases]
+    results = judge.generate(requests) if requests else []
+    parsed = [parse_judgement(r.texts[0] if r.texts and r.error is None else None) for r in results]
+    good = [p for p in parsed if p is not None]
+    out = {"cases": len(cases), "unparsed": len(parsed) - len(good), "judgements": parsed}
+    for dim in JUDGE_DIMENSIONS:
+        out[f"mean_{dim}"] = sum(p[dim] for p in good) / len(good) if good else None
+        out[f"full_mark_{dim}"] = _rate([p[dim] == 5 for p in good])
+    return out
+
+
+def open_tendency_prompt(item: BenchmarkItem) -> str:
+    return (f"{_event_context(item.metadata['event'])}\nQuestion: {item.question}\n"
+            "Give your judgement first, then explain it in two or three sentences.\nAnswer:")
+
+
+def tendency_generation(model: Backend, judge: Backend, items: Sequence[BenchmarkItem], *,
+                        seed: int = 0, max_tokens: int = 128) -> dict:
+    """Tendency-G: ask tendency questions open-ended (with the gold event in context) and let
+    ``judge`` score the answers against the gold option's text (ELKEN's human label)."""
+    tend = [i for i in items if i.task == "events/tendency"]
+    requests = [GenerationRequest(prompt=open_tendency_prompt(i), temperature=0.0, seed=seed,
+                                  max_tokens=max_tokens) for i in tend]
+    answers = model.generate(requests) if requests else []
+    cases = [{"event": i.metadata["event"], "question": i.question,
+              "answer": a.texts[0] if a.texts and a.error is None else "",
+              "label": i.choices[i.answer_index] if i.answer_index is not None else i.answers[0]}
+             for i, a in zip(tend, answers)]
+    return judge_tendency(judge, cases)
+
+
+def memory_of(items: Sequence[BenchmarkItem]) -> Memory:
+    """Every distinct event of the items, in first-seen order."""
+    seen: dict[str, str] = {}
+    for i in items:
+        seen.setdefault(i.metadata["event_id"], i.metadata["event"])
+    return Memory(tuple(seen), tuple(seen.values()))
+
+
+@dataclass(frozen=True)
+class EditingOutcome:
+    run_id: str
+    report_dir: Path
+    metrics: dict
+
+
+def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store, *,
+                     method: str, backend: Backend | None = None, name: str | None = None,
+                     judge: Backend | None = None, progress=None) -> EditingOutcome:
+    """Evaluate one editing method on event items; record the run and write its report.
+
+    Out-of-scope questions are asked twice (with the method's context and with none) so that
+    locality compares the answers before and after the edit. With a ``judge`` backend and
+    tendency items, Tendency-G (open answers scored by the judge) is added.
+    """
+    from knowforge.eval.report import write_report
+    from knowforge.eval.results import record_run
+    from knowforge.eval.runner import evaluate_items
+
+    method = resolve_method(method)
+    if backend is None:
+        from knowforge.eval.backends import make_backend
+
+        backend = make_backend(options)
+    if options.limit is not None:
+        items = list(items)[: options.limit]
+        options = replace(options, limit=None)
+    memory = memory_of(items)
+    retriever = make_retriever(method, memory, dense_model=options.extra.get("dense_model"),
+                               device=options.device)
+    edited = with_context(items, method, memory, retriever)
+    after = evaluate_items(edited, backend, options, progress=progress)
+    first = {r.item_id: r for r in after if r.sample_index == 0}
+    outside = [i for i in items if i.slices.get("scope") == "out"]
+    if method == "none" or not outside:
+        before = first
+    else:
+        base = evaluate_items(with_context(outside, "none", memory), backend, options,
+                              progress=progress)
+        before = {r.item_id: r for r in base if r.sample_index == 0}
+    correct = {k: r.score >= 1.0 for k, r in first.items()}
+    metrics = {"method": method,
+               "reliability": reliability_metrics(edited, correct),
+               "locality": locality_metrics(edited, {k: r.raw for k, r in before.items()},
+                                            {k: r.raw for k, r in first.items()}),
+               "tendency": tendency_accuracy(edited, {k: r.raw for k, r in first.items()}),
+               "retrieval_top1_accuracy": retrieval_accuracy(edited)}
+    if judge is not None:
+        metrics["tendency_generation"] = tendency_generation(backend, judge, items,
+                                                             seed=options.seed)
+    options = replace(options, extra={**options.extra, "method": method})
+    rel, loc = metrics["reliability"], metrics["locality"]
+    run_id = record_run(store, options, edited, after, name=name,
+                        extra={"editing_method": method,
+                               "question_level_reliability": rel["question_level"],
+                               "edit_level_reliability": rel["edit_level"],
+                               "locality": loc["question_level"]})
+    table = [{"metric": k, "value": v} for k, v in (
+        ("question-level reliability", rel["question_level"]),
+        ("edit-level reliability", rel["edit_level"]),
+        ("reliability, known answers", rel["question_level_known"]),
+        ("reliability, unknown answers", rel["question_level_unknown"]),
+        ("reliability, needs background", rel["question_level_needs_background"]),
+        ("reliability, no background needed", rel["question_level_not_needs_background"]),
+        ("locality (question level)", loc["question_level"]),
+        ("locality (edit level)", loc["edit_level"]),
+        ("tendency MC accuracy", metrics["tendency"]["accuracy"]),
+        ("retrieval top-1 accuracy", metrics["retrieval_top1_accuracy"]),
+        ("Tendency-G full-mark rate (overall)",
+         metrics.get("tendency_generation", {}).get("full_mark_overall")))]
+    report_dir = write_report(store, run_id, Path(options.out_dir) / run_id,
+                              extra_sections={f"ELKEN metrics ({method})": table,
+                                              "ELKEN metrics detail": metrics})
+    return EditingOutcome(run_id, report_dir, metrics)
+
+
+__all__ = ["BM25Retriever", "DenseRetriever", "EditingOutcome", "Memory", "METHODS",
+           "evaluate_editing", "judge_tendency", "locality_metrics", "make_retriever",
+           "memory_of", "parse_judgement", "reliability_metrics", "resolve_method",
+           "retrieval_accuracy", "tendency_accuracy", "tendency_generation", "with_context"]

@@ -1,0 +1,248 @@
+"""Event templates: one declarative YAML file per event type, loaded and validated here.
+
+A template names typed slots (sampled from a domain label, or derived from an earlier slot
+through a path of relations), slot constraints written as Cypher predicates, a
+natural-language text, and the impacted triplets as graph paths from the slots. Adding an
+event type means adding a YAML file; no Python changes.
+
+The Cypher predicates are data that is reviewed like code: they are only ever composed with
+fixed text from this package (``instantiate.compose_candidate_query``), never with user
+input, and every label and relation a template names is checked against an allow-list
+(``kg.cypher.ALLOWED_LABELS`` and ``relations.yaml``).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Literal, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from knowforge.errors import ConfigError, InputError, UnsafeIdentifier
+from knowforge.kg.cypher import validate_label
+
+TEMPLATE_VERSION = "1"
+SLOT_NAME = re.compile(r"^[A-Z][A-Za-z0-9]{0,15}$")
+RELATION_ID = re.compile(r"^(P[0-9]{1,7}|[a-z][a-z0-9_]{1,63})$")
+HOP = re.compile(r"^\^?(P[0-9]{1,7}|[a-z][a-z0-9_]{1,63})$")
+# Words a constraint may not contain: a template constraint is a read-only predicate.
+_WRITE_WORDS = re.compile(r"\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|CALL|LOAD|FOREACH|DROP)\b",
+                          re.IGNORECASE)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Constraint(Strict):
+    name: str
+    cypher: str
+
+    @field_validator("cypher")
+    @classmethod
+    def read_only(cls, text: str) -> str:
+        if _WRITE_WORDS.search(text) or ";" in text:
+            raise ValueError(f"constraint Cypher must be a read-only predicate: {text!r}")
+        return text
+
+
+class PathRef(Strict):
+    """Objects reached from slot ``from_`` by following ``path`` (``^P35`` = incoming P35)."""
+
+    from_: str = Field(alias="from")
+    path: tuple[str, ...]
+
+    @field_validator("path")
+    @classmethod
+    def hops(cls, path: tuple[str, ...]) -> tuple[str, ...]:
+        if not path:
+            raise ValueError("a path needs at least one hop")
+        for hop in path:
+            if not HOP.match(hop):
+                raise ValueError(f"bad hop {hop!r}: a relation id, optionally prefixed by ^")
+        return path
+
+
+class ValueRef(Strict):
+    """A literal object; ``date`` is the event's date."""
+
+    value: Literal["date"]
+
+
+ObjectRef = Union[str, PathRef, ValueRef]  # a slot name, "unknown", a path, or a value
+
+
+class Slot(Strict):
+    label: str | None = None
+    derive: PathRef | None = None
+    where: tuple[Constraint, ...] = ()
+
+    @model_validator(mode="after")
+    def sampled_or_derived(self) -> Slot:
+        if self.derive is None and self.label is None and not self.where:
+            raise ValueError("a sampled slot needs a label or at least one constraint")
+        return self
+
+
+class Impact(Strict):
+    subject: Union[str, PathRef]
+    relation: str
+    object: ObjectRef
+    replace: bool = False        # retract the subject's current facts of this relation first
+    optional: bool = False       # skip (instead of rejecting the event) when a path is empty
+    needs_background: bool | None = None  # default: computed from the paths and the text
+
+
+class Retract(Strict):
+    subject: Union[str, PathRef]
+    relation: str
+    object: Union[str, PathRef, None] = None   # None: every current fact of the relation
+
+
+class EventTemplate(Strict):
+    version: str = TEMPLATE_VERSION
+    type: str
+    split: Literal["train", "test", "custom"] = "custom"
+    text: str
+    slots: dict[str, Slot]
+    impacts: tuple[Impact, ...]
+    retracts: tuple[Retract, ...] = ()
+    source_path: str | None = None
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def version_text(cls, v) -> str:
+        return str(v)
+
+    def text_slots(self) -> set[str]:
+        """Slot names the event text states."""
+        return {name for _, name, _, _ in string.Formatter().parse(self.text) if name}
+
+    def slot_order(self) -> list[str]:
+        return list(self.slots)
+
+
+class RelationInfo(Strict):
+    label: str
+    question: str
+
+
+def _validate(template: EventTemplate, relations: dict[str, RelationInfo]) -> None:
+    """Cross-field checks: slot names, references, labels and relations on allow-lists."""
+    seen: list[str] = []
+    for name, slot in template.slots.items():
+        if not SLOT_NAME.match(name):
+            raise ValueError(f"slot name {name!r} must look like A, B, Club1")
+        if slot.label is not None:
+            validate_label(slot.label)
+        if slot.derive is not None:
+            _check_path(slot.derive, seen, relations, f"slot {name}")
+        for constraint in slot.where:
+            _check_slot_vars(constraint.cypher, set(seen) | {name}, template.slots)
+        seen.append(name)
+    known = set(template.slots)
+    for name in template.text_slots() - {"date"}:
+        if name not in known:
+            raise ValueError(f"text mentions {{{name}}}, which is not a slot")
+    for impact in (*template.impacts, *template.retracts):
+        _check_relation(impact.relation, relations)
+        _check_ref(impact.subject, known, relations, allow_unknown=False)
+        if impact.object is not None:
+            _check_ref(impact.object, known, relations, allow_unknown=isinstance(impact, Impact))
+
+
+def _check_slot_vars(cypher: str, bound: set[str], slots: dict[str, Slot]) -> None:
+    # A constraint may only use slots bound before (or at) its own slot.
+    for name in slots:
+        if name not in bound and re.search(rf"\(\s*{name}\s*[)\:]", cypher):
+            raise ValueError(f"constraint {cypher!r} uses slot {name} before it is bound")
+
+
+def _check_relation(relation: str, relations: dict[str, RelationInfo]) -> None:
+    if not RELATION_ID.match(relation) or relation not in relations:
+        raise UnsafeIdentifier(f"relation {relation!r} is not in relations.yaml (the allow-list of "
+                               "template relations); add it there with a question")
+
+
+def _check_path(ref: PathRef, known, relations, what: str) -> None:
+    if ref.from_ not in known:
+        raise ValueError(f"{what}: path starts at {ref.from_!r}, which is not an earlier slot")
+    for hop in ref.path:
+        _check_relation(hop.lstrip("^"), relations)
+
+
+def _check_ref(ref, known, relations, *, allow_unknown: bool) -> None:
+    if isinstance(ref, PathRef):
+        _check_path(ref, known, relations, "impact")
+    elif isinstance(ref, ValueRef):
+        return
+    elif ref == "unknown":
+        if not allow_unknown:
+            raise ValueError("only an impact's object can be 'unknown'")
+    elif ref not in known:
+        raise ValueError(f"{ref!r} is not a slot")
+
+
+def _read_yaml(path: Path | resources.abc.Traversable, name: str) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(f"invalid YAML: {exc}", path=name,
+                         line=mark.line + 1 if mark else None) from exc
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping at the top level", path=name)
+    return data
+
+
+@lru_cache(maxsize=None)
+def load_relations() -> dict[str, RelationInfo]:
+    """The allow-list of template relations with their question templates (relations.yaml)."""
+    path = resources.files("knowforge.generators.events").joinpath("relations.yaml")
+    data = _read_yaml(path, "generators/events/relations.yaml")
+    return {rid: RelationInfo(**info) for rid, info in data["relations"].items()}
+
+
+@lru_cache(maxsize=None)
+def load_locality_relations(path: str | None = None) -> tuple[tuple[str, ...], int]:
+    """The configurable set of common relations for out-of-scope questions, and per-event count."""
+    source = Path(path) if path else resources.files("knowforge.generators.events").joinpath(
+        "locality_relations.yaml")
+    data = _read_yaml(source, str(path or "generators/events/locality_relations.yaml"))
+    relations = load_relations()
+    ids = tuple(data["relations"])
+    for rid in ids:
+        if rid not in relations:
+            raise ConfigError(f"locality relation {rid!r} has no question in relations.yaml")
+    return ids, int(data.get("per_event", 5))
+
+
+def parse_template(data: dict, name: str) -> EventTemplate:
+    try:
+        template = EventTemplate(**data, source_path=name)
+        _validate(template, load_relations())
+    except (ValidationError, ValueError, UnsafeIdentifier) as exc:
+        raise InputError(f"invalid event template: {exc}", path=name) from exc
+    return template
+
+
+def load_templates(templates_dir: str | Path | None = None) -> dict[str, EventTemplate]:
+    """Every ``*.yaml`` template: the bundled ones, plus (overriding by type) ``templates_dir``."""
+    templates: dict[str, EventTemplate] = {}
+    bundled = resources.files("knowforge.generators.events").joinpath("templates")
+    sources = [(p, f"generators/events/templates/{p.name}") for p in bundled.iterdir()
+               if p.name.endswith(".yaml")]
+    if templates_dir is not None:
+        folder = Path(templates_dir)
+        if not folder.is_dir():
+            raise ConfigError(f"templates directory {folder} does not exist")
+        sources += [(p, str(p)) for p in folder.glob("*.yaml")]
+    for path, name in sorted(sources, key=lambda s: (s[1].startswith("generators/") is False, s[1])):
+        template = parse_template(_read_yaml(path, name), name)
+        templates[template.type] = template
+    return dict(sorted(templates.items()))

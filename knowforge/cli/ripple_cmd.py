@@ -1,0 +1,60 @@
+"""``knowforge ripple``: what else changes, or may change, within k hops of an edit."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from knowforge.cli.common import console, handle_errors, home_option, open_graph
+
+
+@click.command("ripple")
+@click.argument("event_id", required=False)
+@click.option("--edit", default=None,
+              help='An ad-hoc triplet edit SUBJECT,RELATION,OLD->NEW, e.g. "Q11571,P54,Q1104->Q8682".')
+@click.option("--hops", type=int, default=1, show_default=True, help="How many facts away to look.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "cypher"]), default="table",
+              show_default=True, help="cypher prints a query that shows the subgraph in Neo4j Browser.")
+@home_option
+@handle_errors
+def ripple_cmd(event_id, edit, hops, fmt, home):
+    """List every fact whose truth changes or may change within k hops of an edit.
+
+    Facts the event's template declared (retracted facts, facts its answers were read
+    through) are separated from facts only reachable by paths: candidate missed ripples.
+
+    \b
+    Examples:
+      knowforge ripple ev:0123abcd --hops 2
+      knowforge ripple --edit "Q11571,P54,Q1104->Q8682" --hops 2 --format json
+      knowforge ripple ev:0123abcd --format cypher    # paste into Neo4j Browser
+    """
+    from knowforge.errors import ConfigError
+    from knowforge.generators.events.ripple import (ripple_cypher, ripple_edit, ripple_event,
+                                                    ripple_table_rows)
+
+    if (event_id is None) == (edit is None):
+        raise ConfigError("give either an EVENT_ID or --edit SUBJECT,RELATION,OLD->NEW")
+    if hops < 1:
+        raise ConfigError("--hops must be at least 1")
+    store = open_graph(home)
+    try:
+        report = ripple_event(store, event_id, hops) if event_id else ripple_edit(store, edit, hops)
+    finally:
+        store.close()
+    if fmt == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    elif fmt == "cypher":
+        click.echo(ripple_cypher(report))
+    else:
+        from rich.table import Table
+
+        table = Table(title=f"ripple of {report.target} within {hops} hop(s)")
+        for column in ("kind", "why", "fact", "hops", "path"):
+            table.add_column(column)
+        for row in ripple_table_rows(report):
+            table.add_row(*row)
+        console.width = max(console.width, 160)
+        console.print(table)
+        click.echo(f"{len(report.declared)} declared, {len(report.candidates)} candidate ripples")

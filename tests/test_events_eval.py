@@ -1,0 +1,210 @@
+"""Editing methods (ICE, BM25, dense, none) through the tiny local model, ELKEN metrics with
+the official-compatible scorer, and the tendency LLM judge's scoring logic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from events_subgraph import build_subgraph
+
+from knowforge.errors import BackendError, ConfigError
+from knowforge.eval.editing import (DenseRetriever, evaluate_editing, judge_tendency,
+                                    locality_metrics, memory_of, parse_judgement,
+                                    reliability_metrics, resolve_method, with_context)
+from knowforge.eval.scorers import score_item
+from knowforge.eval.types import EvalOptions, GenerationResult
+from knowforge.generators.events.build import generate_events, read_batch
+
+TYPES = ["win-election", "transfer-player", "start-org", "IPO"]
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    pytest.importorskip("transformers")
+    from knowforge.eval.tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", seed=0)
+
+
+@pytest.fixture(scope="module")
+def tiny_sentence_model(tmp_path_factory):
+    """A random tiny BERT + a WordPiece tokenizer trained here, saved as a sentence-transformers folder."""
+    pytest.importorskip("sentence_transformers")
+    import torch
+    from sentence_transformers import SentenceTransformer
+    try:
+        from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    except ImportError:   # sentence-transformers < 6
+        from sentence_transformers.models import Pooling, Transformer
+    from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
+    from tokenizers.models import WordPiece
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    from knowforge.generators.events.templates import load_relations
+
+    root = tmp_path_factory.mktemp("st")
+    corpus = [r.question for r in load_relations().values()] + [
+        "query: passage: transferred to won election founded company public offering enrolled "
+        "married divorced died dismissed resigned published acquired lost born",
+        "Cristiano Ronaldo Lionel Messi Real Madrid Chelsea United States United Kingdom London"]
+    tok = Tokenizer(WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.train_from_iterator(corpus * 5, trainers.WordPieceTrainer(
+        vocab_size=400, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
+                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    bert_dir = root / "bert"
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        BertModel(BertConfig(vocab_size=len(fast), hidden_size=32, num_hidden_layers=1,
+                             num_attention_heads=2, intermediate_size=64)).save_pretrained(bert_dir)
+    fast.save_pretrained(bert_dir)
+    word = Transformer(str(bert_dir), max_seq_length=64)
+    dim = (word.get_embedding_dimension() if hasattr(word, "get_embedding_dimension")
+           else word.get_word_embedding_dimension())
+    model = SentenceTransformer(modules=[word, Pooling(dim, "mean")], device="cpu")
+    out = root / "e5-tiny"
+    model.save(str(out))
+    return out
+
+
+@pytest.fixture
+def batch_items(store):
+    build_subgraph(store)
+    generate_events(store, types=TYPES, n=2, seed=0, batch="ev")
+    return [i for _, items in read_batch(store, "ev") for i in items]
+
+
+def _options(tmp_path: Path, model: Path, **extra) -> EvalOptions:
+    return EvalOptions(backend="hf", model=str(model), max_tokens=6, cache_dir=tmp_path / "cache",
+                       out_dir=tmp_path / "runs", device="cpu", silent=True, extra=extra)
+
+
+def test_methods_through_the_tiny_model(store, batch_items, tiny_model, tmp_path):
+    outcomes = {}
+    for method in ("ice", "bm25", "none"):
+        outcomes[method] = evaluate_editing(batch_items, _options(tmp_path, tiny_model), store,
+                                            method=method, name=f"t-{method}")
+    ice, bm25, none = outcomes["ice"], outcomes["bm25"], outcomes["none"]
+    inside = [i for i in batch_items if i.slices["scope"] == "in"]
+    assert ice.metrics["reliability"]["questions"] == len(inside)
+    assert ice.metrics["retrieval_top1_accuracy"] == 1.0
+    assert 0.0 <= bm25.metrics["retrieval_top1_accuracy"] <= 1.0
+    assert none.metrics["retrieval_top1_accuracy"] is None
+    # no edit: the "after" answers are the "before" answers
+    assert none.metrics["locality"]["question_level"] == 1.0
+    for outcome in outcomes.values():
+        report = json.loads((outcome.report_dir / "report.json").read_text())
+        assert report["run_id"] == outcome.run_id
+        assert any(k.startswith("ELKEN metrics") for k in report["extra"])
+        for key in ("question_level", "edit_level"):
+            value = outcome.metrics["reliability"][key]
+            assert value is None or 0.0 <= value <= 1.0
+    runs = store.user_query("MATCH (r:Run) WHERE r.editing_method IS NOT NULL "
+                            "RETURN r.editing_method AS m ORDER BY m")
+    assert [r["m"] for r in runs] == ["bm25", "ice", "none"]
+
+
+def test_contexts_per_method(batch_items):
+    memory = memory_of(batch_items)
+    assert len(memory.ids) == len({i.metadata["event_id"] for i in batch_items})
+    ice = with_context(batch_items, "ice", memory)
+    assert all(i.metadata["event"] in i.context for i in ice)
+    assert all(i.context is None for i in with_context(batch_items, "none", memory))
+    from knowforge.eval.editing import BM25Retriever
+
+    bm25 = with_context(batch_items, "bm25", memory, BM25Retriever(memory))
+    assert all(i.metadata["retrieved"] in memory.ids for i in bm25)
+    # a question about a player finds an event about that player (there may be two)
+    texts = dict(zip(memory.ids, memory.texts))
+    for item in bm25:
+        if item.slices["event_type"] == "transfer-player" and item.slices["relation"] == "P54":
+            assert item.metadata["subject"]["name"] in texts[item.metadata["retrieved"]]
+
+
+def test_dense_retrieval_with_a_local_model(store, batch_items, tiny_model, tiny_sentence_model, tmp_path):
+    memory = memory_of(batch_items)
+    retriever = DenseRetriever(memory, str(tiny_sentence_model))
+    picks = retriever.top1(list(memory.texts))
+    assert picks == retriever.top1(list(memory.texts))          # deterministic
+    assert all(0 <= p < len(memory.ids) for p in picks)
+    outcome = evaluate_editing(batch_items, _options(tmp_path, tiny_model,
+                                                     dense_model=str(tiny_sentence_model)),
+                               store, method="e5")
+    assert outcome.metrics["method"] == "dense"
+    assert 0.0 <= outcome.metrics["retrieval_top1_accuracy"] <= 1.0
+
+
+def test_unprovided_methods_say_so():
+    for name in ("ft", "serac"):
+        with pytest.raises(ConfigError, match="not provided"):
+            resolve_method(name)
+    with pytest.raises(ConfigError, match="unknown editing method"):
+        resolve_method("rome")
+
+
+def test_official_scoring_of_our_items(batch_items):
+    unknown = next(i for i in batch_items if i.unknown)
+    known = next(i for i in batch_items if i.slices["scope"] == "in" and i.slices["relation"] == "P551"
+                 and "Washington" in i.answers)
+    assert score_item(unknown, "Unknown.").value == 1.0
+    assert score_item(unknown, "London").value == 0.0
+    assert score_item(known, "washington.\nmore text").value == 1.0     # alias, first line, period
+    assert score_item(known, "Washington D.C.").value == 0.0            # exact after normalisation
+    local = next(i for i in batch_items if i.slices["scope"] == "out")
+    name, aliases = local.metadata["answer"]["name"], local.metadata["answer"]["alias"]
+    spelled = aliases[0] if aliases else name
+    res = locality_metrics([local], {local.id: name}, {local.id: spelled + "."})
+    assert res["question_level"] == 1.0
+    res = locality_metrics([local], {local.id: "I do not know (unknown)"}, {local.id: "Unknown"})
+    assert res["question_level"] == 1.0
+    res = locality_metrics([local], {local.id: name}, {local.id: "something else"})
+    assert res["question_level"] == 0.0 and res["edit_level"] == 0.0
+
+
+def test_edit_level_grouping_and_splits(batch_items):
+    inside = [i for i in batch_items if i.slices["scope"] == "in"]
+    events = sorted({i.metadata["event_id"] for i in inside})
+    # all right except one question of the first event
+    wrong = next(i.id for i in inside if i.metadata["event_id"] == events[0])
+    correct = {i.id: i.id != wrong for i in inside}
+    metrics = reliability_metrics(batch_items, correct)
+    assert metrics["edit_level"] == (len(events) - 1) / len(events)
+    assert metrics["question_level"] == (len(inside) - 1) / len(inside)
+    assert metrics["n_known"] + metrics["n_unknown"] == len(inside)
+    assert metrics["n_needs_background"] + metrics["n_not_needs_background"] == len(inside)
+
+
+class ScriptedJudge:
+    """Fixed judge replies, to test the judge's parsing and aggregation only."""
+
+    name, model, capabilities = "scripted", "judge", frozenset({"generate"})
+
+    def __init__(self, replies):
+        self.replies = replies
+
+    def generate(self, requests):
+        return [GenerationResult(texts=(r,), finish_reasons=("stop",)) for r in self.replies[:len(requests)]]
+
+    def loglikelihood(self, requests):
+        raise BackendError("the scripted judge only generates")
+
+
+def test_tendency_judge_scoring_logic():
+    assert parse_judgement("correctness: 5\ncoherence: 4\ncomprehensiveness: 5\noverall: 5") == {
+        "correctness": 5, "coherence": 4, "comprehensiveness": 5, "overall": 5}
+    # the rubric caps overall at 3 when correctness <= 3
+    assert parse_judgement("Correctness = 2, coherence: 5, comprehensiveness: 5, overall: 5")["overall"] == 3
+    assert parse_judgement("correctness: 5 coherence: 4") is None
+    case = {"event": "e", "question": "q", "answer": "a", "label": "A"}
+    judge = ScriptedJudge(["correctness: 5\ncoherence: 5\ncomprehensiveness: 5\noverall: 5",
+                           "correctness: 4\ncoherence: 3\ncomprehensiveness: 2\noverall: 4",
+                           "no scores here"])
+    result = judge_tendency(judge, [case, case, case])
+    assert result["unparsed"] == 1 and result["cases"] == 3
+    assert result["full_mark_overall"] == 0.5 and result["mean_correctness"] == 4.5
+    assert result["full_mark_comprehensiveness"] == 0.5

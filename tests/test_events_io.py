@@ -1,0 +1,102 @@
+"""Questions and ELKEN I/O: export layout, golden determinism, import counts, salvage."""
+
+from __future__ import annotations
+
+import json
+
+from events_subgraph import build_subgraph
+
+from knowforge.generators.events.build import generate_events, read_batch
+from knowforge.generators.events.elken_io import import_elken, salvage_elken
+from knowforge.generators.events.export import export_events
+
+TYPES = ["win-election", "transfer-player", "death", "marry", "acquire", "start-org"]
+
+
+def test_questions_in_and_out_of_scope(store):
+    build_subgraph(store)
+    summary = generate_events(store, types=TYPES, n=2, seed=0, batch="q")
+    assert summary.plans
+    for plan in summary.plans:
+        items = summary.items[plan.id]
+        inside = [i for i in items if i.slices["scope"] == "in"]
+        outside = [i for i in items if i.slices["scope"] == "out"]
+        assert len(inside) == len(plan.impacts)
+        assert 0 < len(outside) <= 5
+        impacted = {(i.subject.id, i.relation) for i in plan.impacts}
+        for item in outside:
+            key = (item.metadata["subject"]["id"], item.slices["relation"])
+            assert key not in impacted and item.slices["known"] and not item.unknown
+        for item in inside:
+            assert set(item.slices) == {"event_type", "relation", "known", "needs_background", "scope"}
+            assert item.unknown == (not item.slices["known"])
+            if item.unknown:
+                assert item.answers == ["unknown"] and item.metadata["answer"]["id"] == "NA"
+    win = next(p for p in summary.plans if p.type == "win-election")
+    residence = next(i for i in summary.items[win.id] if i.slices["relation"] == "P551")
+    assert residence.question.startswith("Which city does ") and residence.slices["needs_background"]
+
+
+def test_elken_export_layout_and_golden_determinism(store, tmp_path):
+    build_subgraph(store)
+    generate_events(store, types=TYPES, n=2, seed=5, batch="g")
+    first = export_events(store, "g", "elken", tmp_path / "a.json")
+    events = json.loads((tmp_path / "a.json").read_text())
+    assert first["events"] == len(events) > 0
+    for e in events:
+        assert set(e) == {"event_type", "event", "fact", "tendency"}
+        assert e["tendency"] == {"qas": [], "local_qas": []}   # no LLM, no tendency questions
+        for qa in e["fact"]["qas"] + e["fact"]["local_qas"]:
+            assert set(qa) == {"question", "subject", "answer", "type", "rel_id"}
+            assert set(qa["answer"]) == {"id", "name", "alias"} and qa["type"] in (0, 1)
+    unknown = [qa["answer"] for e in events for qa in e["fact"]["qas"] if qa["answer"]["id"] == "NA"]
+    assert unknown and all(a == {"id": "NA", "name": "unknown", "alias": ["unknown"]} for a in unknown)
+    # same graph + same seed -> byte-identical export
+    store.driver.execute_query("MATCH (n) DETACH DELETE n")
+    build_subgraph(store)
+    generate_events(store, types=TYPES, n=2, seed=5, batch="g")
+    export_events(store, "g", "elken", tmp_path / "b.json")
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    jsonl = export_events(store, "g", "jsonl", tmp_path / "g.jsonl")
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    assert len(lines) == jsonl["questions"] == sum(len(i) for _, i in read_batch(store, "g"))
+    hf = export_events(store, "g", "hf", tmp_path / "hf")
+    assert (tmp_path / "hf" / "data" / "test.jsonl").is_file() and hf["questions"] == len(lines)
+    assert "configs:" in (tmp_path / "hf" / "README.md").read_text()
+
+
+def test_import_shared_training_sample_exact_counts(shared_formats):
+    result = import_elken(shared_formats / "elken" / "train_sample.json")
+    assert result.counts == {"events": 40, "fact.qas": 0, "fact.local_qas": 0,
+                             "tendency.qas": 234, "tendency.local_qas": 86}
+    assert result.event_types == {"Military": 40}
+    assert result.damage_offset is None
+
+
+def test_truncated_copy_is_salvaged(shared_formats, tmp_path):
+    source = (shared_formats / "elken" / "train_sample.json").read_bytes()
+    cut = len(source) * 2 // 3
+    damaged = tmp_path / "truncated.json"
+    damaged.write_bytes(source[:cut])
+    full = json.loads(source)
+    # expected by hand: the complete events are those whose serialisation ends before the cut
+    text = source.decode("utf-8")
+    decoder = json.JSONDecoder()
+    pos, complete, start_of_broken = text.index("[") + 1, 0, None
+    while True:
+        while text[pos] in " \n\r\t,":
+            pos += 1
+        _, end = decoder.raw_decode(text, pos)
+        if len(text[:end].encode()) > cut:
+            start_of_broken = len(text[:pos].encode())
+            break
+        complete += 1
+        pos = end
+    result = salvage_elken(damaged)
+    assert result.recovered == complete and 0 < complete < len(full)
+    assert result.events == full[:complete]
+    assert result.damage_offset == start_of_broken
+    assert result.counts["events"] == complete
+    # an intact file salvages completely, with no damage
+    intact = salvage_elken(shared_formats / "elken" / "train_sample.json")
+    assert intact.recovered == 40 and intact.damage_offset is None

@@ -1,0 +1,102 @@
+"""Event templates as data: validation, allow-lists, and a 17th type without Python."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from events_subgraph import build_subgraph
+
+from knowforge.cli.generate_cmd import export_group
+from knowforge.cli.main import cli
+from knowforge.errors import InputError
+from knowforge.generators.events.instantiate import compose_candidate_query
+from knowforge.generators.events.templates import (load_locality_relations, load_relations,
+                                                   load_templates, parse_template)
+
+ELKEN_TYPES = {"win-election", "death", "end-org", "divorce", "acquire", "start-position",
+               "loss-election", "publish", "resign", "IPO", "marry", "dismissal", "start-org",
+               "education", "born", "transfer-player"}
+
+RETIRE = {
+    "version": 1, "type": "retire", "split": "custom", "text": "{A} retired from {B}.",
+    "slots": {"A": {"label": "Person", "where": [{"name": "A plays somewhere", "cypher":
+              "EXISTS { MATCH (A)-[:HAS_FACT]->(f:Fact {relation: 'P54'}) WHERE f.end_year IS NULL }"}]},
+              "B": {"derive": {"from": "A", "path": ["P54"]}}},
+    "impacts": [{"subject": "A", "relation": "P54", "object": "unknown", "replace": True},
+                {"subject": "A", "relation": "P1618", "object": "unknown", "replace": True}],
+}
+
+
+def test_the_sixteen_elken_types_are_bundled():
+    templates = load_templates()
+    assert set(templates) == ELKEN_TYPES
+    assert {t.split for t in templates.values()} == {"train", "test"}
+    assert sum(t.split == "train" for t in templates.values()) == 7
+
+
+def test_locality_relations_are_a_configurable_set_of_32():
+    ids, per_event = load_locality_relations()
+    assert len(ids) == 32 and per_event == 5
+    assert set(ids) <= set(load_relations())
+
+
+@pytest.mark.parametrize("patch,message", [
+    ({"slots": {"A": {"label": "Wizard"}}}, "not allowed"),
+    ({"impacts": [{"subject": "A", "relation": "P99999", "object": "unknown"}]}, "relations.yaml"),
+    ({"impacts": [{"subject": "A", "relation": "P54", "object": {"from": "A", "path": ["P54; DROP"]}}]}, "hop"),
+    ({"slots": {"A": {"label": "Person", "where": [{"name": "x", "cypher": "EXISTS { MATCH (A) } DETACH DELETE A"}]}}},
+     "read-only"),
+    ({"text": "{Z} retired."}, "not a slot"),
+    ({"impacts": [{"subject": "unknown", "relation": "P54", "object": "A"}]}, "unknown"),
+])
+def test_invalid_templates_are_rejected_with_the_file_name(patch, message):
+    data = {**RETIRE, **patch}
+    with pytest.raises(InputError, match=message) as info:
+        parse_template(data, "my/retire.yaml")
+    assert "my/retire.yaml" in str(info.value)
+
+
+def test_candidate_query_is_composed_from_the_template_only():
+    template = load_templates()["transfer-player"]
+    text = compose_candidate_query(template, "B")
+    assert text.startswith("MATCH (A:Entity {id: $slots.A})\nMATCH (B:Entity:Club)")
+    assert "NOT EXISTS { MATCH (A)-[:HAS_FACT]->(f:Fact {relation: 'P54'})" in text
+    assert text.rstrip().endswith("ORDER BY id")
+
+
+def test_a_17th_type_needs_no_python(store, graph_env, tmp_path):
+    build_subgraph(store)
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "retire.yaml").write_text(yaml.safe_dump(RETIRE), encoding="utf-8")
+    assert "retire" in load_templates(folder)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["generate", "events", "--types", "retire", "--n", "2", "--seed", "0",
+                                 "--batch", "r1", "--templates-dir", str(folder), "--silent"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    rows = store.user_query("MATCH (e:Event {batch: 'r1'})-[:SLOT {name: 'A'}]->(a) "
+                            "RETURN e.type AS type, e.text AS text, a.id AS a ORDER BY e.seq")
+    assert [r["type"] for r in rows] == ["retire", "retire"]
+    assert {r["a"] for r in rows} <= {"Q11571", "Q615", "Q99001"}
+    out = tmp_path / "out.json"
+    # `knowforge export` -> generate_cmd.export_group (invoked directly: main.py's registry
+    # names a knowforge.cli.export_cmd module that this checkout may not have yet)
+    result = runner.invoke(export_group, ["events", "--batch", "r1", "--format", "elken",
+                                          "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    events = json.loads(out.read_text())
+    assert [e["event_type"] for e in events] == ["retire", "retire"]
+    assert all(qa["answer"]["id"] == "NA" for e in events for qa in e["fact"]["qas"])
+
+
+def test_commands_have_help():
+    runner = CliRunner()
+    for args in (["generate", "events", "--help"], ["ripple", "--help"]):
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 0 and "Example" in result.output, args
+    result = runner.invoke(export_group, ["events", "--help"])
+    assert result.exit_code == 0 and "Example" in result.output

@@ -1,0 +1,107 @@
+"""Ripple analysis on hand-built subgraphs with known k-hop answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from events_subgraph import build_subgraph
+
+from knowforge.cli.main import cli
+from knowforge.errors import ConfigError, InputError
+from knowforge.generators.events.instantiate import Planner
+from knowforge.generators.events.layering import apply_events
+from knowforge.generators.events.ripple import parse_edit, ripple_edit, ripple_event
+from knowforge.generators.events.templates import load_templates
+from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.writer import write_entities, write_facts
+
+# X -r1-> Y -r2-> Z -r3-> W -r9-> R ;  X -r4-> V ;  U -r5-> X ;  U -r7-> S ;  T -r6-> Y
+# Y2 -r2-> Z2 ;  Q -r8-> Z (incoming at depth 2: not followed) ; an ended fact X -r4-> OLD
+# U is reached backwards (U -r5-> X), so it is listed but not walked through: no (U, r7, S).
+CHAIN = [("X", "r1", "Y"), ("Y", "r2", "Z"), ("Z", "r3", "W"), ("W", "r9", "R"), ("X", "r4", "V"),
+         ("U", "r5", "X"), ("U", "r7", "S"), ("T", "r6", "Y"), ("Y2", "r2", "Z2"), ("Q", "r8", "Z")]
+
+
+def _chain(store):
+    ids = sorted({x for s, _, o in CHAIN for x in (s, o)} | {"OLD"})
+    write_entities(store, [EntityRecord(id=f"c:{i}", name=i, labels=("Item",)) for i in ids])
+    facts = [FactRecord(subject_id=f"c:{s}", relation=r, object_id=f"c:{o}", source="test")
+             for s, r, o in CHAIN]
+    facts.append(FactRecord(subject_id="c:X", relation="r4", object_id="c:OLD", source="test",
+                            start_year=2000, end_year=2001))
+    write_facts(store, facts)
+
+
+def _found(report, kind=None):
+    return {(f.fact.subject, f.fact.relation, f.fact.object, f.depth) for f in report.facts
+            if kind is None or f.kind == kind}
+
+
+@pytest.mark.parametrize("hops,expected", [
+    (1, {("X", "r4", "V", 1), ("U", "r5", "X", 1), ("Y", "r2", "Z", 1), ("T", "r6", "Y", 1),
+         ("Y2", "r2", "Z2", 1)}),
+    (2, {("X", "r4", "V", 1), ("U", "r5", "X", 1), ("Y", "r2", "Z", 1), ("T", "r6", "Y", 1),
+         ("Y2", "r2", "Z2", 1), ("Z", "r3", "W", 2)}),
+    (3, {("X", "r4", "V", 1), ("U", "r5", "X", 1), ("Y", "r2", "Z", 1), ("T", "r6", "Y", 1),
+         ("Y2", "r2", "Z2", 1), ("Z", "r3", "W", 2), ("W", "r9", "R", 3)}),
+])
+def test_ad_hoc_edit_k_hop_answer(store, hops, expected):
+    _chain(store)
+    report = ripple_edit(store, "c:X,r1,c:Y->c:Y2", hops)
+    assert _found(report) == expected
+    assert all(f.kind == "candidate" for f in report.facts)
+    assert [(c, f.subject, f.object) for c, f in report.edited] == [("retracted", "X", "Y"),
+                                                                    ("asserted", "X", "Y2")]
+    deepest = max(report.facts, key=lambda f: f.depth)
+    # every listed fact comes with the path that reached it, ending in the fact itself
+    assert len(deepest.path) == deepest.depth and deepest.path[-1] == deepest.fact
+
+
+def test_edit_syntax_and_errors(store):
+    _chain(store)
+    assert parse_edit("Q76,P39,Q11696->Q30") == ("Q76", "P39", "Q11696", "Q30")
+    assert parse_edit("Q76, P39, -> unknown") == ("Q76", "P39", None, "unknown")
+    with pytest.raises(InputError):
+        parse_edit("Q76 P39 Q30")
+    with pytest.raises(ConfigError, match="not a current fact"):
+        ripple_edit(store, "c:X,r1,c:Z->c:Y2", 1)
+    with pytest.raises(ConfigError, match="no entity"):
+        ripple_edit(store, "c:X,r1,c:Y->c:NOPE", 1)
+
+
+def test_event_ripple_separates_declared_from_candidates(store):
+    build_subgraph(store)
+    planner = Planner(store, load_templates(), seed=0, batch="rp")
+    plan = planner.plan_fixed(planner.templates["transfer-player"], {"A": "Q11571", "B": "Q8682"})
+    apply_events(store, [plan])
+    report = ripple_event(store, plan.id, hops=2)
+    assert _found(report, "declared") == {
+        ("Real Madrid CF", "P118", "La Liga", 1), ("Real Madrid CF", "P286", "Carlo Ancelotti", 1),
+        ("Real Madrid CF", "P159", "Madrid", 1), ("Madrid", "P17", "Spain", 1)}
+    assert _found(report, "candidate") == {
+        ("Real Madrid CF", "P17", "Spain", 1), ("Al Nassr FC", "P159", "Riyadh", 1),
+        ("Al Nassr FC", "P17", "Saudi Arabia", 1), ("Riyadh", "P17", "Saudi Arabia", 1)}
+    assert {c for c, _ in report.edited} == {"asserted", "retracted"}
+    assert len(report.changes) == 6
+
+
+def test_cli_formats(store, graph_env):
+    _chain(store)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["ripple", "--edit", "c:X,r1,c:Y->c:Y2", "--hops", "2", "--format", "json"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output[result.output.index("{"):])
+    assert len(data["candidates"]) == 6 and data["hops"] == 2
+    result = runner.invoke(cli, ["ripple", "--edit", "c:X,r1,c:Y->c:Y2", "--format", "cypher"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0
+    param, query = result.output.split("\n\n", 1)
+    ids = json.loads(param.removeprefix(":param fact_ids => "))
+    assert len(ids) == 5 + 1   # 5 one-hop facts + the retracted edited fact
+    rows = store.user_query(query, {"fact_ids": ids})
+    assert len(rows) == 6
+    result = runner.invoke(cli, ["ripple", "--edit", "c:X,r1,c:Y->c:Y2"], catch_exceptions=False)
+    assert result.exit_code == 0 and "0 declared, 5 candidate ripples" in result.output
