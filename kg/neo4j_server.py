@@ -249,7 +249,8 @@ class ManagedNeo4j:
                 f"the data directory {self.data_dir} already has users but {self.password_file} is "
                 "missing; restore that file, set NEO4J_PASSWORD with NEO4J_URI, or remove the data "
                 "directory to start afresh")
-        password = secrets.token_urlsafe(24)
+        # Hex only: a password starting with "-" would be read by the admin tool as an option.
+        password = secrets.token_hex(24)
         proc = subprocess.run([java, "-cp", self._classpath(), ADMIN_TOOL, "dbms",
                                "set-initial-password", password],
                               capture_output=True, text=True, env=self._env())
