@@ -179,8 +179,11 @@ def retrieval_accuracy(items: Sequence[BenchmarkItem]) -> float | None:
 
 # --- LLM judge for open tendency answers (Tendency-G) -------------------------------------------
 JUDGE_DIMENSIONS = ("correctness", "coherence", "comprehensiveness", "overall")
-_JUDGE_LINE = re.compile(r"(correctness|coherence|comprehensiveness|overall)\s*[:=]\s*([1-5])",
-                         re.IGNORECASE)
+# "correctness: 4", "Correctness = 4", "**Coherence**: 5/5", "Overall score: 3". The number is
+# read whole ("4.5", "45", "0" and "7" are malformed, not truncated to a score).
+_JUDGE_LINE = re.compile(
+    r"\b(correctness|coherence|comprehensiveness|overall)\b[\s*_]*(?:score)?[\s*_]*[:=][\s*_]*"
+    r"(\d+(?:[.,]\d+)?)(?:\s*/\s*5\b)?", re.IGNORECASE)
 
 
 def judge_prompt(event: str, question: str, answer: str, label: str) -> str:
@@ -194,10 +197,15 @@ def judge_prompt(event: str, question: str, answer: str, label: str) -> str:
 
 
 def parse_judgement(text: str | None) -> dict[str, int] | None:
-    """The four scores, or None when the judge's reply does not contain all of them."""
+    """The four scores, or None (unparsed) when the judge's reply lacks one of them, gives one
+    outside 1..5 or not a whole number, or gives one dimension two different scores."""
     scores: dict[str, int] = {}
     for name, value in _JUDGE_LINE.findall(text or ""):
-        scores.setdefault(name.lower(), int(value))
+        name = name.lower()
+        if not value.isdigit() or not 1 <= int(value) <= 5:
+            return None
+        if scores.setdefault(name, int(value)) != int(value):
+            return None
     if set(scores) != set(JUDGE_DIMENSIONS):
         return None
     if scores["correctness"] <= 3:
@@ -221,6 +229,29 @@ def judge_tendency(judge: Backend, cases: Sequence[dict], *, max_tokens: int = 4
         out[f"mean_{dim}"] = sum(p[dim] for p in good) / len(good) if good else None
         out[f"full_mark_{dim}"] = _rate([p[dim] == 5 for p in good])
     return out
+
+
+def judge_from_options(options: EvalOptions) -> Backend | None:
+    """The Tendency-G judge named by ``options.extra`` (``judge_backend``, ``judge_model``,
+    ``judge_base_url``; ``knowforge eval --judge-*``), built by ``make_backend`` behind the same
+    response cache as the evaluated model; None when no judge is named.
+
+    The judge backend defaults to the evaluated model's backend, and its base URL to the
+    evaluated model's when both use the same backend.
+    """
+    extra = options.extra
+    name, model, url = extra.get("judge_backend"), extra.get("judge_model"), extra.get("judge_base_url")
+    if not (name or model or url):
+        return None
+    if not model:
+        raise ConfigError("a judge needs a model: pass --judge-model (a model id or local folder)")
+    name = name or options.backend
+    if url is None and name == options.backend:
+        url = options.base_url
+    from knowforge.eval.backends import make_backend
+
+    return make_backend(replace(options, backend=name, model=model, base_url=url, revision=None,
+                                n=1, temperature=0.0, top_p=1.0, extra={}))
 
 
 def open_tendency_prompt(item: BenchmarkItem) -> str:
@@ -300,8 +331,12 @@ def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store
                "tendency": tendency_accuracy(edited, {k: r.raw for k, r in first.items()}),
                "retrieval_top1_accuracy": retrieval_accuracy(edited)}
     if judge is not None:
-        metrics["tendency_generation"] = tendency_generation(backend, judge, items,
-                                                             seed=options.seed)
+        if not any(i.task == "events/tendency" for i in items):
+            log.warning("a judge was given but the items have no tendency questions (generate "
+                        "the batch with an LLM: --llm-backend); Tendency-G has nothing to score")
+        metrics["tendency_generation"] = {
+            "judge": {"backend": judge.name, "model": judge.model},
+            **tendency_generation(backend, judge, items, seed=options.seed)}
     options = replace(options, extra={**options.extra, "method": method})
     rel, loc = metrics["reliability"], metrics["locality"]
     run_id = record_run(store, options, edited, after, name=name,
@@ -329,6 +364,6 @@ def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store
 
 
 __all__ = ["BM25Retriever", "DenseRetriever", "EditingOutcome", "Memory", "METHODS",
-           "evaluate_editing", "judge_tendency", "locality_metrics", "make_retriever",
-           "memory_of", "parse_judgement", "reliability_metrics", "resolve_method",
+           "evaluate_editing", "judge_from_options", "judge_tendency", "locality_metrics",
+           "make_retriever", "memory_of", "parse_judgement", "reliability_metrics", "resolve_method",
            "retrieval_accuracy", "tendency_accuracy", "tendency_generation", "with_context"]

@@ -54,6 +54,15 @@ E = [  # id, name, label, popularity, aliases
     ("Q265852", "Tim Cook", "Person", 150, ()),
     ("Q15042580", "Priscilla Chan", "Person", 60, ()),
     ("Q49088", "Columbia University", "University", 120, ()),
+    # a parliamentary republic: elected head of state, a separate head of government
+    ("Q183", "Germany", "Country", 220, ("Federal Republic of Germany",)),
+    ("Q64", "Berlin", "City", 180, ()),
+    ("Q25223", "Federal President of Germany", "Position", 70, ()),
+    ("Q4970706", "Chancellor of Germany", "Position", 80, ("German Chancellor",)),
+    ("Q155652", "Bellevue Palace", "Building", 40, ()),
+    ("Q76658", "Frank-Walter Steinmeier", "Person", 90, ()),
+    ("Q2485", "Joachim Gauck", "Person", 70, ()),
+    ("Q61053", "Olaf Scholz", "Person", 110, ()),
 ]
 
 F = [  # subject, relation, object, start_year, end_year
@@ -96,6 +105,13 @@ F = [  # subject, relation, object, start_year, end_year
     ("Q265852", "P108", "Q312", 1998, None),
     ("Q36215", "P26", "Q15042580", 2012, None), ("Q15042580", "P26", "Q36215", 2012, None),
     ("Q49088", "P131", "Q60", None, None), ("Q49088", "P17", "Q30", None, None),
+    ("Q183", "P35", "Q76658", 2017, None), ("Q183", "P35", "Q2485", 2012, 2017),
+    ("Q183", "P6", "Q61053", 2021, None), ("Q183", "P36", "Q64", None, None),
+    ("Q183", "P1906", "Q25223", None, None), ("Q183", "P1313", "Q4970706", None, None),
+    ("Q25223", "P263", "Q155652", None, None), ("Q64", "P17", "Q183", None, None),
+    ("Q76658", "P27", "Q183", None, None), ("Q76658", "P39", "Q25223", 2017, None),
+    ("Q2485", "P27", "Q183", None, None), ("Q61053", "P27", "Q183", None, None),
+    ("Q61053", "P39", "Q4970706", 2021, None),
 ]
 ATTRS = [("Q11571", "P1618", "7"), ("Q615", "P1618", "10"), ("Q99001", "P570", "1990-05-01")]
 

@@ -31,20 +31,25 @@ EXPECTED = {
          {("Q30", "P35", "Q22686", False), ("Q30", "previous_head_of_state", "Q6279", True),
           ("Q22686", "P39", "Q11696", True), ("Q22686", "P551", "Q61", True),
           ("Q22686", "P937", "Q61", True), ("Q22686", "P263", "Q35525", True),
-          ("Q6279", "P263", U, False), ("Q11696", "P1308", "Q22686", True)}),
-        ({"B": "Q145", "A": "Q6294"},
-         {("Q145", "P35", "Q6294", False), ("Q145", "previous_head_of_state", "Q43274", True),
-          ("Q6294", "P39", "Q9134365", True), ("Q6294", "P551", "Q84", True),
-          ("Q6294", "P937", "Q84", True), ("Q6294", "P263", "Q42182", True),
-          ("Q43274", "P263", U, False), ("Q9134365", "P1308", "Q6294", True)}),
+          ("Q6279", "P263", U, False), ("Q11696", "P1308", "Q22686", True),
+          # presidential republic (P1906 = P1313): the winner is also head of government
+          ("Q30", "P6", "Q22686", True), ("Q30", "previous_head_of_government", "Q6279", True),
+          ("Q6279", "P937", U, True)}),
+        # parliamentary republic: elected head of state, head of government untouched
+        ({"B": "Q183", "A": "Q61053"},
+         {("Q183", "P35", "Q61053", False), ("Q183", "previous_head_of_state", "Q76658", True),
+          ("Q61053", "P39", "Q25223", True), ("Q61053", "P551", "Q64", True),
+          ("Q61053", "P937", "Q64", True), ("Q61053", "P263", "Q155652", True),
+          ("Q76658", "P263", U, False), ("Q25223", "P1308", "Q61053", True)}),
     ],
     "loss-election": [
         ({"B": "Q30"}, {("Q30", "P35", U, False), ("Q30", "previous_head_of_state", "Q6279", False),
                         ("Q6279", "P263", U, False), ("Q6279", "P937", U, False),
-                        ("Q11696", "P1308", U, True)}),
-        ({"B": "Q145"}, {("Q145", "P35", U, False), ("Q145", "previous_head_of_state", "Q43274", False),
-                         ("Q43274", "P263", U, False), ("Q43274", "P937", U, False),
-                         ("Q9134365", "P1308", U, True)}),
+                        ("Q11696", "P1308", U, True),
+                        ("Q30", "P6", U, True), ("Q30", "previous_head_of_government", "Q6279", True)}),
+        ({"B": "Q183"}, {("Q183", "P35", U, False), ("Q183", "previous_head_of_state", "Q76658", False),
+                         ("Q76658", "P263", U, False), ("Q76658", "P937", U, False),
+                         ("Q25223", "P1308", U, True)}),
     ],
     "death": [
         ({"A": "Q6279"}, {("Q6279", "P570", D, False), ("Q6279", "P39", U, False),
@@ -183,6 +188,8 @@ def test_multi_hop_answer_records_its_path(planner):
     ("education", {"A": "Q76", "B": "Q49088"}),            # already educated there
     ("win-election", {"B": "Q30", "A": "Q43274"}),         # not a citizen
     ("win-election", {"B": "Q30", "A": "Q6279"}),          # already head of state (C)
+    ("win-election", {"B": "Q145", "A": "Q6294"}),         # a monarchy holds no such election
+    ("loss-election", {"B": "Q145"}),                      # nor does a king lose one
 ])
 def test_constraints_reject_unreasonable_edits(planner, event_type, fillers):
     with pytest.raises(ConfigError):

@@ -23,7 +23,8 @@ from knowforge.kg.records import stable_id
 from knowforge.kg.store import Store
 
 from .paths import Hop, Target, describe_path, follow, read_current
-from .templates import EventTemplate, Impact, PathRef, Retract, ValueRef, load_relations
+from .templates import (Constraint, EventTemplate, Impact, PathRef, Retract, ValueRef,
+                        load_relations)
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +115,14 @@ def compose_candidate_query(template: EventTemplate, slot_name: str) -> str:
     return "\n".join(lines)
 
 
+def compose_condition_query(template: EventTemplate, condition: Constraint) -> str:
+    """The query checking an impact's ``when`` predicate for one filling (every slot bound by
+    id), composed ONLY from the template file's own parts; it returns one row, ``holds``."""
+    lines = [f"MATCH ({name}:Entity {{id: $slots.{name}}})" for name in template.slot_order()]
+    lines.append(f"RETURN coalesce(({condition.cypher}), false) AS holds")
+    return "\n".join(lines)
+
+
 class Planner:
     """Plans events of one batch against the graph as it stands now."""
 
@@ -130,6 +139,7 @@ class Planner:
             raise ConfigError(f"event date {date!r} must be YYYY-MM-DD") from exc
         self.relations = load_relations()
         self._candidates: dict[tuple, list[dict]] = {}
+        self._conditions: dict[tuple, bool] = {}
         self._used: set[tuple] = set()
 
     # -- reads ----------------------------------------------------------------------------------
@@ -146,6 +156,18 @@ class Planner:
                 params, routing_=RoutingControl.READ, database_=self.store.database,
                 result_transformer_=neo4j.Result.data)
         return list(self._candidates[key])
+
+    def _holds(self, template: EventTemplate, condition: Constraint, bound: dict[str, Slot]) -> bool:
+        """Whether an impact's ``when`` predicate holds for this filling (cached per filling)."""
+        key = (template.type, condition.cypher, tuple((k, v.id) for k, v in bound.items()))
+        if key not in self._conditions:
+            rows = self.store.driver.execute_query(
+                Query(compose_condition_query(template, condition),
+                      metadata={"app": "knowforge", "statement": f"events/when/{template.type}"}),
+                {"slots": {k: v.id for k, v in bound.items()}}, routing_=RoutingControl.READ,
+                database_=self.store.database, result_transformer_=neo4j.Result.data)
+            self._conditions[key] = bool(rows and rows[0]["holds"])
+        return self._conditions[key]
 
     def _targets(self, ref, bound: dict[str, Slot]) -> list[Target] | None:
         """Targets of a slot name or a path; None for 'unknown' and literal values."""
@@ -246,6 +268,8 @@ class Planner:
         impacts: list[ImpactedTriplet] = []
         retract_specs: list[tuple[Target, str, list[str] | None, str]] = []
         for spec in template.impacts:
+            if spec.when is not None and not self._holds(template, spec.when, bound):
+                continue
             subjects = self._targets(spec.subject, bound) or []
             if isinstance(spec.object, ValueRef):
                 objects: list[Target] | None = [Target(None, self.date)]
@@ -260,7 +284,10 @@ class Planner:
                     return None
             background = spec.needs_background
             if background is None:
-                background = (isinstance(spec.subject, PathRef)
+                # A conditional impact needs the background fact its condition reads (e.g.
+                # that the country is a presidential republic), which the text does not state.
+                background = (spec.when is not None
+                              or isinstance(spec.subject, PathRef)
                               or isinstance(spec.object, PathRef)
                               or (isinstance(spec.object, str) and spec.object not in ("unknown",)
                                   and spec.object not in stated))
@@ -337,4 +364,4 @@ def plan_events(store: Store, templates: dict[str, EventTemplate], types: list[s
 
 
 __all__ = ["EventPlan", "Hop", "ImpactedTriplet", "PlanReport", "Planner", "Retraction", "Slot",
-           "Target", "compose_candidate_query", "plan_events"]
+           "Target", "compose_candidate_query", "compose_condition_query", "plan_events"]

@@ -96,6 +96,9 @@ class Impact(Strict):
     replace: bool = False        # retract the subject's current facts of this relation first
     optional: bool = False       # skip (instead of rejecting the event) when a path is empty
     needs_background: bool | None = None  # default: computed from the paths and the text
+    # Declared only when this read-only Cypher predicate over the slots holds (e.g. the
+    # winner of a presidential election is head of government only in a presidential republic).
+    when: Constraint | None = None
 
 
 class Retract(Strict):

@@ -79,9 +79,17 @@ def _options(**kw):
 @click.option("--concurrency", type=int, default=8, show_default=True, help="openai: parallel requests.")
 @click.option("--check", default=None, help="Method option (chrono: knowledge check variant).")
 @click.option("--chronoprompt", is_flag=True, default=None, help="Method option (chrono: run ChroKnowPrompt).")
-@click.option("--span", default=None, help="Method option (chrono: previous|next|both).")
+@click.option("--span", type=click.Choice(["total", "previous", "both"]), default=None,
+              help="ChroKnowPrompt spans (chrono): total (previous + next), previous only, or both reported.")
 @click.option("--method", default=None,
               help="Editing method for events benchmarks: ice|bm25|dense|none (e5 = dense).")
+@click.option("--judge-backend", type=click.Choice(["hf", "openai", "vllm"]), default=None,
+              help="events: backend of the LLM judge of open tendency answers (Tendency-G); "
+                   "default: --backend.")
+@click.option("--judge-model", default=None,
+              help="events: judge model id or local directory; turns Tendency-G on.")
+@click.option("--judge-base-url", default=None,
+              help="events: judge server URL (openai); default: --base-url when the backends match.")
 @click.option("--name", default=None, help="A name stored on the Run.")
 @home_option
 @silent_option
@@ -89,7 +97,8 @@ def _options(**kw):
 def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, max_tokens, limit, setting,
              chat, log_samples, no_cache, cache_dir, out_dir, device, batch_size, revision, tensor_parallel_size,
              concurrency,
-             check, chronoprompt, span, method, name, home, silent):
+             check, chronoprompt, span, method, judge_backend, judge_model, judge_base_url, name, home,
+             silent):
     """Evaluate a model on a benchmark; results go to the graph and to OUT/<run_id>/.
 
     Every request goes through the on-disk response cache, so an interrupted run resumes where
@@ -102,14 +111,21 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
       knowforge eval --benchmark items.jsonl --backend openai --model m \\
           --base-url http://127.0.0.1:8000/v1 --temperature 0.7 --n 5 --seed 1 --log-samples
       knowforge eval --benchmark chrono:general --backend vllm --model meta-llama/Llama-3.1-8B-Instruct
+      knowforge eval --benchmark events:e0 --backend hf --model models/tiny --method ice \\
+          --judge-backend openai --judge-model gpt-4o --judge-base-url http://127.0.0.1:8000/v1
     """
+    if (judge_backend or judge_model or judge_base_url) and not benchmark.startswith("events:"):
+        raise ConfigError("--judge-backend/--judge-model/--judge-base-url apply to events: "
+                          "benchmarks only (Tendency-G)")
     options = _options(backend=backend, model=model, base_url=base_url, temperature=temperature, top_p=top_p,
                        n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
                        cache=not no_cache, cache_dir=cache_dir, out_dir=out_dir, silent=silent, device=device,
                        batch_size=batch_size, revision=revision,
                        tensor_parallel_size=tensor_parallel_size, concurrency=concurrency,
                        extra={"setting": setting, "chat": chat or None, "check": check,
-                              "chronoprompt": chronoprompt, "span": span, "method": method})
+                              "chronoprompt": chronoprompt, "span": span, "method": method,
+                              "judge_backend": judge_backend, "judge_model": judge_model,
+                              "judge_base_url": judge_base_url})
     path = Path(benchmark)
     if path.is_file():
         from knowforge.eval.items_io import read_items

@@ -103,9 +103,11 @@ def export_events(batch, fmt, out, home):
 def evaluate_events(spec: str, options, store) -> Path:
     """``knowforge eval --benchmark events:<batch> --method ice|bm25|dense|none``.
 
-    The dense model is ``options.extra["dense_model"]`` or $KNOWFORGE_E5_MODEL.
+    The dense model is ``options.extra["dense_model"]`` or $KNOWFORGE_E5_MODEL. With
+    ``--judge-model`` (``options.extra["judge_*"]``) tendency questions are also answered
+    open-ended and scored by that judge (Tendency-G).
     """
-    from knowforge.eval.editing import evaluate_editing
+    from knowforge.eval.editing import evaluate_editing, judge_from_options
     from knowforge.errors import ConfigError
     from knowforge.generators.events.build import read_batch
 
@@ -113,13 +115,19 @@ def evaluate_events(spec: str, options, store) -> Path:
     if not items:
         raise ConfigError(f"no questions for event batch {spec!r}")
     method = options.extra.get("method") or "ice"
+    judge = judge_from_options(options)
     with progress_bar(f"events:{spec} ({method})", None, silent=options.silent,
                       unit="requests") as advance:
         outcome = evaluate_editing(items, options, store, method=method,
-                                   name=f"events:{spec}:{method}", progress=advance)
+                                   name=f"events:{spec}:{method}", judge=judge, progress=advance)
     rel, loc = outcome.metrics["reliability"], outcome.metrics["locality"]
     console.print(f"{method}: question-level reliability {_pct(rel['question_level'])}, "
                   f"edit-level {_pct(rel['edit_level'])}, locality {_pct(loc['question_level'])}")
+    if "tendency_generation" in outcome.metrics:
+        g = outcome.metrics["tendency_generation"]
+        console.print(f"Tendency-G ({g['judge']['backend']}:{g['judge']['model']}): {g['cases']} "
+                      f"answers judged, {g['unparsed']} unparsed, full-mark rate (overall) "
+                      f"{_pct(g['full_mark_overall'])}")
     return outcome.report_dir
 
 
