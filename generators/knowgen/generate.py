@@ -1,0 +1,135 @@
+"""Generate one KnowGen batch: read, plan, apply, find KA chains, build and store questions.
+
+Round trips to Neo4j per batch: 2 batch checks + 3 reads of inputs + 1 name stream + 1 batch
+node + ceil(n / 1000) applies + 4 * ceil(n / 250) KA reads + ceil(questions / 5000) question
+writes: a constant per batch plus a constant per 250-1000 entities, never one per entity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from knowforge.errors import InputError
+from knowforge.kg.store import Store, chunked
+
+from .apply import apply_plan
+from .names import NameIndex
+from .params import KnowGenParams
+from .plan import PlannedEntity, plan_entities
+from .questions import build_questions, pick_ka_groups, question_rows
+from .read import read_inputs, read_name_index_names
+
+log = logging.getLogger(__name__)
+
+QUESTION_BATCH_SIZE = 5000
+
+
+@dataclass
+class GenerationSummary:
+    batch: str
+    entities: int
+    facts: int
+    questions: int
+    by_type: dict[str, int]
+    timings: dict[str, float] = field(default_factory=dict)
+    source_hash: str = ""
+
+
+def source_graph_hash(store: Store) -> str:
+    """sha256 over the ids and values of every non-generated fact and every real entity."""
+    row = store.read("knowgen/read_source_checksum")[0]
+    h = hashlib.sha256()
+    for fact in row["facts"]:
+        h.update(fact.encode("utf-8"))
+        h.update(b"\n")
+    h.update(b"--entities--\n")
+    for eid in row["entities"]:
+        h.update(eid.encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+KA_BATCH_SIZE = 250
+
+
+def read_chains(store: Store, params: KnowGenParams, entities: list[PlannedEntity]):
+    """KA chains of the chosen relation paths, in a constant number of round trips per
+    KA_BATCH_SIZE entities: path keys (2 reads), the seeded pick, then answers + chains (2 reads)."""
+    chains2: dict[str, list[dict]] = {}
+    chains3: dict[str, list[dict]] = {}
+    for chunk in chunked(entities, KA_BATCH_SIZE):
+        ids = [e.id for e in chunk]
+        groups2: dict[str, list[dict]] = {}
+        groups3: dict[str, list[dict]] = {}
+        if params.max_ka2:
+            for r in store.read("knowgen/read_ka_groups2", ids=ids, parent_rel=params.parent_rel):
+                groups2.setdefault(r["entity_id"], []).append(r)
+        if params.max_ka3:
+            for r in store.read("knowgen/read_ka_groups3", ids=ids, parent_rel=params.parent_rel):
+                groups3.setdefault(r["entity_id"], []).append(r)
+        rows2, rows3 = [], []
+        for e in chunk:
+            p2, p3 = pick_ka_groups(params, e.index, groups2.get(e.id, []), groups3.get(e.id, []))
+            rows2.extend({"entity_id": e.id, "r1": g["r1"], "r2": g["r2"]} for g in p2)
+            rows3.extend({"entity_id": e.id, "r1": g["r1"], "r2": g["r2"], "r3": g["r3"]} for g in p3)
+        if rows2:
+            for r in store.read("knowgen/read_ka_chains2", rows=rows2, max_chains=params.max_hop_triplets):
+                chains2.setdefault(r["entity_id"], []).append(r)
+        if rows3:
+            for r in store.read("knowgen/read_ka_chains3", rows=rows3, max_chains=params.max_hop_triplets):
+                chains3.setdefault(r["entity_id"], []).append(r)
+    return chains2, chains3
+
+
+def generate_batch(store: Store, params: KnowGenParams, *,
+                   progress: Callable[[str, int, int | None], None] | None = None) -> GenerationSummary:
+    """Generate, write and question one batch. ``progress(stage, n, total)`` reports work done."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if store.read("knowgen/read_batch", batch=params.batch):
+        raise InputError(f"batch {params.batch!r} already exists; drop it first "
+                         f"(knowforge generate knowgen --drop {params.batch}) or choose another --batch")
+    source_hash = source_graph_hash(store)
+    timings["source_hash"] = time.perf_counter() - t0
+    t = time.perf_counter()
+    inputs = read_inputs(store, params)
+    names = NameIndex(read_name_index_names(store), cutoff=params.name_cutoff)
+    timings["read"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    entities = plan_entities(inputs, params, names)
+    timings["plan"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    store.run("knowgen/create_batch", batch=params.batch, seed=params.seed, params=params.to_json(),
+              created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              source_hash=source_hash)
+    apply_plan(store, params, entities,
+               progress=(lambda n: progress("entities", n, len(entities))) if progress else None)
+    timings["apply"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    chains2, chains3 = read_chains(store, params, entities)
+    timings["ka_read"] = time.perf_counter() - t
+    t = time.perf_counter()
+    items = build_questions(entities, inputs, params, chains2, chains3)
+    timings["questions_build"] = time.perf_counter() - t
+    t = time.perf_counter()
+    store.write("knowgen/write_questions", question_rows(items, params), batch_size=QUESTION_BATCH_SIZE,
+                progress=(lambda n: progress("questions", n, len(items))) if progress else None)
+    timings["questions_write"] = time.perf_counter() - t
+    timings["total"] = time.perf_counter() - t0
+    by_type: dict[str, int] = {}
+    for it in items:
+        by_type[it.slices["type"]] = by_type.get(it.slices["type"], 0) + 1
+    log.info("knowgen batch %s: %d entities, %d questions in %.1fs", params.batch, len(entities),
+             len(items), timings["total"])
+    return GenerationSummary(batch=params.batch, entities=len(entities),
+                             facts=sum(len(e.facts) for e in entities), questions=len(items),
+                             by_type=by_type, timings=timings, source_hash=source_hash)
+

@@ -1,0 +1,41 @@
+"""End to end on the bundled taxonomy sample: 1,000 artificial entities with all question
+families, exported in the ALCUNA format and validated."""
+
+from __future__ import annotations
+
+from collections import Counter
+from importlib import resources
+
+from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_batch
+from knowforge.generators.knowgen.alcuna_schema import validate_alcuna_export
+from knowforge.generators.knowgen.export import export_batch
+from knowforge.generators.knowgen.generate import source_graph_hash
+from knowforge.kg.loaders.taxonomy import load_taxonomy
+
+
+def test_thousand_entities_from_the_taxonomy_sample(store, tmp_path):
+    sample = resources.files("knowforge.kg.samples").joinpath("taxonomy")
+    load_taxonomy(store, [str(sample)])
+    before = source_graph_hash(store)
+    summary = generate_batch(store, KnowGenParams(batch="sample1k", seed=0, n=1000))
+    assert summary.entities == 1000
+    assert set(summary.by_type) == {"KU", "KD", "KA"}
+    slices = Counter()
+    for row in store.driver.execute_query(
+            "MATCH (q:Question {benchmark:'knowgen:sample1k'}) "
+            "RETURN q.type AS t, q.form AS f, q.difference AS d, q.hop_count AS h",
+            database_=store.database).records:
+        slices[(row["t"], row["f"])] += 1
+        slices[("difference", row["d"])] += 1
+        slices[("hop", row["h"])] += 1
+    for t in ("KU", "KD", "KA"):
+        for f in ("boolean", "fill-in-blank", "multi-choice"):
+            assert slices[(t, f)] > 0, (t, f)
+    for d in ("heredity", "variation", "dropout", "extension"):
+        assert slices[("difference", d)] > 0, d
+    assert slices[("hop", 2)] > 0 and slices[("hop", 3)] > 0
+    export_batch(store, "sample1k", "alcuna", tmp_path)
+    counts = validate_alcuna_export(tmp_path)
+    assert counts == {"entities": 1000, "questions": summary.questions}
+    drop_batch(store, "sample1k")
+    assert source_graph_hash(store) == before
