@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from knowforge.cli.main import cli
 from knowforge.generators.knowgen import KnowGenParams, generate_batch
-from knowforge.generators.knowgen.evaluate import SETTINGS
+from knowforge.eval.knowgen_eval import SETTINGS
 from knowforge.generators.knowgen.synthetic import synthetic_taxonomy, write_taxonomy
 
 

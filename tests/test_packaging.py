@@ -48,3 +48,33 @@ def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     readme = (ROOT / "README.md").read_text()
     assert "make test" in ci and "make test" in readme and "make demo" in readme
+
+
+def _imports(folder: str) -> set[tuple[str, str]]:
+    import ast
+
+    found = set()
+    for path in (ROOT / folder).rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add((str(path.relative_to(ROOT)), node.module))
+            elif isinstance(node, ast.Import):
+                found.update((str(path.relative_to(ROOT)), a.name) for a in node.names)
+    return found
+
+
+def test_layers_depend_only_downwards():
+    """kg/ knows nothing of generators, eval or the CLI; eval/ never imports generators/;
+    no layer imports the CLI (ARCHITECTURE.md)."""
+    bad = []
+    for path, module in _imports("kg"):
+        if module.startswith(("knowforge.generators", "knowforge.eval", "knowforge.cli")):
+            bad.append((path, module))
+    for path, module in _imports("eval"):
+        if module.startswith(("knowforge.generators", "knowforge.cli")):
+            bad.append((path, module))
+    for path, module in _imports("generators"):
+        if module.startswith("knowforge.cli"):
+            bad.append((path, module))
+    assert bad == []

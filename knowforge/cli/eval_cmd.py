@@ -63,7 +63,7 @@ def _options(**kw):
 @click.option("--max-tokens", type=int, default=64, show_default=True)
 @click.option("--limit", type=int, default=None, help="Only the first K items.")
 @click.option("--setting", type=click.Choice(SETTINGS), default="zero-shot", show_default=True,
-              help="Prompting setting.")
+              help="Prompting setting (knowgen benchmarks always run all four ALCUNA settings).")
 @click.option("--chat/--no-chat", default=False, show_default=True,
               help="Send chat messages (the model's chat template) instead of a plain prompt.")
 @click.option("--log-samples", is_flag=True, help="Write samples.jsonl (prompt, raw, parsed, score) to the run dir.")

@@ -121,7 +121,9 @@ def export_knowgen(batch, fmt, out_dir, home):
 def evaluate_knowgen(spec: str, options, store) -> Path:
     """``knowforge eval --benchmark knowgen:BATCH``: the four ALCUNA settings; returns the
     summary directory (accuracy by type KU/KD/KA, form and difference per setting)."""
-    from knowforge.generators.knowgen.evaluate import evaluate_batch
+    from knowforge.eval.knowgen_eval import evaluate_batch
+    from knowforge.generators.knowgen.export import read_batch
 
+    _, _, _, items = read_batch(store, spec)
     with progress_bar(f"knowgen:{spec}", None, silent=options.silent, unit="requests") as advance:
-        return evaluate_batch(store, spec, options, progress=advance)
+        return evaluate_batch(store, spec, items, options, progress=advance)

@@ -2,7 +2,8 @@
 zero-shot, few-shot) with the eval engine, and summarise accuracy by question type (KU/KD/KA),
 form and difference type.
 
-The eval engine is imported lazily: generation and export never need it (or torch).
+It works on the batch's BenchmarkItems (read by the CLI through ``generators.knowgen``), so
+``eval/`` never imports ``generators/``.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from knowforge.eval.backends import make_backend
+from knowforge.eval.report import write_report
+from knowforge.eval.results import record_run
+from knowforge.eval.runner import cache_stats, evaluate_items
 from knowforge.eval.types import BenchmarkItem, EvalOptions
 from knowforge.kg.store import Store
-
-from .export import read_batch
 
 log = logging.getLogger(__name__)
 
@@ -53,17 +56,12 @@ def _md(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def evaluate_batch(store: Store, batch: str, options: EvalOptions, *,
+def evaluate_batch(store: Store, batch: str, items: Sequence[BenchmarkItem], options: EvalOptions, *,
                    settings: Sequence[str] = SETTINGS,
                    progress: Callable[[int], None] | None = None) -> Path:
-    """Run every setting, record each as a Run in the graph with its own report, and write
-    ``OUT/knowgen-<batch>/summary.{json,md}``; returns that directory."""
-    from knowforge.eval.backends import make_backend
-    from knowforge.eval.report import write_report
-    from knowforge.eval.results import record_run
-    from knowforge.eval.runner import cache_stats, evaluate_items
-
-    _, _, _, items = read_batch(store, batch)
+    """Run every setting on the batch's items, record each as a Run in the graph with its own
+    report, and write ``OUT/knowgen-<batch>/summary.{json,md}``; returns that directory."""
+    items = list(items)
     if options.limit is not None:
         items = items[: options.limit]
     backend = make_backend(options)
