@@ -113,6 +113,9 @@ def build_tiny_model(out_dir: str | Path, *, seed: int = 0, vocab_size: int = 51
             else:
                 param.normal_(0.0, init_std, generator=generator)
     model.generation_config.pad_token_id = ids["<pad>"]
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # our CLI prints its own line; no shard-writing bar
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     log.info("tiny %s model (%d parameters) written to %s", arch,

@@ -11,9 +11,8 @@ $KF generate chrono --domain biomedical --from 2020 --to 2024 --seed 0 --silent
 $KF generate chrono --domain legal --seed 0 --silent
 $KF generate chrono --domain commonsense --seed 0 --silent
 $KF generate chrono --domain math --seed 0 --silent
-$KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench" 2>/dev/null \
-  || .venv/bin/python -c "from knowforge.cli.generate_cmd import export_group; export_group(['chrono', '--benchmark', 'general', '--format', 'chroknowbench', '--out', '$OUT/chroknowbench'])"
+$KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench"
 [ -d "$OUT/tiny-model" ] || $KF tiny-model "$OUT/tiny-model" --seed 0
 $KF eval --benchmark chrono:legal --backend hf --model "$OUT/tiny-model" --device cpu --max-tokens 16 \
-  --check slick --chronoprompt --span both --no-cache --out "$OUT/runs" --silent
+  --check slick --chronoprompt --span both --out "$OUT/runs" --silent
 $KF query "MATCH (q:Question {role:'item'}) WHERE q.benchmark STARTS WITH 'chrono:' RETURN q.benchmark AS benchmark, q.change AS change, count(q) AS items ORDER BY benchmark, change"

@@ -26,13 +26,8 @@ PY
 TYPES=win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,start-org,education,born,transfer-player,publish,end-org
 $KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent
 
-# `knowforge export` (the export command group); generate_cmd.export_group is what it runs
-kf_export() {
-  if $KF export --help >/dev/null 2>&1; then $KF export "$@";
-  else $PY -c 'import sys; from knowforge.cli.generate_cmd import export_group; export_group(sys.argv[1:])' "$@"; fi
-}
-kf_export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json"
-kf_export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl"
+$KF export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json"
+$KF export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl"
 $PY - "$OUT/elken_$BATCH.json" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))

@@ -16,6 +16,6 @@ $KF export knowgen --batch demo --format alcuna --out "$OUT/alcuna"
 $KF export knowgen --batch demo --format jsonl --out "$OUT/jsonl"
 [ -d "$OUT/tiny-model" ] || $KF tiny-model "$OUT/tiny-model" --seed 0
 $KF eval --benchmark knowgen:demo --backend hf --model "$OUT/tiny-model" --device cpu --max-tokens 16 \
-  --limit "$LIMIT" --no-cache --out "$OUT/runs" --silent
+  --limit "$LIMIT" --out "$OUT/runs" --silent
 cat "$OUT/runs/knowgen-demo/summary.md"
 $KF query "MATCH (q:Question {benchmark:'knowgen:demo'}) RETURN q.type AS type, q.form AS form, count(q) AS questions ORDER BY type, form"

@@ -67,8 +67,11 @@ class HFBackend:
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
+            from transformers.utils import logging as hf_logging
         except ImportError as exc:
             raise BackendError("the hf backend needs torch and transformers: pip install 'knowforge[hf]'") from exc
+        # knowforge shows its own progress; transformers' loading bars would interleave with it.
+        hf_logging.disable_progress_bar()
         self.torch = torch
         self.model = model
         self.batch_size = max(1, batch_size)
