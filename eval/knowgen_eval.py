@@ -70,11 +70,16 @@ def evaluate_batch(store: Store, batch: str, items: Sequence[BenchmarkItem], opt
     summary: dict = {"version": "1", "batch": batch, "benchmark": f"knowgen:{batch}",
                      "model": options.model, "backend": options.backend, "items": len(items),
                      "settings": {}}
+    before = cache_stats(backend) or {"hits": 0, "misses": 0}
     for setting in settings:
         run_options = replace(options, extra={**options.extra, "setting": setting})
         results = evaluate_items(items, backend, run_options, setting=setting, progress=progress)
         stats = cache_stats(backend)
-        extra = {"cache_hits": stats["hits"], "cache_misses": stats["misses"]} if stats else {}
+        # The backend (and its cache counters) is shared by the four settings: record each
+        # run's own share.
+        extra = ({"cache_hits": stats["hits"] - before["hits"],
+                  "cache_misses": stats["misses"] - before["misses"]} if stats else {})
+        before = stats or before
         run_id = record_run(store, run_options, items, results, name=f"knowgen:{batch}:{setting}",
                             extra=extra)
         by = {key: accuracy_by(items, results, key) for key in SLICES}

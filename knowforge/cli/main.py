@@ -66,3 +66,7 @@ def cli(verbose: int) -> None:
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("neo4j").setLevel(max(level, logging.WARNING))
+    # The server's query notifications (e.g. "property key does not exist" before a first
+    # batch is written) are for developers: shown with -vv only.
+    logging.getLogger("neo4j.notifications").setLevel(
+        logging.WARNING if verbose >= 2 else logging.ERROR)
