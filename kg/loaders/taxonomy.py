@@ -11,19 +11,20 @@
 - ``traits.csv``: ``measurement`` + ``units`` → attribute fact with ``value_num`` and
   ``unit``; ``literal`` → attribute fact; ``object_page_id`` → relation fact between taxa.
   The relation id is the predicate in snake_case (``is eaten by`` → ``is_eaten_by``).
+  Both CSVs are read by the ``csv`` module as the lines stream in, so quoted fields may span
+  lines; problems name the line a row starts on.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import logging
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from knowforge.errors import InputError
 from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress,
-                                       read_text_lines, snake)
+                                       TruncatedInput, iter_lines, read_text_lines, snake)
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Store
 
@@ -141,29 +142,64 @@ def _load_nodes(ctx: LoadContext, path: Path) -> None:
 
 
 def _csv_rows(ctx: LoadContext, path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+    """Rows of a (possibly compressed) CSV as ``(first line of the row, {column: value})``.
+
+    The ``csv`` module reads the decoded lines as they stream in, so a quoted field may hold
+    newlines and memory stays constant. A row is located by the physical line it starts on
+    (``line_num`` of the reader before the row was read, plus one).
+    """
     ctx.report.files.append(str(path))
+    bad_lines: set[int] = set()
+    reader = csv.reader(_csv_text_lines(ctx, path, bad_lines))
     header: list[str] | None = None
-    for lineno, line in read_text_lines(ctx, path):
-        if not line.strip():
-            continue
+    while True:
+        first_line = reader.line_num + 1
         try:
-            fields = next(csv.reader(io.StringIO(line)))
+            fields = next(reader)
+        except StopIteration:
+            break
         except csv.Error as exc:
-            ctx.skip("bad_csv_row", f"not a CSV row: {exc}", path=path, line=lineno)
+            bad_lines.difference_update([n for n in bad_lines if n <= reader.line_num])
+            ctx.skip("bad_csv_row", f"not a CSV row: {exc}", path=path, line=first_line)
+            continue
+        if bad_lines:
+            # The row holds a line that was not UTF-8 (already reported as bad_encoding).
+            spoiled = [n for n in bad_lines if n <= reader.line_num]
+            if spoiled:
+                bad_lines.difference_update(spoiled)
+                continue
+        if not fields or (len(fields) == 1 and not fields[0].strip()):
             continue
         if header is None:
             header = [h.strip() for h in fields]
             missing = [c for c in columns if c not in header]
             if missing:
                 raise InputError(f"CSV header lacks columns {', '.join(missing)} "
-                                 f"(expected {','.join(columns)})", path=str(path), line=lineno)
+                                 f"(expected {','.join(columns)})", path=str(path), line=first_line)
             continue
         ctx.read()
         if len(fields) != len(header):
             ctx.skip("wrong_column_count", f"row has {len(fields)} columns, header has "
-                     f"{len(header)}", path=path, line=lineno)
+                     f"{len(header)}", path=path, line=first_line)
             continue
-        yield lineno, dict(zip(header, (f.strip() for f in fields)))
+        yield first_line, dict(zip(header, (f.strip() for f in fields)))
+
+
+def _csv_text_lines(ctx: LoadContext, path: Path, bad_lines: set[int]) -> Iterator[str]:
+    """Every physical line, newline kept, so the csv reader's ``line_num`` equals the file's
+    line number. A line that is not UTF-8 is reported, its number noted in ``bad_lines`` and
+    passed on decoded with replacement characters (dropping it would shift ``line_num``)."""
+    try:
+        for lineno, raw in iter_lines(path):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                ctx.skip("bad_encoding", f"not UTF-8: {exc}", path=path, line=lineno)
+                bad_lines.add(lineno)
+                line = raw.decode("utf-8", errors="replace")
+            yield line.rstrip("\r") + "\n"
+    except TruncatedInput as exc:
+        ctx.fail_file("truncated_input", str(exc), path=path, line=exc.line)
 
 
 def _load_pages(ctx: LoadContext, path: Path) -> dict[str, str]:

@@ -212,6 +212,31 @@ class RdfGrouper:
         return None
 
 
+class _ReferenceCollector(RdfGrouper):
+    """First pass of ``--entities``: the QIDs that the listed entities' allow-listed,
+    non-deprecated truthy triples and statements point to. Writes nothing."""
+
+    def __init__(self, ctx: LoadContext, properties: frozenset[str], entities: frozenset[str],
+                 source_file: str):
+        super().__init__(ctx, properties, entities, source_file)
+        self.references: set[str] = set()
+
+    def flush(self) -> None:
+        ent, self.current = self.current, None
+        if ent is None or ent.qid not in self.entities:
+            return
+        values = [st["value"] for st in ent.statements.values()
+                  if st.get("property") in self.properties and "value" in st
+                  and st.get("rank") != "deprecated"]
+        values.extend(obj for _, obj in ent.truthy)  # truthy only holds allow-listed properties
+        for obj in values:
+            uri = str(obj)
+            if isinstance(obj, URIRef) and uri.startswith(ENTITY_URI):
+                qid = uri[len(ENTITY_URI):]
+                if qid.startswith("Q"):
+                    self.references.add(qid)
+
+
 def _english(o) -> bool:
     return isinstance(o, Literal) and (o.language or "").lower() in ("en", "")
 
@@ -223,19 +248,21 @@ def load_wikidata_rdf(store: Store, paths: Iterable[str | Path], *,
                       batch_size: int = DEFAULT_BATCH_SIZE) -> LoadReport:
     """Load N-Triples (streamed) or Turtle (whole file) Wikidata RDF.
 
-    ``entities`` keeps only those QIDs (objects they point to become stub entities; unlike the
-    JSON loader no second pass loads the objects' own triples).
+    ``entities`` restricts the load to those QIDs plus the items their allow-listed,
+    non-deprecated triples and statements point to (depth 1, as the JSON loader; a first pass
+    over the files collects them).
     """
     ctx = LoadContext(store, SOURCE, strict=strict, progress=progress, batch_size=batch_size)
+    paths = [Path(p) for p in paths]
     props = frozenset(properties) if properties is not None else default_properties()
-    wanted = frozenset(entities) if entities is not None else None
+    wanted = None
+    if entities is not None:
+        wanted = _with_references(store, paths, frozenset(entities), props)
     loaded: set[str] = set()
-    for path in map(Path, paths):
+    for path in paths:
         ctx.report.files.append(str(path))
         grouper = RdfGrouper(ctx, props, wanted, path.name)
-        name = path.name.lower().removesuffix(".gz").removesuffix(".bz2")
-        triples = _turtle(ctx, path) if name.endswith((".ttl", ".turtle")) else _ntriples(ctx, path)
-        for s, p, o in triples:
+        for s, p, o in _triples(ctx, path):
             grouper.add(s, p, o)
         grouper.flush()
         loaded |= grouper.loaded_properties
@@ -244,6 +271,29 @@ def load_wikidata_rdf(store: Store, paths: Iterable[str | Path], *,
         if vocab.property_label(pid):
             ctx.sink.relation(RelationRecord(id=pid, label=vocab.property_label(pid), source=SOURCE))
     return ctx.finish()
+
+
+def _triples(ctx: LoadContext, path: Path) -> Iterator[tuple]:
+    name = path.name.lower().removesuffix(".gz").removesuffix(".bz2")
+    return _turtle(ctx, path) if name.endswith((".ttl", ".turtle")) else _ntriples(ctx, path)
+
+
+def _with_references(store: Store, paths: list[Path], entities: frozenset[str],
+                     props: frozenset[str]) -> frozenset[str]:
+    """First pass: the listed QIDs plus every item they reference.
+
+    Its context is thrown away (never strict, writes nothing): bad lines are counted and
+    reported once, by the second pass.
+    """
+    scratch = LoadContext(store, SOURCE)
+    wanted = set(entities)
+    for path in paths:
+        collector = _ReferenceCollector(scratch, props, entities, path.name)
+        for s, p, o in _triples(scratch, path):
+            collector.add(s, p, o)
+        collector.flush()
+        wanted |= collector.references
+    return frozenset(wanted)
 
 
 def _ntriples(ctx: LoadContext, path: Path) -> Iterator[tuple]:
