@@ -38,7 +38,8 @@ class EvalOutcome:
 
 
 def write_samples_log(path: Path, items: Sequence[BenchmarkItem], results: Sequence[SampleResult]) -> Path:
-    """Per-sample JSONL: item id, sample index, prompt, raw, parsed, score, error, cached."""
+    """Per-sample JSONL: item id, sample index, prompt, raw, parsed, score, error, cached, and
+    for likelihood-scored items the per-option log-probabilities (``metadata``)."""
     by_id = {i.id: i for i in items}
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:
@@ -47,9 +48,19 @@ def write_samples_log(path: Path, items: Sequence[BenchmarkItem], results: Seque
             handle.write(json.dumps({"version": "1", "item_id": r.item_id, "task": item.task,
                                      "sample_index": r.sample_index, "prompt": r.prompt, "raw": r.raw,
                                      "parsed": r.parsed, "score": r.score, "gold": item.answers,
-                                     "error": r.error, "cached": r.cached, "cache_key": r.cache_key},
+                                     "error": r.error, "cached": r.cached, "cache_key": r.cache_key,
+                                     "explanation": r.explanation, "metadata": r.metadata},
                                     ensure_ascii=False) + "\n")
     return path
+
+
+def likelihood_summary(results: Sequence[SampleResult]) -> dict | None:
+    """Items scored by likelihood with their acc and acc_norm (lm-eval's two numbers), or None."""
+    scored = [r.metadata for r in results if r.metadata and r.metadata.get("mc_scoring") == "likelihood"]
+    if not scored:
+        return None
+    return {"items": len(scored), "acc": sum(m["acc"] for m in scored) / len(scored),
+            "acc_norm": sum(m["acc_norm"] for m in scored) / len(scored)}
 
 
 def evaluate_items_to_graph(items: Sequence[BenchmarkItem], options: EvalOptions, store, *,
@@ -78,6 +89,11 @@ def evaluate_items_to_graph(items: Sequence[BenchmarkItem], options: EvalOptions
     if stats is not None:
         extra = {"cache_hits": stats["hits"], "cache_misses": stats["misses"],
                  "cache_hit_rate": stats["hit_rate"]}
+    likelihood = likelihood_summary(results)
+    if likelihood is not None:
+        extra.update({"mc_likelihood_items": likelihood["items"], "mc_acc": likelihood["acc"],
+                      "mc_acc_norm": likelihood["acc_norm"]})
+        extra_sections = {**(extra_sections or {}), "Multiple choice by likelihood": [likelihood]}
     run_id = record_run(store, options, items, results, name=name, extra=extra, started_at=started)
     run_dir = Path(options.out_dir) / run_id
     if options.log_samples:

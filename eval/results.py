@@ -104,6 +104,7 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              "benchmark": ",".join(benchmarks), "tasks": sorted({i.task for i in items}),
              "items": summary["items"], "samples": summary["samples"], "accuracy": summary["accuracy"],
              "errors": summary["errors"], "cached_samples": summary["cached"],
+             "mc_scoring": options.mc_scoring, "mc_continuation": options.mc_continuation,
              "options_extra_json": json.dumps(options.extra, sort_keys=True, default=str)}
     for key, value in (extra or {}).items():
         if not _KEY.match(key):

@@ -152,4 +152,6 @@ class EvalOptions:
     openai_api: str = "auto"             # openai: "auto" (prompt->completions, messages->chat) or "chat"
     batch_size: int = 8                  # hf: sequences per forward pass; cache: requests per write
     revision: str | None = None          # hf / vllm: model revision (part of the cache key)
+    mc_scoring: str = "generate"         # multi-choice/boolean items: "generate" or "likelihood"
+    mc_continuation: str = "text"        # likelihood: score each option's "text" or its "letter"
     extra: dict[str, Any] = field(default_factory=dict)  # method-specific (setting, check, span, method)

@@ -66,6 +66,13 @@ def _options(**kw):
               help="Prompting setting (knowgen benchmarks always run all four ALCUNA settings).")
 @click.option("--chat/--no-chat", default=False, show_default=True,
               help="Send chat messages (the model's chat template) instead of a plain prompt.")
+@click.option("--mc-scoring", type=click.Choice(["generate", "likelihood"]), default="generate",
+              show_default=True,
+              help="Multiple-choice, boolean and true/false items: parse a generated answer, or pick the "
+                   "option with the highest log-likelihood (lm-evaluation-harness style; needs a backend "
+                   "with loglikelihood, plain prompts, a setting other than chain-of-thought).")
+@click.option("--mc-continuation", type=click.Choice(["text", "letter"]), default="text", show_default=True,
+              help="Likelihood scoring: score each option's text (\" Jupiter\") or its letter (\" B\").")
 @click.option("--log-samples", is_flag=True, help="Write samples.jsonl (prompt, raw, parsed, score) to the run dir.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -95,8 +102,8 @@ def _options(**kw):
 @silent_option
 @handle_errors
 def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, max_tokens, limit, setting,
-             chat, log_samples, no_cache, cache_dir, out_dir, device, batch_size, revision, tensor_parallel_size,
-             concurrency,
+             chat, mc_scoring, mc_continuation, log_samples, no_cache, cache_dir, out_dir, device, batch_size,
+             revision, tensor_parallel_size, concurrency,
              check, chronoprompt, span, method, judge_backend, judge_model, judge_base_url, name, home,
              silent):
     """Evaluate a model on a benchmark; results go to the graph and to OUT/<run_id>/.
@@ -110,6 +117,7 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
       knowforge eval --benchmark items.jsonl --backend hf --model models/tiny --limit 20
       knowforge eval --benchmark items.jsonl --backend openai --model m \\
           --base-url http://127.0.0.1:8000/v1 --temperature 0.7 --n 5 --seed 1 --log-samples
+      knowforge eval --benchmark items.jsonl --backend hf --model models/tiny --mc-scoring likelihood
       knowforge eval --benchmark chrono:general --backend vllm --model meta-llama/Llama-3.1-8B-Instruct
       knowforge eval --benchmark events:e0 --backend hf --model models/tiny --method ice \\
           --judge-backend openai --judge-model gpt-4o --judge-base-url http://127.0.0.1:8000/v1
@@ -120,8 +128,9 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
     options = _options(backend=backend, model=model, base_url=base_url, temperature=temperature, top_p=top_p,
                        n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
                        cache=not no_cache, cache_dir=cache_dir, out_dir=out_dir, silent=silent, device=device,
-                       batch_size=batch_size, revision=revision,
-                       tensor_parallel_size=tensor_parallel_size, concurrency=concurrency,
+                       batch_size=batch_size, revision=revision, mc_scoring=mc_scoring,
+                       mc_continuation=mc_continuation, tensor_parallel_size=tensor_parallel_size,
+                       concurrency=concurrency,
                        extra={"setting": setting, "chat": chat or None, "check": check,
                               "chronoprompt": chronoprompt, "span": span, "method": method,
                               "judge_backend": judge_backend, "judge_model": judge_model,
