@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knowforge.errors import InputError
+from knowforge.eval.items_io import write_items
 from knowforge.eval.types import BenchmarkItem
 
 log = logging.getLogger(__name__)
@@ -62,14 +63,8 @@ def write_elken(path: str | Path, events: list[dict]) -> Path:
 
 
 def write_jsonl(path: str | Path, items: Iterable[BenchmarkItem]) -> int:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with path.open("w", encoding="utf-8") as handle:
-        for item in items:
-            handle.write(item.model_dump_json() + "\n")
-            count += 1
-    return count
+    """Our versioned item JSONL, written by the one serialiser every exporter shares."""
+    return write_items(path, items)
 
 
 def write_hf(folder: str | Path, items: list[BenchmarkItem], *, name: str) -> Path:

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from knowforge.errors import InputError
+from knowforge.eval.items_io import write_items
 from knowforge.eval.types import BenchmarkItem
 from knowforge.kg.store import Store
 
@@ -125,15 +126,9 @@ def export_alcuna(out: Path, entities: list[dict], items: list[BenchmarkItem]) -
     return [meta_path, q_path]
 
 
-def _item_line(item: BenchmarkItem) -> str:
-    return json.dumps(item.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)
-
-
 def export_jsonl(out: Path, entities: list[dict], items: list[BenchmarkItem]) -> list[Path]:
     items_path, ent_path = out / "items.jsonl", out / "entities.jsonl"
-    with items_path.open("w", encoding="utf-8", newline="\n") as fh:
-        for it in items:
-            fh.write(_item_line(it) + "\n")
+    write_items(items_path, items)
     with ent_path.open("w", encoding="utf-8", newline="\n") as fh:
         for e in entities:
             fh.write(json.dumps({"version": EXPORT_VERSION, "id": e["id"], **alcuna_meta(e)},
