@@ -32,11 +32,11 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=16)
     args = parser.parse_args()
 
-    from knowforge.eval.backends import cached
-    from knowforge.eval.backends.hf import HFBackend
-    from knowforge.eval.cache import ResponseCache
-    from knowforge.eval.tiny_model import build_tiny_model
-    from knowforge.eval.types import GenerationRequest
+    from knowforge.models.backends import cached
+    from knowforge.models.backends.hf import HFBackend
+    from knowforge.models.cache import ResponseCache
+    from knowforge.models.tiny_model import build_tiny_model
+    from knowforge.models.types import GenerationRequest
 
     with tempfile.TemporaryDirectory() as tmp:
         model = build_tiny_model(Path(tmp) / "model")

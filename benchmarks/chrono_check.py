@@ -18,10 +18,10 @@ import argparse
 import tempfile
 import time
 
-from knowforge.eval.backends.hf import HFBackend
+from knowforge.models.backends.hf import HFBackend
 from knowforge.eval.chrono_check import CheckConfig, build_check_requests, run_knowledge_check
-from knowforge.eval.tiny_model import build_tiny_model
-from knowforge.eval.types import GenerationResult
+from knowforge.models.tiny_model import build_tiny_model
+from knowforge.models.types import GenerationResult
 from knowforge.generators.chrono.items import build_items
 from knowforge.generators.chrono.records import ChronoRecord
 

@@ -29,7 +29,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def make_items(n: int):
-    from knowforge.eval.types import BenchmarkItem
+    from knowforge.models.types import BenchmarkItem
 
     items = []
     for i in range(n):
@@ -94,12 +94,12 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
-    from knowforge.eval.backends.hf import HFBackend
-    from knowforge.eval.items_io import read_items, write_items
+    from knowforge.models.backends.hf import HFBackend
+    from knowforge.models.items_io import read_items, write_items
     from knowforge.eval.pipeline import evaluate_items_to_graph
     from knowforge.eval.prompts import render_request
     from knowforge.eval.runner import evaluate_items
-    from knowforge.eval.tiny_model import build_tiny_model
+    from knowforge.models.tiny_model import build_tiny_model
     from knowforge.eval.types import EvalOptions
 
     with tempfile.TemporaryDirectory() as tmp, graph(args.start_neo4j) as store:

@@ -20,9 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from rapidfuzz import fuzz
-
-THRESHOLD = 70
+from knowforge.models.matching import THRESHOLD, fuzzy_in
 
 CORRECT = "correct"
 PARTIAL_GREEDY = "partial_correct1"
@@ -37,17 +35,6 @@ UNKNOWN = "Unknown"
 CUT_OFF = "Cut-off"
 PARTIAL_KNOWN = "Partial Known"
 FACT_CATEGORIES = (KNOWN, CUT_OFF, PARTIAL_KNOWN, UNKNOWN)
-
-
-def fuzzy_equal(a: str | None, b: str | None, threshold: int = THRESHOLD) -> bool:
-    """The paper's match rule between two strings (empty strings never match)."""
-    if not a or not b or not a.strip() or not b.strip():
-        return False
-    return fuzz.token_set_ratio(a.lower(), b.lower()) >= threshold
-
-
-def fuzzy_in(answer: str | None, golds: Sequence[str], threshold: int = THRESHOLD) -> bool:
-    return any(fuzzy_equal(answer, g, threshold) for g in golds)
 
 
 def classify_year(greedy: Sequence[str], sampled: Sequence[str], golds: Sequence[str],

@@ -21,7 +21,7 @@ from knowforge.eval.chrono_categories import (RIGHT, THRESHOLD, YEAR_CATEGORIES,
                                               classify_year, fuzzy_in)
 from knowforge.eval.runner import SampleResult
 from knowforge.eval.scorers import extract_choice_letter, extract_yes_no, first_line
-from knowforge.eval.types import Backend, BenchmarkItem, GenerationRequest
+from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 log = logging.getLogger(__name__)
 

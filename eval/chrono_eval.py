@@ -21,7 +21,8 @@ from knowforge.eval.chrono_check import (CheckConfig, category_table, run_knowle
                                          year_curves)
 from knowforge.eval.chrono_report import markdown_table, plot_categories, plot_year_curves, write_json
 from knowforge.eval.chronoprompt import SPANS, gain_table, run_chronoprompt
-from knowforge.eval.types import Backend, BenchmarkItem, EvalOptions
+from knowforge.models.types import Backend, BenchmarkItem
+from knowforge.eval.types import EvalOptions
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ def evaluate_chrono_items(items: Sequence[BenchmarkItem], options: EvalOptions, 
     if any(s not in SPANS for s in spans):
         raise ConfigError(f"--span must be total, previous or both, not {span!r}")
     if backend is None:
-        from knowforge.eval.backends import make_backend
+        from knowforge.models.backends import make_backend
 
         backend = make_backend(options)
     items = limit_records(items, options.limit)

@@ -27,7 +27,7 @@ from knowforge.errors import BackendError, ConfigError
 from knowforge.eval.chrono_categories import (CORRECT, KNOWN, PARTIAL_KNOWN, RIGHT, THRESHOLD, fuzzy_in,
                                               known_after_chronoprompt, majority_object)
 from knowforge.eval.chrono_check import CheckResult, FactCheck, YearCheck
-from knowforge.eval.types import Backend, BenchmarkItem, GenerationRequest
+from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 SPANS = ("total", "previous")
 MAX_SPAN = 3

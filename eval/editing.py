@@ -28,7 +28,8 @@ from pathlib import Path
 
 from knowforge.errors import ConfigError
 from knowforge.eval.compat import elken
-from knowforge.eval.types import Backend, BenchmarkItem, EvalOptions, GenerationRequest
+from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
+from knowforge.eval.types import EvalOptions
 
 log = logging.getLogger(__name__)
 
@@ -248,7 +249,7 @@ def judge_from_options(options: EvalOptions) -> Backend | None:
     name = name or options.backend
     if url is None and name == options.backend:
         url = options.base_url
-    from knowforge.eval.backends import make_backend
+    from knowforge.models.backends import make_backend
 
     return make_backend(replace(options, backend=name, model=model, base_url=url, revision=None,
                                 n=1, temperature=0.0, top_p=1.0, extra={}))
@@ -304,7 +305,7 @@ def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store
 
     method = resolve_method(method)
     if backend is None:
-        from knowforge.eval.backends import make_backend
+        from knowforge.models.backends import make_backend
 
         backend = make_backend(options)
     if options.limit is not None:

@@ -15,11 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from knowforge.eval.backends import make_backend
+from knowforge.models.backends import make_backend
 from knowforge.eval.report import write_report
 from knowforge.eval.results import record_run
 from knowforge.eval.runner import cache_stats, evaluate_items
-from knowforge.eval.types import BenchmarkItem, EvalOptions
+from knowforge.models.types import BenchmarkItem
+from knowforge.eval.types import EvalOptions
 from knowforge.kg.store import Store
 
 log = logging.getLogger(__name__)

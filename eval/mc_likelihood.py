@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from knowforge.errors import ConfigError
 from knowforge.eval.prompts import LETTERS, render_prompt
 from knowforge.eval.scorers import gold_boolean, gold_choice_index
-from knowforge.eval.types import BenchmarkItem, LoglikelihoodRequest, LoglikelihoodResult
+from knowforge.models.types import BenchmarkItem, LoglikelihoodRequest, LoglikelihoodResult
 
 MC_SCORING_MODES = ("generate", "likelihood")
 CONTINUATIONS = ("text", "letter")

@@ -15,11 +15,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from knowforge.errors import InputError
-from knowforge.eval.items_io import read_items
+from knowforge.models.items_io import read_items
 from knowforge.eval.report import load_report, write_report
 from knowforge.eval.results import record_run
 from knowforge.eval.runner import DEFAULT_CHUNK_SIZE, SampleResult, cache_stats, evaluate_items
-from knowforge.eval.types import Backend, BenchmarkItem, EvalOptions
+from knowforge.models.types import Backend, BenchmarkItem
+from knowforge.eval.types import EvalOptions
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ def evaluate_items_to_graph(items: Sequence[BenchmarkItem], options: EvalOptions
     if not items:
         raise InputError("the benchmark has no items to evaluate")
     if backend is None:
-        from knowforge.eval.backends import make_backend
+        from knowforge.models.backends import make_backend
 
         backend = make_backend(options)
     options = replace(options, extra={**options.extra, "setting": setting})

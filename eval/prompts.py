@@ -12,7 +12,8 @@ change of wording must bump it (the response cache keys on the exact prompt anyw
 from __future__ import annotations
 
 from knowforge.errors import ConfigError
-from knowforge.eval.types import BenchmarkItem, EvalOptions, GenerationRequest
+from knowforge.models.types import BenchmarkItem, GenerationRequest
+from knowforge.eval.types import EvalOptions
 
 TEMPLATE_VERSION = "1"
 SETTINGS = ("vanilla", "zero-shot", "few-shot", "chain-of-thought")

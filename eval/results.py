@@ -28,7 +28,8 @@ from knowforge import __version__
 from knowforge.errors import ConfigError, KnowforgeError
 from knowforge.eval.prompts import TEMPLATE_VERSION
 from knowforge.eval.runner import SampleResult, summarize
-from knowforge.eval.types import BenchmarkItem, EvalOptions
+from knowforge.models.types import BenchmarkItem
+from knowforge.eval.types import EvalOptions
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ from knowforge.eval.mc_likelihood import (LIKELIHOOD_SETTINGS, MC_SCORING_MODES,
                                           build_choice_question, judge_choice_question)
 from knowforge.eval.prompts import render_request, request_text
 from knowforge.eval.scorers import final_answer, score_item
-from knowforge.eval.types import (CAP_LOGLIKELIHOOD, Backend, BenchmarkItem, EvalOptions, GenerationRequest,
-                                  LoglikelihoodRequest)
+from knowforge.models.types import CAP_LOGLIKELIHOOD, Backend, BenchmarkItem, GenerationRequest, LoglikelihoodRequest
+from knowforge.eval.types import EvalOptions
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ def _likelihood_questions(items: list[BenchmarkItem], backend, options: EvalOpti
     if options.extra.get("chat"):
         raise ConfigError("likelihood scoring scores options after a plain prompt; drop --chat "
                           "(chat messages have no text context to continue)")
-    from knowforge.eval.backends import require_capability
+    from knowforge.models.backends import require_capability
 
     require_capability(backend, CAP_LOGLIKELIHOOD)
     if setting not in LIKELIHOOD_SETTINGS:
@@ -164,7 +164,7 @@ def _cache_key(backend, request: GenerationRequest, sample_index: int) -> str | 
     """The response-cache key of one sample, when the backend answers through the cache."""
     if getattr(backend, "cache", None) is None:
         return None
-    from knowforge.eval.cache import generation_key
+    from knowforge.models.cache import generation_key
 
     return generation_key(backend.name, backend.model, getattr(backend, "revision", None), request, sample_index)
 
@@ -173,7 +173,7 @@ def _ll_cache_key(backend, request: LoglikelihoodRequest) -> str | None:
     """The response-cache key of the picked option's log-likelihood request."""
     if getattr(backend, "cache", None) is None:
         return None
-    from knowforge.eval.cache import loglikelihood_key
+    from knowforge.models.cache import loglikelihood_key
 
     return loglikelihood_key(backend.name, backend.model, getattr(backend, "revision", None), request)
 

@@ -23,7 +23,8 @@ from collections.abc import Callable, Sequence
 from rapidfuzz import fuzz
 
 from knowforge.errors import ConfigError
-from knowforge.eval.types import BenchmarkItem, Score
+from knowforge.models.types import BenchmarkItem
+from knowforge.eval.types import Score
 
 FUZZY_THRESHOLD = 70
 LETTERS = "ABCDEFGHIJ"

@@ -84,7 +84,7 @@ def shared_formats():
     return path
 
 
-# Model tests never download: tiny models are built locally (knowforge.eval.tiny_model).
+# Model tests never download: tiny models are built locally (knowforge.models.tiny_model).
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -95,6 +95,6 @@ def tiny_model_dir(tmp_path_factory):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("tokenizers")
-    from knowforge.eval.tiny_model import build_tiny_model
+    from knowforge.models.tiny_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny-model") / "model", seed=0)

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from knowforge.errors import BackendError
-from knowforge.eval.types import Backend, GenerationRequest, LoglikelihoodRequest
+from knowforge.models.types import Backend, GenerationRequest, LoglikelihoodRequest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -26,14 +26,14 @@ LL_PAIRS = [("Question: Where was Paris born? Answer:", " France"), ("A B", " C 
 
 @pytest.fixture(scope="module")
 def batched(tiny_model_dir):
-    from knowforge.eval.backends.hf import HFBackend
+    from knowforge.models.backends.hf import HFBackend
 
     return HFBackend(str(tiny_model_dir), device="cpu", batch_size=4)
 
 
 @pytest.fixture(scope="module")
 def single(tiny_model_dir):
-    from knowforge.eval.backends.hf import HFBackend
+    from knowforge.models.backends.hf import HFBackend
 
     return HFBackend(str(tiny_model_dir), device="cpu", batch_size=1)
 
@@ -46,7 +46,7 @@ def test_backend_follows_the_protocol(batched):
 
 
 def test_tiny_model_is_deterministic_under_its_seed(tiny_model_dir, tmp_path):
-    from knowforge.eval.tiny_model import build_tiny_model
+    from knowforge.models.tiny_model import build_tiny_model
 
     again = build_tiny_model(tmp_path / "again", seed=0)
     other = build_tiny_model(tmp_path / "other", seed=1)
@@ -64,7 +64,7 @@ def test_tokenizer_covers_answer_letters_and_digits(batched):
 
 
 def test_greedy_is_deterministic(batched, tiny_model_dir):
-    from knowforge.eval.backends.hf import HFBackend
+    from knowforge.models.backends.hf import HFBackend
 
     requests = [GenerationRequest(prompt=p, max_tokens=10) for p in PROMPTS]
     first = batched.generate(requests)
@@ -163,7 +163,7 @@ def test_chat_messages_use_the_tokenizer_template(batched):
 
 
 def test_missing_chat_template_falls_back_with_a_warning(tiny_model_dir, tmp_path, caplog):
-    from knowforge.eval.backends.hf import HFBackend
+    from knowforge.models.backends.hf import HFBackend
 
     plain = tmp_path / "no-template"
     shutil.copytree(tiny_model_dir, plain)
@@ -200,14 +200,14 @@ def test_zero_max_tokens_and_bad_parameters(batched):
 
 
 def test_unloadable_model_is_a_backend_error(tmp_path):
-    from knowforge.eval.backends.hf import HFBackend
+    from knowforge.models.backends.hf import HFBackend
 
     with pytest.raises(BackendError, match="cannot load hf model"):
         HFBackend(str(tmp_path / "missing-model"), device="cpu")
 
 
 def test_cached_hf_tops_up_samples_and_resumes(tiny_model_dir, tmp_path):
-    from knowforge.eval.backends import CachedBackend, make_backend
+    from knowforge.models.backends import CachedBackend, make_backend
     from knowforge.eval.types import EvalOptions
 
     options = EvalOptions(backend="hf", model=str(tiny_model_dir), device="cpu", cache_dir=tmp_path,

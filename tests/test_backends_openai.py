@@ -16,9 +16,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from knowforge.errors import BackendError
-from knowforge.eval.backends import CachedBackend, derive_seed, make_backend
-from knowforge.eval.backends.openai_compat import OpenAIBackend
-from knowforge.eval.types import EvalOptions, GenerationRequest, LoglikelihoodRequest
+from knowforge.models.backends import CachedBackend, derive_seed, make_backend
+from knowforge.models.backends.openai_compat import OpenAIBackend
+from knowforge.models.types import GenerationRequest, LoglikelihoodRequest
+from knowforge.eval.types import EvalOptions
 
 TOKEN = re.compile(r"\s*\S+")
 

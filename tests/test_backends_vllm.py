@@ -9,14 +9,14 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("the vllm backend needs a CUDA GPU", allow_module_level=True)
 
-from knowforge.eval.types import GenerationRequest, LoglikelihoodRequest  # noqa: E402
+from knowforge.models.types import GenerationRequest, LoglikelihoodRequest  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def gpu_tiny_model(tmp_path_factory):
-    from knowforge.eval.tiny_model import build_tiny_model
+    from knowforge.models.tiny_model import build_tiny_model
 
     # head size 64 (256 / 4 heads): attention kernels on GPU do not take the CPU model's 16.
     return build_tiny_model(tmp_path_factory.mktemp("vllm-tiny") / "model", seed=0, hidden_size=256)
@@ -24,14 +24,14 @@ def gpu_tiny_model(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def vllm_backend(gpu_tiny_model):
-    from knowforge.eval.backends.vllm_backend import VLLMBackend
+    from knowforge.models.backends.vllm_backend import VLLMBackend
 
     return VLLMBackend(str(gpu_tiny_model), dtype="float32", gpu_memory_utilization=0.3, enforce_eager=True)
 
 
 @pytest.fixture(scope="module")
 def hf_backend(gpu_tiny_model):
-    from knowforge.eval.backends.hf import HFBackend
+    from knowforge.models.backends.hf import HFBackend
 
     return HFBackend(str(gpu_tiny_model), device="cuda", dtype="float32")
 

@@ -8,11 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from knowforge.eval.backends import CachedBackend, cached
-from knowforge.eval.cache import (CACHE_FILE_NAME, ResponseCache, default_cache_dir, generation_key,
+from knowforge.models.backends import CachedBackend, cached
+from knowforge.models.cache import (CACHE_FILE_NAME, ResponseCache, default_cache_dir, generation_key,
                                   loglikelihood_key, model_key)
-from knowforge.eval.types import (Backend, GenerationRequest, GenerationResult, LoglikelihoodRequest,
-                                  LoglikelihoodResult)
+from knowforge.models.types import Backend, GenerationRequest, GenerationResult, LoglikelihoodRequest, LoglikelihoodResult
 
 
 class Crash(RuntimeError):
@@ -256,7 +255,7 @@ def test_concurrent_writers_share_one_file(tmp_path):
 
 def test_make_backend_rejects_unknown_names_and_missing_models(tmp_path):
     from knowforge.errors import BackendError, ConfigError
-    from knowforge.eval.backends import make_backend, require_capability
+    from knowforge.models.backends import make_backend, require_capability
     from knowforge.eval.types import EvalOptions
 
     with pytest.raises(ConfigError, match="unknown backend 'nope'"):

@@ -9,7 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from knowforge.eval.chrono_categories import fuzzy_equal
+from knowforge.models.matching import fuzzy_equal
 from knowforge.generators.chrono.build import (ChronoConfig, build_benchmark, export_benchmark, load_items,
                                                load_records)
 from knowforge.generators.chrono.chroknowbench_io import export_chroknowbench, import_chroknowbench
@@ -264,7 +264,7 @@ def test_cli_generate_and_export(store, graph_env, tmp_path):
 
 
 def test_export_jsonl_reads_back_as_items(store, tmp_path):
-    from knowforge.eval.items_io import read_items
+    from knowforge.models.items_io import read_items
 
     _general(store)
     result = build_benchmark(store, ChronoConfig(domain="general", seed=0))
@@ -287,7 +287,7 @@ def test_cli_import_of_an_exported_benchmark(store, graph_env, tmp_path):
 
 
 def test_llm_distractors_in_the_build_are_verified_and_topped_up(store):
-    from knowforge.eval.types import GenerationResult
+    from knowforge.models.types import GenerationResult
 
     class Scripted:
         name, model, capabilities = "scripted", "scripted", frozenset({"generate"})

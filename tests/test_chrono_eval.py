@@ -11,7 +11,8 @@ import pytest
 from knowforge.eval.chrono_categories import CORRECT, INCORRECT, PARTIAL_GREEDY, classify_timeline
 from knowforge.eval.chrono_check import CheckResult, FactCheck, YearCheck
 from knowforge.eval.chronoprompt import run_chronoprompt
-from knowforge.eval.types import BenchmarkItem, EvalOptions
+from knowforge.models.types import BenchmarkItem
+from knowforge.eval.types import EvalOptions
 from knowforge.generators.chrono.build import ChronoConfig, build_benchmark
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts
@@ -65,7 +66,7 @@ def test_knowledge_check_with_the_tiny_model_records_run_and_report(store, graph
 
 
 def test_chronoprompt_drives_the_tiny_model_through_the_traversal(tiny_model_dir):
-    from knowforge.eval.backends.hf import HFBackend
+    from knowforge.models.backends.hf import HFBackend
 
     years = {2018: CORRECT, 2019: INCORRECT, 2020: PARTIAL_GREEDY, 2021: CORRECT}
     items = [BenchmarkItem(id=f"b:r:{y}:generation", benchmark="chrono:t", task="chrono/generation",

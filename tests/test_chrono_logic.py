@@ -8,14 +8,15 @@ import random
 import pytest
 
 from knowforge.errors import BackendError
+from knowforge.models.matching import fuzzy_equal
 from knowforge.eval.chrono_categories import (CORRECT, CUT_OFF, INCORRECT, KNOWN, PARTIAL_GREEDY,
                                               PARTIAL_KNOWN, PARTIAL_SAMPLED, UNKNOWN, classify_timeline,
-                                              classify_year, fuzzy_equal, known_after_chronoprompt,
+                                              classify_year, known_after_chronoprompt,
                                               majority_object)
 from knowforge.eval.chrono_check import CheckResult, FactCheck, YearCheck, categorise, parse_check_answer
 from knowforge.eval.chronoprompt import (PROPOSE, VERIFY, Step, assemble_prompt, extract_candidate,
                                          plan_traversal, run_chronoprompt)
-from knowforge.eval.types import BenchmarkItem, GenerationResult
+from knowforge.models.types import BenchmarkItem, GenerationResult
 from knowforge.generators.chrono.distractors import (DistractorTask, choose_distractors, llm_distractors,
                                                      same_year_clash)
 from knowforge.generators.chrono.legal import changed_blank, static_blank

@@ -9,7 +9,7 @@ import pytest
 from knowforge.errors import InputError
 from knowforge.eval.compat import elken, newterm
 from knowforge.eval.scorers import score_item
-from knowforge.eval.types import BenchmarkItem
+from knowforge.models.types import BenchmarkItem
 
 
 # --- ELKEN: normalisation and fact questions ----------------------------------------------------

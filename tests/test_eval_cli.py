@@ -13,8 +13,9 @@ from click.testing import CliRunner
 
 from knowforge.cli.main import cli
 from knowforge.errors import BackendError
-from knowforge.eval.items_io import read_items, write_items
-from knowforge.eval.types import BenchmarkItem, EvalOptions
+from knowforge.models.items_io import read_items, write_items
+from knowforge.models.types import BenchmarkItem
+from knowforge.eval.types import EvalOptions
 
 pytestmark = pytest.mark.hf
 
@@ -125,9 +126,9 @@ class CrashAfter:
 
 
 def test_interrupted_hf_run_resumes(store, tiny_model_dir, bench_file, tmp_path):
-    from knowforge.eval.backends import cached
-    from knowforge.eval.backends.hf import HFBackend
-    from knowforge.eval.cache import ResponseCache
+    from knowforge.models.backends import cached
+    from knowforge.models.backends.hf import HFBackend
+    from knowforge.models.cache import ResponseCache
     from knowforge.eval.pipeline import evaluate_file
 
     options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=5, out_dir=tmp_path / "runs")

@@ -14,7 +14,8 @@ from knowforge.eval.editing import (DenseRetriever, evaluate_editing, judge_tend
                                     locality_metrics, memory_of, parse_judgement,
                                     reliability_metrics, resolve_method, with_context)
 from knowforge.eval.scorers import score_item
-from knowforge.eval.types import EvalOptions, GenerationResult
+from knowforge.models.types import GenerationResult
+from knowforge.eval.types import EvalOptions
 from knowforge.generators.events.build import generate_events, read_batch
 
 TYPES = ["win-election", "transfer-player", "start-org", "IPO"]
@@ -23,7 +24,7 @@ TYPES = ["win-election", "transfer-player", "start-org", "IPO"]
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     pytest.importorskip("transformers")
-    from knowforge.eval.tiny_model import build_tiny_model
+    from knowforge.models.tiny_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", seed=0)
 

@@ -17,10 +17,11 @@ from test_events_llm import Handler
 
 from knowforge.cli.main import cli
 from knowforge.errors import ConfigError
-from knowforge.eval.backends import make_backend
-from knowforge.eval.cache import ResponseCache
+from knowforge.models.backends import make_backend
+from knowforge.models.cache import ResponseCache
 from knowforge.eval.editing import JUDGE_DIMENSIONS, judge_from_options, judge_tendency, parse_judgement
-from knowforge.eval.types import EvalOptions, GenerationResult
+from knowforge.models.types import GenerationResult
+from knowforge.eval.types import EvalOptions
 from knowforge.generators.events.build import generate_events, read_batch
 
 JUDGE_PREFIX = "You are a fair assessor"

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from events_subgraph import build_subgraph
 
 from knowforge.cli.main import cli
-from knowforge.eval.backends import make_backend
+from knowforge.models.backends import make_backend
 from knowforge.eval.types import EvalOptions
 from knowforge.generators.events.build import generate_events, read_batch
 from knowforge.generators.events.elken_io import to_elken_event

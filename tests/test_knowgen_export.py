@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from knowforge.cli.main import cli
 from knowforge.errors import InputError
-from knowforge.eval.types import BenchmarkItem
+from knowforge.models.types import BenchmarkItem
 from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_batch
 from knowforge.generators.knowgen.alcuna_schema import validate_alcuna_export
 from knowforge.generators.knowgen.export import export_batch

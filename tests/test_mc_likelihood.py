@@ -12,13 +12,13 @@ from click.testing import CliRunner
 
 from knowforge.cli.main import cli
 from knowforge.errors import BackendError, ConfigError
-from knowforge.eval.items_io import write_items
+from knowforge.models.items_io import write_items
 from knowforge.eval.mc_likelihood import (ChoiceSelection, build_choice_question, judge_choice_question,
                                           select_choice)
 from knowforge.eval.prompts import render_prompt
 from knowforge.eval.runner import evaluate_items
-from knowforge.eval.types import (CAP_GENERATE, BenchmarkItem, EvalOptions, GenerationResult,
-                                  LoglikelihoodRequest, LoglikelihoodResult)
+from knowforge.models.types import CAP_GENERATE, BenchmarkItem, GenerationResult, LoglikelihoodRequest, LoglikelihoodResult
+from knowforge.eval.types import EvalOptions
 
 
 # ---------------------------------------------------------------------------------------------
@@ -135,15 +135,15 @@ class Counting:
 
 @pytest.fixture(scope="module")
 def hf_backend(tiny_model_dir):
-    from knowforge.eval.backends.hf import HFBackend
+    from knowforge.models.backends.hf import HFBackend
 
     return HFBackend.from_options(EvalOptions(backend="hf", model=str(tiny_model_dir), device="cpu"))
 
 
 @pytest.mark.hf
 def test_likelihood_picks_the_manual_argmax_and_reruns_from_cache(hf_backend, tmp_path):
-    from knowforge.eval.backends import cached
-    from knowforge.eval.cache import ResponseCache
+    from knowforge.models.backends import cached
+    from knowforge.models.cache import ResponseCache
 
     options = EvalOptions(backend="hf", model=hf_backend.model, max_tokens=4, mc_scoring="likelihood")
     counting = Counting(hf_backend)
@@ -215,8 +215,8 @@ class GenerateOnly:
 
 
 def test_backend_without_loglikelihood_is_a_clear_error(tmp_path):
-    from knowforge.eval.backends import cached
-    from knowforge.eval.cache import ResponseCache
+    from knowforge.models.backends import cached
+    from knowforge.models.cache import ResponseCache
 
     backend = GenerateOnly()
     options = EvalOptions(model="gen-1", mc_scoring="likelihood")

@@ -13,8 +13,8 @@ import pytest
 from knowforge.errors import BackendError, ConfigError
 from knowforge.eval.prompts import SETTINGS, TEMPLATE_VERSION, render_prompt, render_request
 from knowforge.eval.runner import evaluate_items, summarize
-from knowforge.eval.types import (CAP_GENERATE, BenchmarkItem, EvalOptions, GenerationRequest,
-                                  GenerationResult)
+from knowforge.models.types import CAP_GENERATE, BenchmarkItem, GenerationRequest, GenerationResult
+from knowforge.eval.types import EvalOptions
 
 
 @dataclass
@@ -136,8 +136,8 @@ def test_backend_returning_wrong_count_is_an_error():
 
 
 def test_interrupted_run_resumes_without_repeating_requests(tmp_path):
-    from knowforge.eval.backends import cached
-    from knowforge.eval.cache import ResponseCache
+    from knowforge.models.backends import cached
+    from knowforge.models.cache import ResponseCache
 
     items = make_items()
     options = EvalOptions(model="m", n=2)

@@ -9,7 +9,7 @@ from knowforge.eval.metrics import accuracy, all_correct, balanced_accuracy, per
 from knowforge.eval.scorers import (SCORERS, exact_match, extract_choice_letter, extract_yes_no,
                                     final_answer, first_line, fuzzy_match, is_unknown, normalize_answer,
                                     score_item)
-from knowforge.eval.types import BenchmarkItem
+from knowforge.models.types import BenchmarkItem
 
 
 def item(**kw) -> BenchmarkItem:

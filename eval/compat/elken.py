@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from knowforge.errors import InputError
-from knowforge.eval.types import BenchmarkItem, Score
+from knowforge.models.types import BenchmarkItem
+from knowforge.eval.types import Score
 
 UNKNOWN = "unknown"
 _TENDENCY_LETTER = re.compile(r"\((A|B|C)\)")

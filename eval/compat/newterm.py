@@ -18,7 +18,8 @@ from pathlib import Path
 
 from knowforge.errors import InputError
 from knowforge.eval.metrics import balanced_accuracy
-from knowforge.eval.types import BenchmarkItem, Score
+from knowforge.models.types import BenchmarkItem
+from knowforge.eval.types import Score
 
 CHOICE_LETTERS = ("A", "B", "C", "D")
 FALSE_WORDS = ("NO", "No", "Incorrect", "Unacceptable")

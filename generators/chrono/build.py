@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from knowforge.errors import ConfigError, KnowforgeError
-from knowforge.eval.types import Backend, BenchmarkItem
+from knowforge.models.types import Backend, BenchmarkItem
 from knowforge.generators.chrono.distractors import (DistractorTask, choose_distractors,
                                                      llm_distractors)
 from knowforge.generators.chrono.items import build_items
@@ -435,7 +435,7 @@ def export_benchmark(store: Store, name: str, fmt: str, out_dir: str) -> list[st
     """Export ``chrono:<name>`` as ``chroknowbench`` (their layout), ``jsonl`` (our items) or ``hf``."""
     from pathlib import Path
 
-    from knowforge.eval.items_io import write_items
+    from knowforge.models.items_io import write_items
     from knowforge.generators.chrono.chroknowbench_io import export_chroknowbench, export_hf
 
     out = Path(out_dir)

@@ -203,7 +203,7 @@ def import_chroknowbench(paths: Iterable[str | Path], *, skipped: list[str] | No
 
 def export_hf(items, out_dir: str | Path, *, benchmark: str) -> Path:
     """A directory ``datasets.load_dataset(out_dir)`` reads: data/test.jsonl + a dataset card."""
-    from knowforge.eval.items_io import write_items
+    from knowforge.models.items_io import write_items
 
     out = Path(out_dir)
     (out / "data").mkdir(parents=True, exist_ok=True)

@@ -20,8 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from knowforge.eval.chrono_categories import fuzzy_equal, fuzzy_in
-from knowforge.eval.types import Backend, GenerationRequest
+from knowforge.models.matching import fuzzy_equal, fuzzy_in
+from knowforge.models.types import Backend, GenerationRequest
 
 N_DISTRACTORS = 3
 

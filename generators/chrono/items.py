@@ -13,7 +13,7 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from knowforge.eval.types import BenchmarkItem
+from knowforge.models.types import BenchmarkItem
 from knowforge.generators.chrono.records import ChronoRecord
 from knowforge.generators.chrono.templates import (FORMS, TEMPLATES, Phrasings, generation_question,
                                                    load_phrasings, mcqa_question, option_answer,

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from knowforge.eval.types import Backend, BenchmarkItem
+from knowforge.models.types import Backend, BenchmarkItem
 from knowforge.kg.store import Store
 
 from .instantiate import DEFAULT_DATE, EventPlan, plan_events

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knowforge.errors import InputError
-from knowforge.eval.items_io import write_items
-from knowforge.eval.types import BenchmarkItem
+from knowforge.models.items_io import write_items
+from knowforge.models.types import BenchmarkItem
 
 log = logging.getLogger(__name__)
 

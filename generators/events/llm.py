@@ -17,7 +17,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
-from knowforge.eval.types import Backend, BenchmarkItem, GenerationRequest
+from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 from knowforge.kg.records import stable_id
 
 from .instantiate import EventPlan

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from knowforge.eval.types import BenchmarkItem
+from knowforge.models.types import BenchmarkItem
 from knowforge.kg.records import stable_id
 from knowforge.kg.store import Store
 

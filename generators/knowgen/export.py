@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from knowforge.errors import InputError
-from knowforge.eval.items_io import write_items
-from knowforge.eval.types import BenchmarkItem
+from knowforge.models.items_io import write_items
+from knowforge.models.types import BenchmarkItem
 from knowforge.kg.store import Store
 
 from .params import KnowGenParams

@@ -18,7 +18,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from knowforge.eval.types import BenchmarkItem
+from knowforge.models.types import BenchmarkItem
 
 from .params import KnowGenParams
 from .plan import PlannedEntity, PlannedFact, display_value, format_number

@@ -74,12 +74,12 @@ def generate_chrono(domain, from_year, to_year, name, relations, templates, fews
                     raise ConfigError("--domain is required (or --import FILES)")
                 llm = None
                 if distractors == "llm":
-                    from knowforge.eval.backends import make_backend
-                    from knowforge.eval.types import EvalOptions
+                    from knowforge.models.backends import make_backend
+                    from knowforge.models.config import BackendConfig
 
                     if not model:
                         raise ConfigError("--distractors llm needs --model")
-                    llm = make_backend(EvalOptions(backend=backend, model=model, base_url=base_url, seed=seed))
+                    llm = make_backend(BackendConfig(backend=backend, model=model, base_url=base_url, seed=seed))
                 config = ChronoConfig(
                     domain=domain, name=name, from_year=from_year, to_year=to_year, seed=seed,
                     relations=tuple(r.strip() for r in relations.split(",")) if relations else None,

@@ -137,7 +137,7 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
                               "judge_base_url": judge_base_url})
     path = Path(benchmark)
     if path.is_file():
-        from knowforge.eval.items_io import read_items
+        from knowforge.models.items_io import read_items
 
         items = read_items(path, limit=options.limit)   # bad input fails before anything starts
         with contextlib.closing(open_graph(home)) as store:
@@ -293,7 +293,7 @@ def tiny_model_cmd(out_dir, seed):
       knowforge tiny-model models/tiny --seed 0
       knowforge eval --benchmark items.jsonl --backend hf --model models/tiny
     """
-    from knowforge.eval.tiny_model import build_tiny_model
+    from knowforge.models.tiny_model import build_tiny_model
 
     path = build_tiny_model(out_dir, seed=seed)
     console.print(f"tiny model written to {path}")

@@ -48,10 +48,10 @@ def generate_events(types, n, seed, batch, date, templates_dir, locality_relatio
     batch = batch or f"e{seed}"
     llm = None
     if llm_backend:
-        from knowforge.eval.backends import make_backend
-        from knowforge.eval.types import EvalOptions
+        from knowforge.models.backends import make_backend
+        from knowforge.models.config import BackendConfig
 
-        llm = make_backend(EvalOptions(backend=llm_backend, model=llm_model or "",
+        llm = make_backend(BackendConfig(backend=llm_backend, model=llm_model or "",
                                        base_url=llm_base_url, seed=seed, silent=silent))
     store = open_graph(home)
     try:

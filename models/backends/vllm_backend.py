@@ -19,7 +19,8 @@ from typing import Any
 
 from knowforge.errors import BackendError
 
-from ..types import (EvalOptions, GenerationRequest, GenerationResult, LoglikelihoodRequest,
+from ..config import as_backend_config
+from ..types import (GenerationRequest, GenerationResult, LoglikelihoodRequest,
                      LoglikelihoodResult)
 from . import CAPABILITIES, derive_seed
 from .text import encode_pair, format_chat
@@ -51,10 +52,11 @@ class VLLMBackend:
         self.prefix_id = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
 
     @classmethod
-    def from_options(cls, options: EvalOptions) -> VLLMBackend:
+    def from_options(cls, options) -> VLLMBackend:
+        options = as_backend_config(options)
         return cls(options.model, tensor_parallel_size=options.tensor_parallel_size,
                    prefix_caching=options.prefix_caching, seed=options.seed, revision=options.revision,
-                   **options.extra.get("vllm_engine_kwargs", {}))
+                   **options.engine_args)
 
     def prompt_ids(self, request: GenerationRequest) -> list[int]:
         if request.messages is not None:

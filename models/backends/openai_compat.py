@@ -23,7 +23,8 @@ from typing import Any, Callable, TypeVar
 
 from knowforge.errors import BackendError
 
-from ..types import (CAP_LOGLIKELIHOOD, EvalOptions, GenerationRequest, GenerationResult, LoglikelihoodRequest,
+from ..config import as_backend_config
+from ..types import (CAP_LOGLIKELIHOOD, GenerationRequest, GenerationResult, LoglikelihoodRequest,
                      LoglikelihoodResult)
 from . import CAPABILITIES, MISSING_CAPABILITY_HINTS, derive_seed, require_capability
 
@@ -69,7 +70,8 @@ class OpenAIBackend:
         self.http_requests = 0    # attempts sent
 
     @classmethod
-    def from_options(cls, options: EvalOptions) -> OpenAIBackend:
+    def from_options(cls, options) -> OpenAIBackend:
+        options = as_backend_config(options)
         return cls(options.model, base_url=options.base_url, concurrency=options.concurrency,
                    timeout=options.timeout, max_retries=options.max_retries,
                    retry_backoff=options.retry_backoff, api=options.openai_api)

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from knowforge.errors import InputError
-from knowforge.eval.types import ITEM_SCHEMA_VERSION, BenchmarkItem
+from knowforge.models.types import ITEM_SCHEMA_VERSION, BenchmarkItem
 
 
 def iter_items(path: str | Path) -> Iterator[BenchmarkItem]:

@@ -31,8 +31,9 @@ from dataclasses import replace
 from knowforge.errors import BackendError, ConfigError
 
 from ..cache import ResponseCache, canonical_json, generation_key, loglikelihood_key, model_key
-from ..types import (CAP_CHAT, CAP_GENERATE, CAP_LOGLIKELIHOOD, CAP_SEED, Backend, EvalOptions,
-                     GenerationRequest, GenerationResult, LoglikelihoodRequest, LoglikelihoodResult)
+from ..config import as_backend_config
+from ..types import (CAP_CHAT, CAP_GENERATE, CAP_LOGLIKELIHOOD, CAP_SEED, Backend, GenerationRequest,
+                     GenerationResult, LoglikelihoodRequest, LoglikelihoodResult)
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +69,12 @@ def derive_seed(seed: int, sample_index: int) -> int:
     return int.from_bytes(digest[:8], "big") & (2**63 - 1)
 
 
-def make_backend(options: EvalOptions, cache: ResponseCache | None = None) -> Backend:
-    """The backend ``options`` ask for, wrapped by the response cache unless ``options.cache``
-    is False. ``cache`` overrides the cache location (default: ``options.cache_dir``, then
-    ``KNOWFORGE_CACHE_DIR``, then the user cache dir)."""
+def make_backend(config, cache: ResponseCache | None = None) -> Backend:
+    """The backend ``config`` asks for, wrapped by the response cache unless ``config.cache``
+    is False. ``config`` is a ``BackendConfig``, or a record that gives one through
+    ``backend_config()`` (the eval engine's options). ``cache`` overrides the cache location
+    (default: ``config.cache_dir``, then ``KNOWFORGE_CACHE_DIR``, then the user cache dir)."""
+    options = as_backend_config(config)
     name = options.backend
     if name not in BACKEND_NAMES:
         raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKEND_NAMES)}")

@@ -17,7 +17,8 @@ from typing import Any
 
 from knowforge.errors import BackendError
 
-from ..types import (EvalOptions, GenerationRequest, GenerationResult, LoglikelihoodRequest,
+from ..config import as_backend_config
+from ..types import (GenerationRequest, GenerationResult, LoglikelihoodRequest,
                      LoglikelihoodResult)
 from . import CAPABILITIES, derive_seed
 from .text import encode_pair, format_chat
@@ -91,9 +92,10 @@ class HFBackend:
         self.prefix_id = tok.bos_token_id if tok.bos_token_id is not None else self.eos_id
 
     @classmethod
-    def from_options(cls, options: EvalOptions) -> HFBackend:
+    def from_options(cls, options) -> HFBackend:
+        options = as_backend_config(options)
         return cls(options.model, device=options.device, batch_size=options.batch_size,
-                   revision=options.revision, dtype=options.extra.get("dtype"))
+                   revision=options.revision, dtype=options.dtype)
 
     # -- prompts ------------------------------------------------------------------------------
 
