@@ -18,7 +18,7 @@ $(VENV)/.core-installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.all-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e ".[dev,hf,retrieval]"
+	$(BIN)/pip install -q -e ".[dev,hf,retrieval,spark,lexical,lmeval]"
 	touch $@ $(VENV)/.core-installed
 
 install: $(VENV)/.core-installed
