@@ -13,6 +13,7 @@ CREATE CONSTRAINT benchmark_id IF NOT EXISTS FOR (b:Benchmark) REQUIRE b.id IS U
 CREATE CONSTRAINT question_id IF NOT EXISTS FOR (q:Question) REQUIRE q.id IS UNIQUE;
 CREATE CONSTRAINT run_id IF NOT EXISTS FOR (r:Run) REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT answer_id IF NOT EXISTS FOR (a:Answer) REQUIRE a.id IS UNIQUE;
+CREATE CONSTRAINT model_id IF NOT EXISTS FOR (m:Model) REQUIRE m.id IS UNIQUE;
 
 // ---- temporal and lookup indexes ----
 // "the object timeline of (s, r)" is one lookup on (subject_id, relation)

@@ -107,11 +107,29 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              "errors": summary["errors"], "cached_samples": summary["cached"],
              "mc_scoring": options.mc_scoring, "mc_continuation": options.mc_continuation,
              "options_extra_json": json.dumps(options.extra, sort_keys=True, default=str)}
+    props.update(model_properties(options))
     for key, value in (extra or {}).items():
         if not _KEY.match(key):
             raise ConfigError(f"bad run property name {key!r}")
         props[key] = _property_value(value)
     return props
+
+
+def model_properties(options: EvalOptions) -> dict:
+    """``control_model`` when the model is a control model (a folder with ``control.json``),
+    and ``model_cutoff``: ``options.extra["model_cutoff"]`` or the control model's cutoff.
+    The validity report and the cutoff slices of every report read them."""
+    from knowforge.models.control import read_card
+
+    out = {}
+    cutoff = options.extra.get("model_cutoff")
+    card = read_card(options.model) if options.model else None
+    if card is not None:
+        out["control_model"] = card.model_id
+        cutoff = cutoff or str(card.cutoff)
+    if cutoff:
+        out["model_cutoff"] = str(cutoff)
+    return out
 
 
 def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],

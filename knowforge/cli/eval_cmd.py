@@ -89,7 +89,11 @@ def _options(**kw):
 @click.option("--span", type=click.Choice(["total", "previous", "both"]), default=None,
               help="ChroKnowPrompt spans (chrono): total (previous + next), previous only, or both reported.")
 @click.option("--method", default=None,
-              help="Editing method for events benchmarks: ice|bm25|dense|none (e5 = dense).")
+              help="Editing method for events benchmarks: ice|bm25|dense|ft|none (e5 = dense; ft fine-tunes "
+                   "a copy of an hf model per event).")
+@click.option("--model-cutoff", default=None,
+              help="The model's knowledge cutoff (YEAR, YEAR-MM or YEAR-MM-DD): reports slice items into "
+                   "facts changed before / after it. Default: a control model's own cutoff.")
 @click.option("--judge-backend", type=click.Choice(["hf", "openai", "vllm"]), default=None,
               help="events: backend of the LLM judge of open tendency answers (Tendency-G); "
                    "default: --backend.")
@@ -104,8 +108,8 @@ def _options(**kw):
 def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, max_tokens, limit, setting,
              chat, mc_scoring, mc_continuation, log_samples, no_cache, cache_dir, out_dir, device, batch_size,
              revision, tensor_parallel_size, concurrency,
-             check, chronoprompt, span, method, judge_backend, judge_model, judge_base_url, name, home,
-             silent):
+             check, chronoprompt, span, method, model_cutoff, judge_backend, judge_model, judge_base_url, name,
+             home, silent):
     """Evaluate a model on a benchmark; results go to the graph and to OUT/<run_id>/.
 
     Every request goes through the on-disk response cache, so an interrupted run resumes where
@@ -122,6 +126,10 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
       knowforge eval --benchmark events:e0 --backend hf --model models/tiny --method ice \\
           --judge-backend openai --judge-model gpt-4o --judge-base-url http://127.0.0.1:8000/v1
     """
+    if model_cutoff is not None:
+        from knowforge.eval.validity import parse_cutoff
+
+        parse_cutoff(model_cutoff)   # a bad cutoff fails before anything starts
     if (judge_backend or judge_model or judge_base_url) and not benchmark.startswith("events:"):
         raise ConfigError("--judge-backend/--judge-model/--judge-base-url apply to events: "
                           "benchmarks only (Tendency-G)")
@@ -133,6 +141,7 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
                        concurrency=concurrency,
                        extra={"setting": setting, "chat": chat or None, "check": check,
                               "chronoprompt": chronoprompt, "span": span, "method": method,
+                              "model_cutoff": model_cutoff,
                               "judge_backend": judge_backend, "judge_model": judge_model,
                               "judge_base_url": judge_base_url})
     path = Path(benchmark)
@@ -259,25 +268,36 @@ def _cell(value, key: str) -> str:
 @click.option("--compare", default=None, help="A second run to compare with.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output directory (default: runs/<RUN_ID>).")
+@click.option("--validity", is_flag=True,
+              help="Also check the benchmarks' verdicts against the control model's training set "
+                   "(validity.json, validity.md): seen vs unseen, ChroKnow categories vs truth, KnowGen "
+                   "with vs without context, ELKEN methods vs no edit.")
 @home_option
 @handle_errors
-def report_cmd(run_id, compare, out_dir, home):
+def report_cmd(run_id, compare, out_dir, validity, home):
     """Write report.json, report.md and plots/*.png for a run (optionally compared with another).
 
     \b
     Examples:
       knowforge report run-20260101T120000-ab12cd34
       knowforge report run-A --compare run-B --out reports/a-vs-b
+      knowforge report run-A --validity          # a run of a control model (knowforge train-control)
     """
     from knowforge.eval.report import headline_table, load_report, write_report
 
     store = open_graph(home)
     try:
         out = write_report(store, run_id, out_dir or Path("runs") / run_id, compare=compare)
+        if validity:
+            from knowforge.eval.validity import write_validity
+
+            write_validity(store, run_id, out, report_dirs=[Path("runs")])
     finally:
         store.close()
     report = load_report(out)
     console.print(headline_table(report, report.get("compare")))
+    if validity:
+        console.print((out / "validity.md").read_text(encoding="utf-8"), markup=False, highlight=False)
     click.echo(str(out))
 
 

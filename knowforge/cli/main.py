@@ -24,6 +24,7 @@ COMMANDS = {
     "report": "knowforge.cli.eval_cmd:report_cmd",
     "ripple": "knowforge.cli.ripple_cmd:ripple_cmd",
     "tiny-model": "knowforge.cli.eval_cmd:tiny_model_cmd",
+    "train-control": "knowforge.cli.control_cmd:train_control_cmd",
 }
 
 
