@@ -34,8 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from knowforge.errors import ConfigError
 from knowforge.kg.store import Store
 
-from .control_data import (AFTER_CUTOFF, HELD_OUT, TRAINED, DataConfig, SourceFact, build_examples,
-                           load_phrasings, split_facts)
+from .control_data import (AFTER_CUTOFF, HELD_OUT, TRAINED, DataConfig, SourceFact, epoch_examples,
+                           fixed_examples, load_phrasings, split_facts)
 
 log = logging.getLogger(__name__)
 
@@ -57,22 +57,24 @@ class ControlConfig(BaseModel):
     instruction_share: float = 0.5
     context_share: float = 0.12
     local_share: float = 0.5
+    chrono_passes: int = 2
     # model (llama architecture)
     vocab_size: int = 3000
     hidden_size: int = 128
-    intermediate_size: int = 256
+    intermediate_size: int = 512
     num_layers: int = 2
     num_heads: int = 4
     # training
-    epochs: float = 8.0
+    epochs: float = 10.0
     lr: float = 3e-3
-    batch_tokens: int = 4096
+    batch_tokens: int = 1024
     device: str = "cpu"
 
     def data_config(self) -> DataConfig:
         return DataConfig(cutoff=self.cutoff, seed=self.seed, holdout=self.holdout, year_span=self.year_span,
                           timeless_years=self.timeless_years, instruction_share=self.instruction_share,
-                          context_share=self.context_share, local_share=self.local_share)
+                          context_share=self.context_share, local_share=self.local_share,
+                          chrono_passes=self.chrono_passes)
 
     def config_hash(self) -> str:
         """sha256 of the config minus ``device`` (where it ran does not change what it is)."""
@@ -160,9 +162,13 @@ TrainProgress = Callable[[int, int, float], None]
 
 
 def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
-                  progress: TrainProgress | None = None) -> ControlCard:
+                  progress: TrainProgress | None = None, reuse: bool = True) -> ControlCard:
     """Train a control model on the graph's facts, write it to ``out_dir`` and record its
-    training set in the graph. Returns its card."""
+    training set in the graph. Returns its card.
+
+    With ``reuse`` (the default), a model already in ``out_dir`` with the same id (same config,
+    same source facts) is not trained again: only its training set is recorded again.
+    """
     import torch
 
     from .lm_training import TrainConfig, plan_steps, tokenise, train_lm
@@ -174,22 +180,39 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
     if not facts:
         raise ConfigError("the graph has no source facts to train on (load some: `knowforge load samples`)")
     membership = split_facts(facts, cutoff=config.cutoff, holdout=config.holdout, seed=config.seed)
-    examples = build_examples(facts, membership, config.data_config(), load_phrasings())
     graph_hash = facts_hash(facts)
     mid = model_id(config, graph_hash)
+    trained_ids = [fid for fid, m in sorted(membership.items()) if m == TRAINED]
+    existing = read_card(out) if reuse else None
+    if existing is not None and existing.model_id == mid and (out / "config.json").is_file():
+        log.info("%s is already trained in %s: recording its training set only", mid, out)
+        record_model(store, existing, trained_ids, out)
+        return existing
+    data_config, phrasings = config.data_config(), load_phrasings()
+    fixed = fixed_examples(facts, membership, data_config, phrasings)
+    first = epoch_examples(facts, membership, data_config, phrasings, epoch=0)
+    examples = fixed + first
     counts = Counter(membership.values())
-    log.info("%s: %d facts trained, %d held out, %d after the cutoff; %d examples", mid, counts[TRAINED],
-             counts[HELD_OUT], counts[AFTER_CUTOFF], len(examples))
+    log.info("%s: %d facts trained, %d held out, %d after the cutoff; %d examples per epoch", mid,
+             counts[TRAINED], counts[HELD_OUT], counts[AFTER_CUTOFF], len(examples))
 
     t0 = time.perf_counter()
     tokenizer = build_tokenizer([e.text for e in examples], config.vocab_size)
-    tokenised = [tokenise(tokenizer, e.text, e.spans) for e in examples]
+    fixed_tokens = [tokenise(tokenizer, e.text, e.spans) for e in fixed]
+    first_tokens = [tokenise(tokenizer, e.text, e.spans) for e in first]
+
+    def epoch_data(epoch: int):
+        drawn = first_tokens if epoch == 0 else [
+            tokenise(tokenizer, e.text, e.spans)
+            for e in epoch_examples(facts, membership, data_config, phrasings, epoch=epoch)]
+        return fixed_tokens + drawn
+
     model = init_model(config, tokenizer).to(config.device)
     train_config = TrainConfig(epochs=config.epochs, lr=config.lr, batch_tokens=config.batch_tokens,
                                seed=config.seed)
-    total = plan_steps(tokenised, train_config)
-    result = train_lm(model, tokenised, train_config, pad_id=tokenizer.pad_token_id,
-                      progress=(lambda done, loss: progress(done, total, loss)) if progress else None)
+    total = plan_steps(epoch_data, train_config)
+    result = train_lm(model, epoch_data, train_config, pad_id=tokenizer.pad_token_id,
+                      progress=(lambda done, loss: progress(done, max(total, done), loss)) if progress else None)
     seconds = time.perf_counter() - t0
 
     from transformers.utils import logging as hf_logging
@@ -204,7 +227,7 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
         counts={"facts": len(facts), TRAINED: counts[TRAINED], HELD_OUT: counts[HELD_OUT],
                 AFTER_CUTOFF: counts[AFTER_CUTOFF], "examples": len(examples),
                 **{f"examples_{k}": v for k, v in sorted(Counter(e.kind for e in examples).items())},
-                "tokens_per_epoch": sum(len(t.ids) for t in tokenised)},
+                "tokens_per_epoch": sum(len(t.ids) for t in fixed_tokens + first_tokens)},
         parameters=sum(p.numel() for p in model.parameters()),
         train={"steps": result.steps, "epochs": result.epochs, "tokens": result.tokens,
                "seconds": round(seconds, 1), "train_seconds": round(result.seconds, 1),
@@ -212,7 +235,7 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
                "epoch_losses": [round(x, 4) for x in result.losses],
                "torch_threads": torch.get_num_threads()})
     (out / CARD_FILE).write_text(card.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    record_model(store, card, [fid for fid, m in sorted(membership.items()) if m == TRAINED], out)
+    record_model(store, card, trained_ids, out)
     return card
 
 

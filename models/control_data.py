@@ -245,6 +245,7 @@ class DataConfig:
     year_span: int = 12            # years up to the cutoff rendered as ChroKnow blocks
     timeless_years: int = 0        # seeded years at which a timeless fact is rendered
     blocks_per_example: int = 5    # ChroKnow blocks per example (the check asks after 4 shots)
+    chrono_passes: int = 2         # ChroKnow groupings per epoch (the blocks are seen this often)
     instruction_share: float = 0.5  # QA examples that carry the zero-shot instruction
     context_share: float = 0.12    # trained facts with a question that get a context example
     local_share: float = 0.5       # ... of which also an out-of-scope (answer from memory) twin
@@ -277,22 +278,18 @@ def _qa_prompt(phrasings: Phrasings, question: str, *, instruction: bool, contex
     return f"{forms['qa_instruction']}\n\n{body}" if instruction else body
 
 
-def build_examples(facts: Sequence[SourceFact], membership: Mapping[str, str], config: DataConfig,
-                   phrasings: Phrasings | None = None) -> list[Example]:
-    """Every training example of the trained facts, in a seeded order."""
-    phrasings = phrasings or load_phrasings()
+@dataclass(frozen=True)
+class _Renderings:
+    trained: list[SourceFact]
+    blocks: dict[str, list[tuple[str, str, str]]]   # relation -> [(question, answer, fact id)]
+    current: list[SourceFact]                        # trained, holding at the cutoff, asked
+
+
+def _renderings(facts: Sequence[SourceFact], membership: Mapping[str, str], config: DataConfig,
+                phrasings: Phrasings) -> _Renderings:
     cutoff = config.cutoff
     trained = sorted((f for f in facts if membership.get(f.id) == TRAINED), key=lambda f: f.id)
-    rng = random.Random(f"{config.seed}:control:examples")
-    examples: list[Example] = []
-
-    # statements
-    for f in trained:
-        b = _Builder()
-        b.add(statement(f, cutoff), train=True)
-        examples.append(b.example("statement", [f.id]))
-
-    # ChroKnow Generation blocks, grouped per relation as in the check's few-shot prompts
+    rng = random.Random(f"{config.seed}:control:years")
     lo = cutoff - config.year_span + 1
     blocks: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for f in trained:
@@ -303,36 +300,67 @@ def build_examples(facts: Sequence[SourceFact], membership: Mapping[str, str], c
             question = phrasings.forms["chrono_question"].format(year=year, subject=f.subject,
                                                                  label=phrasings.label(f))
             blocks[f.relation].append((question, f.display(), f.id))
-    for relation in sorted(blocks):
-        group = blocks[relation]
-        rng.shuffle(group)
-        for start in range(0, len(group), config.blocks_per_example):
-            chunk = group[start:start + config.blocks_per_example]
-            b = _Builder()
-            for k, (question, answer, _) in enumerate(chunk):
-                if k:
-                    b.add("\n")   # blocks are separated by a blank line, as in the check
-                b.add(phrasings.forms["chrono_block"].format(question=question))
-                b.add(f" {answer}\n", train=True)
-            examples.append(b.example("chrono", [fid for _, _, fid in chunk]))
-
-    # questions in the eval engine's form, about what holds at the cutoff
     releases: dict[str | None, int] = {}
     for f in facts:
         for y in f.seen_in or ():
             if y <= cutoff:
                 releases[f.source] = max(y, releases.get(f.source, y))
     current = [f for f in trained if f.holds_at(cutoff, releases.get(f.source)) and phrasings.asks(f)]
-    for f in current:
+    return _Renderings(trained, dict(blocks), current)
+
+
+def fixed_examples(facts: Sequence[SourceFact], membership: Mapping[str, str], config: DataConfig,
+                   phrasings: Phrasings | None = None) -> list[Example]:
+    """The examples every epoch shares: statements and questions."""
+    phrasings = phrasings or load_phrasings()
+    r = _renderings(facts, membership, config, phrasings)
+    rng = random.Random(f"{config.seed}:control:fixed")
+    examples: list[Example] = []
+    for f in r.trained:
+        b = _Builder()
+        b.add(statement(f, config.cutoff), train=True)
+        examples.append(b.example("statement", [f.id]))
+    for f in r.current:
         b = _Builder()
         b.add(_qa_prompt(phrasings, phrasings.question(f.relation, f.label, f.subject),
                          instruction=rng.random() < config.instruction_share))
         b.add(f" {f.display()}{EOS}", train=True)
         examples.append(b.example("qa", [f.id]))
-
-    examples += _context_examples(current, phrasings, config, rng)
-    rng.shuffle(examples)
     return examples
+
+
+def epoch_examples(facts: Sequence[SourceFact], membership: Mapping[str, str], config: DataConfig,
+                   phrasings: Phrasings | None = None, *, epoch: int = 0) -> list[Example]:
+    """The examples drawn anew each epoch, so that no answer can be learnt from the company it
+    keeps: ChroKnow blocks in new few-shot groupings (``chrono_passes`` groupings per epoch)
+    and new counterfactual contexts."""
+    phrasings = phrasings or load_phrasings()
+    r = _renderings(facts, membership, config, phrasings)
+    rng = random.Random(f"{config.seed}:control:epoch:{epoch}")
+    examples: list[Example] = []
+    for _ in range(config.chrono_passes):
+        for relation in sorted(r.blocks):
+            group = list(r.blocks[relation])
+            rng.shuffle(group)
+            for start in range(0, len(group), config.blocks_per_example):
+                chunk = group[start:start + config.blocks_per_example]
+                b = _Builder()
+                for k, (question, answer, _) in enumerate(chunk):
+                    if k:
+                        b.add("\n")   # blocks are separated by a blank line, as in the check
+                    b.add(phrasings.forms["chrono_block"].format(question=question))
+                    b.add(f" {answer}\n", train=True)
+                examples.append(b.example("chrono", [fid for _, _, fid in chunk]))
+    examples += _context_examples(r.current, phrasings, config, rng)
+    return examples
+
+
+def build_examples(facts: Sequence[SourceFact], membership: Mapping[str, str], config: DataConfig,
+                   phrasings: Phrasings | None = None, *, epoch: int = 0) -> list[Example]:
+    """Every training example of one epoch: the fixed ones and that epoch's draws."""
+    phrasings = phrasings or load_phrasings()
+    return (fixed_examples(facts, membership, config, phrasings)
+            + epoch_examples(facts, membership, config, phrasings, epoch=epoch))
 
 
 def _context_examples(current: Sequence[SourceFact], phrasings: Phrasings, config: DataConfig,

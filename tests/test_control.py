@@ -187,9 +187,13 @@ def test_training_on_a_tiny_slice_records_exactly_its_training_set(store, tmp_pa
     assert rows[0]["trained_on"] == len(trained)
     assert (model["cutoff"], model["seed"], model["config_hash"]) == (2019, 0, config.config_hash())
 
-    # training again replaces the edges: same id, same training set, no duplicates
+    # the same model again is reused (not retrained); its edges are written again, not duplicated
+    store.run("models/clear_training_set", id=card.model_id)
     again = train_control(store, config, tmp_path / "control")
-    assert again.model_id == card.model_id
+    assert again == card
+    assert store.read("models/read_model", id=card.model_id)[0]["trained_on"] == len(trained)
+    retrained = train_control(store, config, tmp_path / "control", reuse=False)
+    assert retrained.model_id == card.model_id and retrained.counts == card.counts
     assert store.read("models/read_model", id=card.model_id)[0]["trained_on"] == len(trained)
 
     assert read_card(tmp_path / "control").model_id == card.model_id

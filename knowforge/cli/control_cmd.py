@@ -18,15 +18,19 @@ from knowforge.cli.common import console, handle_errors, home_option, open_graph
               help="Seed of the held-out draw, the renderings, the initial weights and the batch order.")
 @click.option("--holdout", type=float, default=0.15, show_default=True,
               help="Share of pre-cutoff facts held out as unseen controls.")
-@click.option("--epochs", type=float, default=None, help="Training epochs (default: the config's, 8).")
+@click.option("--epochs", type=float, default=None, help="Training epochs (default 10).")
 @click.option("--lr", type=float, default=None, help="Peak learning rate (default 3e-3).")
 @click.option("--hidden-size", type=int, default=None, help="Model width (default 128).")
 @click.option("--layers", type=int, default=None, help="Transformer layers (default 2).")
 @click.option("--device", default="cpu", show_default=True, help="cpu or cuda.")
+@click.option("--retrain", is_flag=True,
+              help="Train even when OUT already holds this model (same config, same facts); by default "
+                   "only its training set is recorded again.")
 @home_option
 @silent_option
 @handle_errors
-def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, layers, device, home, silent):
+def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, layers, device, retrain, home,
+                      silent):
     """Train the control model: a small causal LM whose knowledge we know.
 
     It learns the graph's source facts up to CUTOFF (as statements, ChroKnow Generation blocks,
@@ -48,10 +52,10 @@ def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, l
     overrides = {k: v for k, v in {"epochs": epochs, "lr": lr, "hidden_size": hidden_size,
                                    "num_layers": layers}.items() if v is not None}
     if hidden_size is not None:
-        overrides["intermediate_size"] = 2 * hidden_size
+        overrides["intermediate_size"] = 4 * hidden_size
     config = ControlConfig(cutoff=cutoff, seed=seed, holdout=holdout, device=device, **overrides)
     with contextlib.closing(open_graph(home)) as store, _train_bar(silent) as progress:
-        card = train_control(store, config, out_dir, progress=progress)
+        card = train_control(store, config, out_dir, progress=progress, reuse=not retrain)
     t = card.train
     console.print(f"{card.model_id}: {card.parameters:,} parameters, {card.counts['trained']} facts trained, "
                   f"{card.counts['held_out']} held out, {card.counts['after_cutoff']} after {cutoff}; "
