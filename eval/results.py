@@ -150,8 +150,10 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     store.write("eval/link_question_entities",
                 [{"question_id": i.id, "entity_id": e} for i in items for e in i.entity_ids])
     store.write("eval/derive_question_slices", [{"id": i.id} for i in items])
-    store.run("eval/upsert_run", id=run_id,
-              props=run_properties(options, items, results, name=name, started_at=started_at, extra=extra))
+    props = run_properties(options, items, results, name=name, started_at=started_at, extra=extra)
+    # where evaluators write this run's report (the validity report finds chrono.json there)
+    props.setdefault("report_dir", str(Path(options.out_dir) / run_id))
+    store.run("eval/upsert_run", id=run_id, props=props)
     rows = [{"id": f"{run_id}:{r.item_id}:{r.sample_index}", "question_id": r.item_id,
              "props": {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,
                        "error": r.error, "cached": r.cached, "cache_key": r.cache_key,

@@ -395,7 +395,8 @@ def run_validity(store, run: Mapping, model: Mapping, *, report_dirs: Sequence[P
         out["chrono"] = {"records": records,
                          "confusion": {t: confusion_table(r for r in records if r["template"] == t)
                                        for t in sorted({r["template"] for r in records})}}
-        chrono_json = _find_chrono_json(run_id, report_dirs)
+        dirs = [Path(run["report_dir"])] if run.get("report_dir") else []
+        chrono_json = _find_chrono_json(run_id, [*dirs, *report_dirs])
         if chrono_json is not None:
             truths = {r["record_id"]: r["truth"] for r in records if r["template"] == "generation"}
             out["chrono"]["chronoprompt"] = chronoprompt_moves(json.loads(chrono_json.read_text("utf-8")), truths)
