@@ -9,7 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from knowforge.errors import ConfigError
 from knowforge.models.config import BackendConfig
+
+# How answers are scored: "official" reproduces each benchmark's released scoring script rule
+# for rule (quirks included); "knowforge" (the default) applies the rules we think right.
+# docs/fidelity.md lists every difference with an example.
+SCORING_MODES = ("knowforge", "official")
+DEFAULT_SCORING = "knowforge"
 
 
 class Score(BaseModel):
@@ -51,7 +58,12 @@ class EvalOptions:
     revision: str | None = None          # hf / vllm: model revision (part of the cache key)
     mc_scoring: str = "generate"         # multi-choice/boolean items: "generate" or "likelihood"
     mc_continuation: str = "text"        # likelihood: score each option's "text" or its "letter"
+    scoring: str = DEFAULT_SCORING       # "knowforge" or "official" (the released scripts' rules)
     extra: dict[str, Any] = field(default_factory=dict)  # method-specific (setting, check, span, method)
+
+    def __post_init__(self) -> None:
+        if self.scoring not in SCORING_MODES:
+            raise ConfigError(f"unknown scoring mode {self.scoring!r}; choose one of {', '.join(SCORING_MODES)}")
 
     def backend_config(self) -> BackendConfig:
         """The part of these options that builds and keys a backend."""

@@ -73,6 +73,10 @@ def _options(**kw):
                    "with loglikelihood, plain prompts, a setting other than chain-of-thought).")
 @click.option("--mc-continuation", type=click.Choice(["text", "letter"]), default="text", show_default=True,
               help="Likelihood scoring: score each option's text (\" Jupiter\") or its letter (\" B\").")
+@click.option("--scoring", type=click.Choice(["knowforge", "official"]), default="knowforge", show_default=True,
+              help="official: each benchmark's released scoring script, rule for rule (ELKEN, NewTerm), "
+                   "to compare with published numbers; knowforge: our rules (docs/fidelity.md lists "
+                   "the differences). Every report names the mode.")
 @click.option("--log-samples", is_flag=True, help="Write samples.jsonl (prompt, raw, parsed, score) to the run dir.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -102,7 +106,7 @@ def _options(**kw):
 @silent_option
 @handle_errors
 def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, max_tokens, limit, setting,
-             chat, mc_scoring, mc_continuation, log_samples, no_cache, cache_dir, out_dir, device, batch_size,
+             chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir, device, batch_size,
              revision, tensor_parallel_size, concurrency,
              check, chronoprompt, span, method, judge_backend, judge_model, judge_base_url, name, home,
              silent):
@@ -118,6 +122,7 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
       knowforge eval --benchmark items.jsonl --backend openai --model m \\
           --base-url http://127.0.0.1:8000/v1 --temperature 0.7 --n 5 --seed 1 --log-samples
       knowforge eval --benchmark items.jsonl --backend hf --model models/tiny --mc-scoring likelihood
+      knowforge eval --benchmark elken_items.jsonl --backend hf --model models/tiny --scoring official
       knowforge eval --benchmark chrono:general --backend vllm --model meta-llama/Llama-3.1-8B-Instruct
       knowforge eval --benchmark events:e0 --backend hf --model models/tiny --method ice \\
           --judge-backend openai --judge-model gpt-4o --judge-base-url http://127.0.0.1:8000/v1
@@ -129,7 +134,8 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
                        n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
                        cache=not no_cache, cache_dir=cache_dir, out_dir=out_dir, silent=silent, device=device,
                        batch_size=batch_size, revision=revision, mc_scoring=mc_scoring,
-                       mc_continuation=mc_continuation, tensor_parallel_size=tensor_parallel_size,
+                       mc_continuation=mc_continuation, scoring=scoring,
+                       tensor_parallel_size=tensor_parallel_size,
                        concurrency=concurrency,
                        extra={"setting": setting, "chat": chat or None, "check": check,
                               "chronoprompt": chronoprompt, "span": span, "method": method,
