@@ -209,6 +209,25 @@ def results_path(out_dir: str | Path, year: int | str, task: str, model: str, pr
     return Path(out_dir) / f"results_{year}" / f"{task}_{results_model_name(model)}{PROMPT_SUFFIXES[prompt]}.jsonl"
 
 
+def result_row(item: BenchmarkItem, response: str | None) -> dict:
+    """The result line of one NewTerm item: its benchmark line's fields, ``prompt_id`` and the
+    model's ``response`` (what evaluation.py writes)."""
+    task = item.task.split("/")[-1]
+    meta = item.metadata
+    row = {"question": item.question, "term": meta.get("term"), "meaning": meta.get("meaning"),
+           "type": meta.get("type", item.slices.get("term_type")), "prompt_id": meta.get("prompt_id", 0),
+           "response": response or ""}
+    if task == "CSJ":
+        row["gold"] = _gold_bool(item)
+    else:
+        row["choices"] = list(item.choices)
+        row["gold"] = item.answer_index
+        split = meta.get("split", item.slices.get("split"))
+        if split is not None:
+            row["split"] = split
+    return row
+
+
 def result_line(row: Mapping) -> str:
     """One line as evaluation.py writes it: sorted keys, ``indent=0`` with newlines made spaces."""
     return json.dumps(dict(row), sort_keys=True, indent=0, ensure_ascii=False).replace("\n", " ")

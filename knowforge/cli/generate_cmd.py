@@ -16,6 +16,7 @@ EXPORTERS = {
     "knowgen": "knowforge.cli.knowgen_cmd:export_knowgen",
     "chrono": "knowforge.cli.chrono_cmd:export_chrono",
     "events": "knowforge.cli.events_cmd:export_events",
+    "run": "knowforge.cli.score_cmd:export_run_cmd",   # a recorded run in an official layout
 }
 # `knowforge eval --benchmark PREFIX:SPEC` hands PREFIX's benchmarks to these functions:
 # fn(spec: str, options: knowforge.eval.types.EvalOptions, store) -> pathlib.Path (report dir)
