@@ -51,8 +51,7 @@ class EvalOptions:
     prefix_caching: bool = True          # vllm
     concurrency: int = 8                 # openai
     timeout: float = 120.0               # openai: seconds per HTTP request
-    max_retries: int = 4                 # openai: retries on 429 / 5xx / connection errors / timeouts
-    retry_backoff: float = 1.0           # openai: first back-off in seconds, doubled each retry
+    max_retries: int = 4                 # openai: the SDK's retries (429 / 5xx / connection errors / timeouts)
     openai_api: str = "auto"             # openai: "auto" (prompt->completions, messages->chat) or "chat"
     batch_size: int = 8                  # hf: sequences per forward pass; cache: requests per write
     revision: str | None = None          # hf / vllm: model revision (part of the cache key)
@@ -73,5 +72,5 @@ class EvalOptions:
             batch_size=self.batch_size, revision=self.revision,
             tensor_parallel_size=self.tensor_parallel_size, prefix_caching=self.prefix_caching,
             concurrency=self.concurrency, timeout=self.timeout, max_retries=self.max_retries,
-            retry_backoff=self.retry_backoff, openai_api=self.openai_api,
+            openai_api=self.openai_api,
             dtype=self.extra.get("dtype"), engine_args=dict(self.extra.get("vllm_engine_kwargs", {})))

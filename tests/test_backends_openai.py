@@ -40,6 +40,9 @@ class FakeServer:
         self.echo_supported = True
         self.inflight = 0
         self.max_inflight = 0
+        # what a 429 says about waiting; retry-after-ms keeps the SDK's waits short in tests
+        self.retry_headers = {"Retry-After": "0", "retry-after-ms": "5"}
+        self.retry_counts: list[int] = []   # the SDK's x-stainless-retry-count of each attempt
 
 
 def completion_choices(body: dict, server: FakeServer) -> dict:
@@ -101,6 +104,7 @@ def make_handler(server: FakeServer):
             with server.lock:
                 server.bodies.append(body)
                 server.paths.append(self.path)
+                server.retry_counts.append(int(self.headers.get("x-stainless-retry-count", 0)))
                 server.inflight += 1
                 server.max_inflight = max(server.max_inflight, server.inflight)
                 throttle = server.fail_429 > 0
@@ -112,7 +116,7 @@ def make_handler(server: FakeServer):
                     time.sleep(server.sleep)
                 if throttle:
                     return self.reply(429, b'{"error": {"message": "slow down", "type": "rate_limit"}}',
-                                      {"Retry-After": "0"})
+                                      server.retry_headers)
                 if broken:
                     return self.reply(500, b'{"error": {"message": "boom", "type": "server"}}')
                 if "forbidden" in str(body.get("prompt", "")):
@@ -147,7 +151,7 @@ def fake():
 
 
 def backend(fake, **kwargs) -> OpenAIBackend:
-    options = dict(base_url=fake.base_url, api_key="EMPTY", timeout=5.0, max_retries=3, retry_backoff=0.01)
+    options = dict(base_url=fake.base_url, api_key="EMPTY", timeout=5.0, max_retries=3)
     options.update(kwargs)
     return OpenAIBackend("tiny", **options)
 
@@ -197,14 +201,25 @@ def test_429_then_success_is_retried(fake):
     client = backend(fake)
     result = client.generate([GenerationRequest(prompt="retry me")])[0]
     assert result.texts == ("retry me|seed=None|0",)
-    assert client.retries == 2 and client.http_requests == 3 and len(fake.bodies) == 3
+    # the SDK retried: the server saw attempts numbered 0, 1, 2 of one request
+    assert fake.retry_counts == [0, 1, 2] and len(fake.bodies) == 3 and client.retries == 2
+
+
+def test_a_retry_after_beyond_two_minutes_is_not_waited_for(fake):
+    """The SDK reads Retry-After: a server asking for 10 minutes gets no retry, and the error
+    says so after one attempt."""
+    fake.fail_429 = 1
+    fake.retry_headers = {"Retry-After": "600"}
+    with pytest.raises(BackendError, match="after 1 attempts"):
+        backend(fake).generate([GenerationRequest(prompt="later")])
+    assert len(fake.bodies) == 1
 
 
 def test_5xx_is_retried(fake):
     fake.fail_500 = 1
     client = backend(fake)
     assert client.generate([GenerationRequest(messages=(("user", "x"),))])[0].texts == ("chat:x|seed=None|0",)
-    assert client.retries == 1
+    assert fake.retry_counts == [0, 1] and client.retries == 1
 
 
 def test_retries_give_up_with_a_clear_error(fake):
@@ -212,7 +227,7 @@ def test_retries_give_up_with_a_clear_error(fake):
     client = backend(fake, max_retries=2)
     with pytest.raises(BackendError, match="after 3 attempts"):
         client.generate([GenerationRequest(prompt="never")])
-    assert len(fake.bodies) == 3
+    assert len(fake.bodies) == 3 and fake.retry_counts == [0, 1, 2]
 
 
 def test_timeout_is_a_clear_backend_error_after_retries(fake):
@@ -221,12 +236,11 @@ def test_timeout_is_a_clear_backend_error_after_retries(fake):
     with pytest.raises(BackendError, match="timed out after 2 attempts") as info:
         client.generate([GenerationRequest(prompt="slow")])
     assert fake.base_url in str(info.value) or "127.0.0.1" in str(info.value)
-    assert client.retries == 1
+    assert fake.retry_counts == [0, 1]
 
 
 def test_connection_refused_is_a_backend_error(fake):
-    client = OpenAIBackend("tiny", base_url="http://127.0.0.1:9/v1", timeout=1.0, max_retries=1,
-                           retry_backoff=0.01)
+    client = OpenAIBackend("tiny", base_url="http://127.0.0.1:9/v1", timeout=1.0, max_retries=1)
     with pytest.raises(BackendError, match="after 2 attempts"):
         client.generate([GenerationRequest(prompt="nobody home")])
 
@@ -241,7 +255,7 @@ def test_malformed_json_is_a_clear_backend_error(fake):
 
 def test_client_errors_are_not_retried(fake):
     client = OpenAIBackend("tiny", base_url=fake.base_url.replace("/v1", "/nope"), timeout=2.0,
-                           max_retries=3, retry_backoff=0.01)
+                           max_retries=3)
     with pytest.raises(BackendError, match="HTTP 404"):
         client.generate([GenerationRequest(prompt="x")])
     assert len(fake.bodies) == 1
@@ -300,7 +314,7 @@ def test_make_backend_caches_openai_answers(fake, tmp_path, monkeypatch):
     assert again.cache.stats.hit_rate == 1.0
     uncached = make_backend(EvalOptions(backend="openai", model="tiny", base_url=fake.base_url, cache=False))
     assert isinstance(uncached, OpenAIBackend)
-    assert uncached.client.api_key == "sk-test" and uncached.client.max_retries == 0
+    assert uncached.client.api_key == "sk-test" and uncached.client.max_retries == 4   # the SDK retries
 
 
 def test_a_rejected_request_is_recorded_and_the_others_answered(fake):
