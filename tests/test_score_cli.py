@@ -5,6 +5,7 @@ them (record shapes as in tests/test_compat_differential.py)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,69 @@ def test_export_run_newterm_results(store, graph_env, tmp_path):
         {"model": "some-model", "prompt": "gold", "COST": pytest.approx(200 / 3), "average": pytest.approx(200 / 3)}]
     not_newterm = invoke("export", "run", run, "--format", "helm", "--out", tmp_path / "x")
     assert not_newterm.exit_code == 1 and "no ELKEN" in not_newterm.output
+
+
+class _Answering:
+    """A local OpenAI-compatible server that answers every completion with ``reply``."""
+
+    def __init__(self, reply: str):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                payload = json.dumps({"id": "c", "object": "text_completion", "created": 0, "model": body["model"],
+                                      "choices": [{"index": 0, "text": reply, "finish_reason": "stop",
+                                                   "logprobs": None}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+def test_eval_scoring_option_reaches_runs_and_reports(store, graph_env, release_items, tmp_path, monkeypatch):
+    """A reply opening with a blank line is wrong under the official rule (first line) and
+    right under ours (first non-empty line); the mode is on the Run and in every report."""
+    from knowforge.models.items_io import write_items
+
+    monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")
+    tendency = [i for i in release_items if i.scorer == "elken-tendency" and i.answers == ["A"]]
+    bench = tmp_path / "elken.jsonl"
+    write_items(bench, tendency)
+    server = _Answering("\n(A) Grow")
+    try:
+        accuracy = {}
+        for mode in ("official", "knowforge"):
+            result = invoke("eval", "--benchmark", bench, "--backend", "openai", "--model", "m", "--base-url",
+                            server.url, "--scoring", mode, "--cache-dir", tmp_path / "cache",
+                            "--out", tmp_path / "runs", "--silent")
+            assert result.exit_code == 0, result.output
+            run_id = result.stdout.strip().splitlines()[-1]
+            report = json.loads((tmp_path / "runs" / run_id / "report.json").read_text())
+            assert report["scoring"]["mode"] == mode and report["run"]["scoring"] == mode
+            assert report["scoring"]["rules"] == [f"elken-tendency:{mode}"]
+            assert f"- scoring: {mode} (elken-tendency:{mode})" in (tmp_path / "runs" / run_id / "report.md").read_text()
+            assert re.search(rf"scoring\s+{mode}", result.output)      # the terminal table's title
+            accuracy[mode] = report["overall"]["accuracy"]
+    finally:
+        server.httpd.shutdown()
+    assert accuracy == {"official": 0.0, "knowforge": 1.0}
+
+
+def test_unknown_scoring_mode_is_refused():
+    from knowforge.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown scoring mode 'strict'"):
+        EvalOptions(scoring="strict")
+    result = CliRunner().invoke(cli, ["eval", "--benchmark", "x.jsonl", "--model", "m", "--scoring", "strict"])
+    assert result.exit_code == 2 and "strict" in result.output
