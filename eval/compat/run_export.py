@@ -4,7 +4,7 @@
   items (events benchmarks, or the released file read with ``elken.read_official``):
   ``fact.json`` and ``tendency_mc.json`` from the run; ``fact_local.json`` and
   ``tendency_mc_local.json`` (the out-of-scope questions before the edit) from a second run
-  over the same items without the edit (``knowforge eval ... --method none``), given as
+  over the same items without the edit (``knowforge eval ... --solver no-edit``), given as
   ``before``.
 * ``newterm-results``: ``results_{year}/{TASK}_{model}{suffix}.jsonl`` for ``get_results.py``
   from a run over NewTerm items.
@@ -53,7 +53,10 @@ def _first_answers(store, run_id: str) -> list[tuple[BenchmarkItem, dict]]:
 
 
 def question_item(question: Mapping) -> BenchmarkItem:
-    """A ``BenchmarkItem`` from the properties ``record_run`` wrote on a :Question node."""
+    """The ``BenchmarkItem`` of a :Question node: its ``item_json`` (the whole item, as the
+    question writer stores it), else rebuilt from the other properties."""
+    if question.get("item_json"):
+        return BenchmarkItem.model_validate_json(question["item_json"])
     slices = {k[len("slice_"):]: v for k, v in question.items() if k.startswith("slice_")}
     return BenchmarkItem(
         id=question["id"], benchmark=question.get("benchmark") or "", task=question.get("task") or "",

@@ -121,7 +121,7 @@ def _num(value) -> str:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Output folder.")
 @click.option("--before", default=None,
-              help="helm: the run over the same items without the edit (eval --method none); "
+              help="helm: the run over the same items without the edit (eval --solver no-edit); "
                    "gives fact_local.json and tendency_mc_local.json for locality.")
 @click.option("--year", type=int, default=None, help="newterm-results: year of items that carry none.")
 @click.option("--prompt", type=click.Choice(["base", "gold", "few", "few_gold"]), default=None,
