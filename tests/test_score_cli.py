@@ -249,3 +249,12 @@ def test_unknown_scoring_mode_is_refused():
         EvalOptions(scoring="strict")
     result = CliRunner().invoke(cli, ["eval", "--benchmark", "x.jsonl", "--model", "m", "--scoring", "strict"])
     assert result.exit_code == 2 and "strict" in result.output
+
+
+def test_method_summary_names_the_scoring_mode(tmp_path):
+    from knowforge.eval.tasks import write_summary
+
+    out = write_summary(tmp_path / "s", benchmark="events:e0", method="events",
+                        options=EvalOptions(model="m", scoring="official"), items=3, runs=[], report_slices=())
+    assert json.loads((out / "summary.json").read_text())["scoring"] == "official"
+    assert "scoring official" in (out / "summary.md").read_text()
