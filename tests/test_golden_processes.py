@@ -14,22 +14,23 @@ from test_chrono_build import _general
 
 SCRIPT = r"""
 import sys
-from knowforge.generators.chrono.build import ChronoConfig, build_benchmark, export_benchmark
-from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_batch
-from knowforge.generators.knowgen.export import export_batch
+from pathlib import Path
+from knowforge import methods, workflow
 from knowforge.kg.connection import open_store
 
-out = sys.argv[1]
+out = Path(sys.argv[1])
 store = open_store()
 try:
+    registry = methods.available()
+    knowgen, chrono = registry["knowgen"], registry["chrono"]
     if store.read("knowgen/read_batch", batch="gold"):
-        drop_batch(store, "gold")
-    generate_batch(store, KnowGenParams(batch="gold", seed=11, n=12))
+        workflow.drop(knowgen, store, "gold")
+    workflow.generate(knowgen, store, knowgen.make_params(batch="gold", seed=11, n=12))
     for fmt in ("alcuna", "jsonl", "hf"):
-        export_batch(store, "gold", fmt, f"{out}/knowgen/{fmt}")
-    build_benchmark(store, ChronoConfig(domain="general", name="gold", seed=7))
+        workflow.export(knowgen, store, "gold", fmt, out / "knowgen" / fmt)
+    workflow.generate(chrono, store, chrono.make_params(domain="general", name="gold", seed=7))
     for fmt in ("chroknowbench", "jsonl", "hf"):
-        export_benchmark(store, "gold", fmt, f"{out}/chrono/{fmt}")
+        workflow.export(chrono, store, "gold", fmt, out / "chrono" / fmt)
 finally:
     store.close()
 """
