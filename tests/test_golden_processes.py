@@ -10,7 +10,28 @@ import subprocess
 import sys
 
 from knowforge.generators.knowgen.synthetic import synthetic_taxonomy, write_taxonomy
-from test_chrono_build import _general
+from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.writer import write_entities, write_facts
+
+CLUBS = ["Ajax", "Benfica", "Celtic", "Dynamo Kyiv", "Espanyol", "Fiorentina", "Galatasaray", "Hertha BSC",
+         "Inter Milan", "Juventus", "Kaiserslautern", "Lazio"]
+
+
+def write_timelines(store) -> None:
+    """Ten footballers over 2010-2023: even ones change club in 2016 (dynamic), odd ones stay."""
+    ents = [EntityRecord(id=f"Q{i}", name=f"Player {i}", labels=("Person",), source="wikidata", domain="general")
+            for i in range(10)]
+    ents += [EntityRecord(id=f"QC{j}", name=c, labels=("Club",), source="wikidata") for j, c in enumerate(CLUBS)]
+    facts = []
+    for i in range(10):
+        common = dict(subject_id=f"Q{i}", relation="P54", source="wikidata", relation_label="member of sports team")
+        if i % 2 == 0:
+            facts.append(FactRecord(object_id=f"QC{i}", start_year=2010, end_year=2015, **common))
+            facts.append(FactRecord(object_id=f"QC{i + 1}", start_year=2016, **common))
+        else:
+            facts.append(FactRecord(object_id=f"QC{i}", start_year=2010, **common))
+    write_entities(store, ents)
+    write_facts(store, facts)
 
 SCRIPT = r"""
 import sys
@@ -43,7 +64,7 @@ def read_tree(root):
 def test_two_processes_with_different_hash_seeds_write_the_same_bytes(store, graph_env, tmp_path):
     entities, facts = synthetic_taxonomy(40, seed=5)
     write_taxonomy(store, entities, facts)
-    _general(store)
+    write_timelines(store)
     trees = []
     for hash_seed in ("1", "4242"):
         out = tmp_path / f"seed{hash_seed}"

@@ -23,8 +23,6 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import pytest
-
 from knowforge.models.items_io import write_items
 from knowforge.models.types import BenchmarkItem
 

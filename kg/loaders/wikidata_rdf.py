@@ -207,7 +207,7 @@ class RdfGrouper:
         ``schema:about`` the entity), else from the entity itself (munged dumps)."""
         counts = dict(ent.counts)
         target = ENTITY_URI + ent.qid
-        for uri, node in ent.data_nodes.items():
+        for node in ent.data_nodes.values():
             if node["about"] == target:
                 counts.update(node["counts"])
             else:
