@@ -17,6 +17,7 @@ import pytest
 
 from knowforge.errors import BackendError
 from knowforge.models.backends import CachedBackend, derive_seed, make_backend
+from knowforge.models.cache import ResponseCache
 from knowforge.models.backends.openai_compat import OpenAIBackend
 from knowforge.models.types import GenerationRequest, LoglikelihoodRequest
 from knowforge.eval.types import EvalOptions
@@ -43,6 +44,7 @@ class FakeServer:
         # what a 429 says about waiting; retry-after-ms keeps the SDK's waits short in tests
         self.retry_headers = {"Retry-After": "0", "retry-after-ms": "5"}
         self.retry_counts: list[int] = []   # the SDK's x-stainless-retry-count of each attempt
+        self.answered: list = []            # prompts answered with 200
 
 
 def completion_choices(body: dict, server: FakeServer) -> dict:
@@ -119,6 +121,8 @@ def make_handler(server: FakeServer):
                                       server.retry_headers)
                 if broken:
                     return self.reply(500, b'{"error": {"message": "boom", "type": "server"}}')
+                if "unauthorized" in str(body.get("prompt", "")):
+                    return self.reply(401, b'{"error": {"message": "bad key", "type": "auth"}}')
                 if "forbidden" in str(body.get("prompt", "")):
                     return self.reply(400, b'{"error": {"message": "prompt violates policy", "type": "invalid"}}')
                 if server.malformed:
@@ -129,6 +133,9 @@ def make_handler(server: FakeServer):
                     answer = completion_choices(body, server)
                 else:
                     answer = {"status": 404, "body": {"error": {"message": "no such route"}}}
+                if answer["status"] == 200:
+                    with server.lock:   # before the reply: the client cannot see it unrecorded
+                        server.answered.append(body.get("prompt"))
                 return self.reply(answer["status"], json.dumps(answer["body"]).encode())
             finally:
                 with server.lock:
@@ -324,3 +331,24 @@ def test_a_rejected_request_is_recorded_and_the_others_answered(fake):
     assert results[0].texts == ("fine 1|seed=None|0",) and results[2].texts == ("fine 2|seed=None|0",)
     assert results[1].texts == () and "HTTP 400" in results[1].error and "policy" in results[1].error
     assert len(fake.bodies) == 3, "a 400 is not retried"
+
+
+def test_each_answer_is_cached_as_it_arrives_even_when_the_run_fails(fake, tmp_path):
+    """A systemic error (401) stops the run; every answer the server gave before, including
+    those in flight when the error came, is already in the cache, and a rerun asks only the
+    rest."""
+    fake.sleep = 0.05
+    options = EvalOptions(backend="openai", model="tiny", base_url=fake.base_url, cache_dir=tmp_path,
+                          concurrency=3, max_retries=0)
+    prompts = [f"q{i}" for i in range(4)] + ["unauthorized"] + [f"q{i}" for i in range(4, 12)]
+    cached = make_backend(options)
+    with pytest.raises(BackendError, match="HTTP 401"):
+        cached.generate([GenerationRequest(prompt=p) for p in prompts])
+    stored = {json.loads(e.request)["prompt"] for e in ResponseCache(tmp_path).entries()}
+    assert fake.answered and set(fake.answered) == stored
+    assert len(fake.answered) < 12, "requests still queued at the failure are not sent"
+    before = len(fake.bodies)
+    again = make_backend(options).generate([GenerationRequest(prompt=p) for p in prompts if p != "unauthorized"])
+    asked = [b["prompt"] for b in fake.bodies[before:]]
+    assert sorted(asked) == sorted(set(prompts) - stored - {"unauthorized"})
+    assert all(r.texts for r in again)
