@@ -9,12 +9,12 @@ from click.testing import CliRunner
 from events_subgraph import build_subgraph
 
 from knowforge.cli.main import cli
-from knowforge.errors import InputError
+from knowforge.errors import InputError, UnsafeIdentifier
 from knowforge.generators.events.build import generate_events
-from knowforge.generators.events.instantiate import Planner
+from knowforge.generators.events.instantiate import Planner, plan_events
 from knowforge.generators.events.layering import apply_events
 from knowforge.generators.events.predicates import FactTest, Predicate, PredicateCache, evaluate
-from knowforge.generators.events.templates import load_templates
+from knowforge.generators.events.templates import EventTemplate, load_templates
 
 INJECT = "true} WITH 1 AS x MATCH (n) DETACH DELETE n //"
 
@@ -90,6 +90,17 @@ def test_values_reach_the_graph_only_as_parameters(store):
         subject="A", relation=(INJECT,), object=None, current=False, include_retracted=False),
         lacks_fact=None, shares_object=None, terms_within=None, any_of=None)
     assert evaluate(store, rogue, [{"A": f"Q76'}}) {INJECT}"}]) == [False]
+    assert store.user_query("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
+
+
+def test_the_planner_checks_a_label_again_before_it_reaches_cypher(store):
+    """A template built in Python without ``parse_template`` still cannot pass a bad label."""
+    build_subgraph(store)
+    before = store.user_query("MATCH (n) RETURN count(n) AS n")[0]["n"]
+    data = {**RETIRE, "slots": {**RETIRE["slots"], "A": {"label": f"Person) {INJECT}"}}}
+    template = EventTemplate(**data)
+    with pytest.raises(UnsafeIdentifier):
+        plan_events(store, {"retire": template}, ["retire"], 1, seed=0, batch="x")
     assert store.user_query("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
 
 
