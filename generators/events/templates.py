@@ -24,7 +24,7 @@ from typing import Literal, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from knowforge.errors import ConfigError, InputError, UnsafeIdentifier
+from knowforge.errors import ConfigError, InputError, UnsafeIdentifier, describe_validation_error
 from knowforge.kg.cypher import validate_label
 
 from .predicates import SLOT_NAME, Predicate
@@ -211,16 +211,6 @@ def _check_ref(ref, known, relations, *, allow_unknown: bool, at: str) -> None:
         raise ValueError(f"{at}: {ref!r} is not a slot")
 
 
-def _describe(exc: ValidationError) -> str:
-    """Pydantic's errors as ``field: message`` (``slots.A.where[0]: ...``), one per problem."""
-    parts = []
-    for err in exc.errors():
-        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"field {loc}: {msg}" if loc else msg)
-    return "; ".join(dict.fromkeys(parts))
-
-
 def _read_yaml(path: Path | resources.abc.Traversable, name: str) -> dict:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -261,7 +251,7 @@ def parse_template(data: dict, name: str) -> EventTemplate:
         template = EventTemplate(**data, source_path=name)
         _validate(template, load_relations())
     except ValidationError as exc:
-        raise InputError(f"invalid event template: {_describe(exc)}", path=name) from exc
+        raise InputError(f"invalid event template: {describe_validation_error(exc)}", path=name) from exc
     except ValueError as exc:
         raise InputError(f"invalid event template: field {exc}", path=name) from exc
     return template
