@@ -368,3 +368,45 @@ __all__ = ["BM25Retriever", "DenseRetriever", "EditingOutcome", "Memory", "METHO
            "evaluate_editing", "judge_from_options", "judge_tendency", "locality_metrics",
            "make_retriever", "memory_of", "parse_judgement", "reliability_metrics", "resolve_method",
            "retrieval_accuracy", "tendency_accuracy", "tendency_generation", "with_context"]
+
+
+def solve_editing(items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, *,
+                  method: str, judge: Backend | None = None, progress=None):
+    """The ``ice``/``bm25``/``dense``/``no-edit`` solvers: answers with the method's edit in
+    context; out-of-scope questions are also asked without it (locality compares the two).
+    Returns a ``SolverOutput`` whose details feed the ELKEN metrics."""
+    from knowforge.eval.runner import evaluate_items
+    from knowforge.eval.solvers import SolverOutput
+
+    method = resolve_method(method)
+    memory = memory_of(items)
+    retriever = make_retriever(method, memory, dense_model=options.extra.get("dense_model"),
+                               device=options.device)
+    edited = with_context(items, method, memory, retriever)
+    after = evaluate_items(edited, backend, options, progress=progress)
+    first = {r.item_id: r for r in after if r.sample_index == 0}
+    outside = [i for i in items if i.slices.get("scope") == "out"]
+    if method == "none" or not outside:
+        before = first
+    else:
+        base = evaluate_items(with_context(outside, "none", memory), backend, options, progress=progress)
+        before = {r.item_id: r for r in base if r.sample_index == 0}
+    details = {"method": method, "before": {k: r.raw for k, r in before.items()},
+               "retrieval_top1_accuracy": retrieval_accuracy(edited)}
+    sections: dict = {}
+    if judge is not None:
+        if not any(i.task == "events/tendency" for i in items):
+            log.warning("a judge was given but the items have no tendency questions (generate "
+                        "the batch with an LLM: --llm-backend); Tendency-G has nothing to score")
+        details["tendency_generation"] = {"judge": {"backend": judge.name, "model": judge.model},
+                                          **tendency_generation(backend, judge, items, seed=options.seed)}
+        sections["Tendency-G (LLM judge)"] = details["tendency_generation"]
+    correct = {k: r.score >= 1.0 for k, r in first.items()}
+    rel = reliability_metrics(edited, correct)
+    loc = locality_metrics(edited, details["before"], {k: r.raw for k, r in first.items()})
+    run_extra = {"editing_method": method, "question_level_reliability": rel["question_level"],
+                 "edit_level_reliability": rel["edit_level"], "locality": loc["question_level"]}
+    sections["ELKEN retrieval"] = [{"metric": "retrieval top-1 accuracy",
+                                    "value": details["retrieval_top1_accuracy"]}]
+    return SolverOutput(items=edited, samples=after, run_extra=run_extra, sections=sections,
+                        details=details)

@@ -29,7 +29,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from knowforge.errors import InputError, describe_validation_error
-from knowforge.models.items_io import write_items
 from knowforge.models.types import BenchmarkItem
 
 log = logging.getLogger(__name__)
@@ -114,24 +113,6 @@ def write_elken(path: str | Path, events: list[dict]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(events, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
-
-
-def write_jsonl(path: str | Path, items: Iterable[BenchmarkItem]) -> int:
-    """Our versioned item JSONL, written by the one serialiser every exporter shares."""
-    return write_items(path, items)
-
-
-def write_hf(folder: str | Path, items: list[BenchmarkItem], *, name: str) -> Path:
-    """A Hugging Face dataset repository layout (``load_dataset(folder)`` reads it)."""
-    folder = Path(folder)
-    write_jsonl(folder / "data" / "test.jsonl", items)
-    card = ["---", "configs:", "- config_name: default", "  data_files:", "  - split: test",
-            "    path: data/test.jsonl", "license: cc-by-nc-sa-4.0", "---", "",
-            f"# {name}", "", "Event-level knowledge editing questions (ELKEN-style) made by "
-            "knowforge from a knowledge graph. One row per question; `slices` hold "
-            "event_type, relation, known, needs_background and scope (in/out).", ""]
-    (folder / "README.md").write_text("\n".join(card), encoding="utf-8")
-    return folder
 
 
 # --- import -------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ COMMANDS = {
     "stats": "knowforge.cli.graph_cmd:stats_cmd",
     "query": "knowforge.cli.graph_cmd:query_cmd",
     "load": "knowforge.cli.load_cmd:load_cmd",
+    "methods": "knowforge.cli.methods_cmd:methods_cmd",
     "generate": "knowforge.cli.generate_cmd:generate_group",
     "export": "knowforge.cli.generate_cmd:export_group",
     "eval": "knowforge.cli.eval_cmd:eval_cmd",
