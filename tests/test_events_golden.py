@@ -14,8 +14,8 @@ import hashlib
 import pytest
 
 from knowforge.generators.events.build import generate_events
-from knowforge.generators.events.export import export_events
 from knowforge.generators.events.layering import plan_payload
+from knowforge.generators.events.method import write_elken_file
 from knowforge.kg.loaders.samples import load_samples
 
 # (batch, seed, events per type) -> (sha256 of the plans' canonical JSON, sha256 of the ELKEN file)
@@ -44,6 +44,6 @@ def test_sixteen_types_on_the_samples_are_byte_identical(samples, tmp_path):
         assert len({p.type for p in summary.plans}) == 16, summary.made
         plans = "\n".join(plan_payload(p) for p in summary.plans).encode("utf-8")
         (tmp_path / f"{batch}.plans.jsonl").write_bytes(plans)   # kept by pytest for a diff
-        export_events(samples, batch, "elken", tmp_path / f"{batch}.json")
+        write_elken_file(samples, batch, None, tmp_path / f"{batch}.json")
         got[(batch, seed, n)] = (_sha(plans), _sha((tmp_path / f"{batch}.json").read_bytes()))
     assert got == GOLDEN

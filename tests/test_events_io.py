@@ -10,7 +10,8 @@ from events_subgraph import build_subgraph
 from knowforge.generators.events.build import generate_events, read_batch
 from knowforge.errors import InputError
 from knowforge.generators.events.elken_io import import_elken, salvage_elken
-from knowforge.generators.events.export import export_events
+from knowforge.methods import get_method
+from knowforge.workflow import export
 
 TYPES = ["win-election", "transfer-player", "death", "marry", "acquire", "start-org"]
 
@@ -42,9 +43,9 @@ def test_questions_in_and_out_of_scope(store):
 def test_elken_export_layout_and_golden_determinism(store, tmp_path):
     build_subgraph(store)
     generate_events(store, types=TYPES, n=2, seed=5, batch="g")
-    first = export_events(store, "g", "elken", tmp_path / "a.json")
+    first = export(get_method("events"), store, "g", "elken", tmp_path / "a.json")
     events = json.loads((tmp_path / "a.json").read_text())
-    assert first["events"] == len(events) > 0
+    assert first.files == [tmp_path / "a.json"] and len(events) > 0
     for e in events:
         assert set(e) == {"event_type", "event", "fact", "tendency"}
         assert e["tendency"] == {"qas": [], "local_qas": []}   # no LLM, no tendency questions
@@ -58,14 +59,11 @@ def test_elken_export_layout_and_golden_determinism(store, tmp_path):
     store.driver.execute_query("MATCH (n) DETACH DELETE n")
     build_subgraph(store)
     generate_events(store, types=TYPES, n=2, seed=5, batch="g")
-    export_events(store, "g", "elken", tmp_path / "b.json")
+    export(get_method("events"), store, "g", "elken", tmp_path / "b.json")
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    jsonl = export_events(store, "g", "jsonl", tmp_path / "g.jsonl")
+    jsonl = export(get_method("events"), store, "g", "jsonl", tmp_path / "g.jsonl")
     lines = (tmp_path / "g.jsonl").read_text().splitlines()
-    assert len(lines) == jsonl["questions"] == sum(len(i) for _, i in read_batch(store, "g"))
-    hf = export_events(store, "g", "hf", tmp_path / "hf")
-    assert (tmp_path / "hf" / "data" / "test.jsonl").is_file() and hf["questions"] == len(lines)
-    assert "configs:" in (tmp_path / "hf" / "README.md").read_text()
+    assert len(lines) == jsonl.items == first.items == sum(len(i) for _, i in read_batch(store, "g"))
 
 
 def test_import_shared_training_sample_exact_counts(shared_formats):
