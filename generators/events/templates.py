@@ -27,10 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from knowforge.errors import ConfigError, InputError, UnsafeIdentifier, describe_validation_error
 from knowforge.kg.cypher import validate_label
 
-from .predicates import SLOT_NAME, Predicate
+from .predicates import RELATION_ID, SLOT_NAME, Predicate
 
 TEMPLATE_VERSION = "1"
-RELATION_ID = re.compile(r"^(P[0-9]{1,7}|[a-z][a-z0-9_]{1,63})$")
 HOP = re.compile(r"^\^?(P[0-9]{1,7}|[a-z][a-z0-9_]{1,63})$")
 
 
