@@ -90,13 +90,14 @@ def _locality(items, samples, details) -> dict:
     from knowforge.eval.editing import locality_metrics
 
     after = {k: s.raw for k, s in _first_samples(samples).items()}
-    return locality_metrics(items, details.get("before", after), after)
+    return locality_metrics(items, details.get("before", after), after, details.get("scoring", "knowforge"))
 
 
 def _tendency_accuracy(items, samples, details) -> dict:
     from knowforge.eval.editing import tendency_accuracy
 
-    return tendency_accuracy(items, {k: s.raw for k, s in _first_samples(samples).items()})
+    return tendency_accuracy(items, {k: s.raw for k, s in _first_samples(samples).items()},
+                             details.get("scoring", "knowforge"))
 
 
 def _chrono_categories(items, samples, details) -> list[dict] | None:

@@ -166,6 +166,7 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                               extra={**options.extra, "solver": label, "setting": label})
         started = datetime.now(UTC).isoformat(timespec="seconds")
         output = solver_obj.solve(chosen, backend, run_options, progress=progress)
+        output.details.setdefault("scoring", run_options.scoring)   # metrics that re-score follow the mode
         metrics = task_metrics(planned.tasks, output)
         stats = cache_stats(backend)
         # one backend (and cache) serves every run: record each run's own share of hits
@@ -202,7 +203,7 @@ def write_summary(out_dir: Path, *, benchmark: str, method: str, options: EvalOp
     """``summary.json`` and ``summary.md``: every run (solver) side by side."""
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = {"version": SUMMARY_VERSION, "benchmark": benchmark, "method": method,
-               "model": options.model, "backend": options.backend, "items": items,
+               "model": options.model, "backend": options.backend, "items": items, "scoring": options.scoring,
                "runs": {r.solver: {"run_id": r.run_id, "tasks": list(r.tasks), "accuracy": r.accuracy,
                                    "items": r.items, "samples": r.samples, "report": str(r.report_dir),
                                    "metrics": r.metrics, "by": r.by} for r in runs}}
@@ -238,8 +239,8 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
     runs = summary["runs"]
     solvers = list(runs)
     lines = [f"# Evaluation of `{summary['benchmark']}`", "",
-             f"model `{summary['model']}` ({summary['backend']}), {summary['items']} items; "
-             "accuracies in %", ""]
+             f"model `{summary['model']}` ({summary['backend']}), {summary['items']} items, "
+             f"scoring {summary.get('scoring', 'unrecorded')}; accuracies in %", ""]
 
     def table(title: str, key: str, rows: list[tuple[str, list[Any]]]) -> None:
         lines.extend([f"## {title}", "", "| " + " | ".join([key, *solvers]) + " |",

@@ -96,8 +96,7 @@ def test_only_countries_with_elected_heads_of_state(store):
 
 @pytest.fixture
 def sample(store, graph_env):
-    if not SAMPLE.is_file():
-        pytest.skip("the Wikidata sample is not in this checkout")
+    assert SAMPLE.is_file(), f"the bundled Wikidata sample is missing: {SAMPLE}"
     result = CliRunner().invoke(cli, ["load", "wikidata", str(SAMPLE), "--silent"],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output

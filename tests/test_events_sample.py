@@ -20,8 +20,7 @@ SAMPLE = Path(__file__).resolve().parents[1] / "kg" / "samples" / "wikidata" / "
 
 @pytest.fixture
 def wikidata(store):
-    if not SAMPLE.is_file():
-        pytest.skip("the Wikidata sample is not in this checkout")
+    assert SAMPLE.is_file(), f"the bundled Wikidata sample is missing: {SAMPLE}"
     from knowforge.kg.loaders.wikidata_json import load_wikidata_json
 
     load_wikidata_json(store, [SAMPLE])
