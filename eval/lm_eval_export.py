@@ -120,13 +120,6 @@ ELKEN_UNKNOWN = Kind("elken_unknown", "generate_until", "ELKEN, deleted fact: ri
 KINDS = (MC, GEN, UNKNOWN, ELKEN, ELKEN_UNKNOWN)
 
 
-@dataclass(frozen=True)
-class Row:
-    kind: Kind
-    task: Task
-    data: dict[str, Any]
-
-
 def task_slug(name: str) -> str:
     """An lm-eval task name part: lower-case letters, digits and single underscores."""
     slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
@@ -286,12 +279,21 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def _remove_stale(out: Path, prefix: str, keep: set[Path]) -> None:
-    """Files of an earlier export of the same benchmark that this one does not write (lm-eval
-    would load a stale task YAML from the folder)."""
-    for path in [*out.glob(f"{prefix}*.yaml"), *(out / "data").glob(f"{prefix}*.jsonl")]:
-        if path not in keep:
+def _remove_stale(out: Path, benchmark: str, keep: set[Path]) -> None:
+    """Task files of an earlier export of the same benchmark that this one did not write, with
+    their data (lm-eval would still load a stale task from the folder). Files are recognised by
+    the benchmark in their metadata, not by name, so other benchmarks' tasks stay."""
+    for path in sorted(out.glob("*.yaml")):
+        if path in keep:
+            continue
+        try:
+            config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (yaml.YAMLError, UnicodeDecodeError):
+            continue                     # not ours (lm-eval task files may hold !function tags)
+        ours = ((config or {}).get("metadata") or {}).get("knowforge") if isinstance(config, dict) else None
+        if isinstance(ours, dict) and ours.get("benchmark") == benchmark:
             path.unlink()
+            (out / "data" / f"{path.stem}.jsonl").unlink(missing_ok=True)
 
 
 def write_lm_eval_tasks(items: Sequence[BenchmarkItem], out: Path, *, benchmark: str,
@@ -304,7 +306,7 @@ def write_lm_eval_tasks(items: Sequence[BenchmarkItem], out: Path, *, benchmark:
     """
     out = Path(out)
     prefix = benchmark_prefix(benchmark)
-    rows: dict[str, list[Row]] = {}                       # knowforge task -> rows
+    rows: dict[str, list[tuple[Kind, dict[str, Any]]]] = {}     # knowforge task -> (kind, row)
     skipped: Counter[str] = Counter()
     for item in items:
         task = _owner(item, tasks)
@@ -315,8 +317,7 @@ def write_lm_eval_tasks(items: Sequence[BenchmarkItem], out: Path, *, benchmark:
         if isinstance(made, str):
             skipped[made] += 1
             continue
-        kind, data = made
-        rows.setdefault(task.name, []).append(Row(kind, task, data))
+        rows.setdefault(task.name, []).append(made)
     if not rows:
         raise ConfigError(f"{benchmark}: no item can be exported as an lm-eval task"
                           + (f" ({_reasons(skipped)})" if skipped else ""))
@@ -336,7 +337,7 @@ def write_lm_eval_tasks(items: Sequence[BenchmarkItem], out: Path, *, benchmark:
         names[group] = task.name
         members, kinds = [], set()
         for kind in KINDS:
-            data_rows = [r.data for r in mine if r.kind is kind]
+            data_rows = [data for k, data in mine if k is kind]
             if not data_rows:
                 continue
             leaf = f"{group}_{kind.suffix}"
@@ -358,7 +359,7 @@ def write_lm_eval_tasks(items: Sequence[BenchmarkItem], out: Path, *, benchmark:
                                             export_version=EXPORT_VERSION),
                               f"every task of {benchmark}; made by knowforge"))
     written.append(_write_readme(out / "README.md", benchmark, prefix, table, skipped))
-    _remove_stale(out, prefix, set(written))
+    _remove_stale(out, benchmark, set(written))
     if skipped:
         log.warning("%s: %d items not exported as lm-eval tasks (%s)", benchmark, sum(skipped.values()),
                     _reasons(skipped))

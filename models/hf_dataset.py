@@ -8,7 +8,14 @@ The same shape for every method, so one loader reads them all::
 Columns: the ``BenchmarkItem`` fields, with ``few_shot``, ``slices`` and ``metadata`` as JSON
 text (their keys differ between methods, and Arrow needs one type per column), plus one
 ``slice_<key>`` column per slice key so a user can filter without parsing JSON.
-``row_to_item`` turns a row back into the item, exactly.
+``row_to_item`` turns a row back into the item, exactly (tests/test_exports_hf.py checks it on
+every method's export read with ``datasets.load_dataset``).
+
+The dataset card (README.md) carries what the Hub shows and a reader needs: licence, size and
+task categories, the parquet config, provenance (benchmark, seed, source-graph hash, knowforge
+version, git revision), the generation parameters, counts by task, form, gold "unknown" and the
+method's report slices, and the columns. Same items, same bytes: parquet and card are
+deterministic.
 """
 
 from __future__ import annotations
