@@ -96,8 +96,8 @@ INVALID = "[invalid]"
 DIFFERENCES = (
     "fuzzy (token_set_ratio >= 70) is scored as our exact rule: normalised exact match",
     "exact: lm-eval deletes spaces instead of collapsing them, so 'new york' also equals 'newyork'",
-    "chain-of-thought, few-shot, chat, sampling (--n, --temperature) and method solvers "
-    "(chrono-check, chronoprompt, ice, bm25, dense) are not exported: every task is zero-shot",
+    ("chain-of-thought, few-shot, chat, sampling (--n, --temperature) and method solvers "
+     "(chrono-check, chronoprompt, ice, bm25, dense) are not exported: every task is zero-shot"),
 )
 
 
@@ -378,17 +378,17 @@ def _write_readme(path: Path, benchmark: str, prefix: str, table: list[tuple[str
              f"lm_eval --model hf --model_args pretrained=MODEL --include_path {path.parent.resolve()} \\",
              f"    --tasks {prefix} --log_samples --output_path results/",
              "```", "",
-             f"`{prefix}` is a group of one group per knowforge task, each a group of the lm-eval tasks "
-             "below (one output type and one way of reading the answer each).", "",
+             (f"`{prefix}` is a group of one group per knowforge task, each a group of the lm-eval tasks "
+              "below (one output type and one way of reading the answer each)."), "",
              "| lm-eval task | knowforge task | scoring | items |", "|---|---|---|---:|"]
     lines += [f"| `{leaf}` | {task} | {title} | {n} |" for leaf, task, title, n in table]
-    lines += ["", "Prompts are knowforge's zero-shot prompts (`knowforge eval --solver zero-shot`); "
-              "multiple-choice tasks score the option texts after `Answer:` as "
-              "`knowforge eval --mc-scoring likelihood` does, generation tasks are greedy with the stop "
-              "string `\\nQuestion:` and 64 new tokens.", "", "Differences from `knowforge eval`:", ""]
+    lines += ["", ("Prompts are knowforge's zero-shot prompts (`knowforge eval --solver zero-shot`); "
+                   "multiple-choice tasks score the option texts after `Answer:` as "
+                   "`knowforge eval --mc-scoring likelihood` does, generation tasks are greedy with the "
+                   "stop string `\\nQuestion:` and 64 new tokens."), "", "Differences from `knowforge eval`:", ""]
     lines += [f"- {d}" for d in DIFFERENCES]
-    lines += ["", "The YAML files name their data (`data/*.jsonl`) by absolute path; after moving this "
-              "folder, export it again.", ""]
+    lines += ["", ("The YAML files name their data (`data/*.jsonl`) by absolute path; after moving this "
+                   "folder, export it again."), ""]
     if skipped:
         lines += ["Items left out (no lm-eval form): " + _reasons(skipped) + ".", ""]
     path.write_text("\n".join(lines), encoding="utf-8")

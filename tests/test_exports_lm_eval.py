@@ -26,11 +26,11 @@ from knowforge.errors import ConfigError
 from knowforge.eval.lm_eval_export import KINDS, benchmark_prefix, write_lm_eval_tasks
 from knowforge.eval.mc_likelihood import build_choice_question
 from knowforge.eval.prompts import render_prompt
-from knowforge.eval.scorers import normalize_answer, score_exact, score_item, strip_answer_prefix, first_line
+from knowforge.eval.scorers import first_line, normalize_answer, score_exact, score_item, strip_answer_prefix
 from knowforge.models.task import Component, ItemFilter, Task
 from knowforge.models.types import BenchmarkItem
 
-lm_eval = pytest.importorskip("lm_eval")
+pytest.importorskip("lm_eval")
 
 BENCH = "t:rules"
 
@@ -182,10 +182,13 @@ def test_layout_groups_readme_and_skipped(rules_export):
     assert f"--tasks {prefix}" in readme
 
 
-def test_reexport_removes_stale_tasks_and_refuses_bad_input(tmp_path):
+def test_reexport_is_identical_removes_stale_tasks_and_refuses_bad_input(tmp_path):
     prefix = benchmark_prefix(BENCH)
     other = write_lm_eval_tasks(rule_items(), tmp_path, benchmark="t:rules_2", tasks=RULE_TASKS)
-    write_lm_eval_tasks(rule_items(), tmp_path, benchmark=BENCH, tasks=RULE_TASKS)
+    files = write_lm_eval_tasks(rule_items(), tmp_path, benchmark=BENCH, tasks=RULE_TASKS)
+    first = {p: p.read_bytes() for p in files}
+    assert write_lm_eval_tasks(rule_items(), tmp_path, benchmark=BENCH, tasks=RULE_TASKS) == files
+    assert {p: p.read_bytes() for p in files} == first              # same items, same bytes
     assert (tmp_path / f"{prefix}_elken.yaml").is_file()
     (tmp_path / "notes.yaml").write_text("mine: true\n")
     only_mc = [i for i in rule_items() if i.task == "t/mc"]
