@@ -95,11 +95,14 @@ def test_one_manifest_for_every_format(benchmarks, session_store, graph_env, met
                               check=True).stdout.strip()
     source_hash = source_graph_hash(session_store)
     n_items = len(method_obj.items(session_store, name))
-    for fmt in export_formats(method_obj):
+    for fmt, spec in export_formats(method_obj).items():
         out = tmp_path / fmt
         result = invoke("export", method, "--benchmark", f"{method}:{name}", "--format", fmt, "--out", str(out))
         assert result.exit_code == 0, (fmt, result.output)
-        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        # a folder format: OUT/manifest.json; a single-file format: FILE.manifest.json beside it
+        (manifest_path,) = ([out / "manifest.json"] if spec.single_file_suffix is None
+                            else list(out.glob("*.manifest.json")))
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         assert manifest["version"] == MANIFEST_VERSION
         assert manifest["method"] == method and manifest["format"] == fmt
         assert manifest["benchmark"] == f"{method}:{name}" and manifest["items"] == n_items
@@ -111,7 +114,7 @@ def test_one_manifest_for_every_format(benchmarks, session_store, graph_env, met
         assert manifest["seed"] == SEEDS[method]
         assert manifest["params"] == json.loads(node["params_json"])
         assert manifest["params"]["seed"] == SEEDS[method]
-        written = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} - {"manifest.json"}
+        written = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} - {manifest_path.name}
         assert set(manifest["files"]) == written, fmt
         for rel, digest in manifest["files"].items():
             assert sha256(out / rel) == digest, (fmt, rel)
