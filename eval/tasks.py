@@ -220,6 +220,20 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _scalars(metrics: dict[str, Any]):
+    """(name, number) pairs of a task's metrics; a dict metric gives its numeric members
+    (``edit_reliability.question_level``); lists (category tables) stay in the run reports."""
+    for name, value in metrics.items():
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)) or value is None:
+            yield name, value
+        elif isinstance(value, dict):
+            for key, inner in value.items():
+                if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+                    yield f"{name}.{key}", inner
+
+
 def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
     runs = summary["runs"]
     solvers = list(runs)
@@ -235,11 +249,11 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
         lines.append("")
 
     table("Accuracy", "run", [("all", [runs[s]["accuracy"] for s in solvers])])
-    metric_keys = sorted({(t, m) for s in solvers for t, ms in runs[s]["metrics"].items()
-                          for m, v in ms.items() if isinstance(v, (int, float)) or v is None})
+    flat = {s: {(t, m): v for t, ms in runs[s]["metrics"].items() for m, v in _scalars(ms)} for s in solvers}
+    metric_keys = sorted({k for s in solvers for k in flat[s]})
     if metric_keys:
         table("Task metrics", "task / metric",
-              [(f"{t} · {m}", [runs[s]["metrics"].get(t, {}).get(m) for s in solvers]) for t, m in metric_keys])
+              [(f"{t} · {m}", [flat[s].get((t, m)) for s in solvers]) for t, m in metric_keys])
     for key in report_slices:
         values = sorted({v for s in solvers for v in runs[s]["by"].get(key, {})})
         if values:
