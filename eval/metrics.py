@@ -63,10 +63,11 @@ def _accuracy(items, samples, details) -> float | None:
 
 
 def _balanced_accuracy(items, samples, details) -> float | None:
-    """Over boolean / true-false items: mean of the per-class recall of the first sample."""
+    """Over boolean / true-false items with a yes/no gold: mean of the per-class recall of the
+    first sample (an item whose gold is "unknown" has no yes/no class and is left out)."""
     from knowforge.eval.scorers import extract_yes_no, gold_boolean
 
-    by_id = {i.id: i for i in items if i.form in ("boolean", "true-false")}
+    by_id = {i.id: i for i in items if i.form in ("boolean", "true-false") and not i.unknown}
     golds, preds = [], []
     for s in samples:
         if s.item_id in by_id and s.sample_index == 0:
