@@ -155,7 +155,7 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
 
     # 4-5. candidate items and the filter
     chosen_related = {f: [pools[f][i] for i in kept] for f, kept in kept_related.items()}
-    candidates_by_task = _sentences(kept_terms, chosen_related, params, ask, similarity, gen)
+    candidates_by_task, made = _sentences(kept_terms, chosen_related, params, ask, similarity, gen)
     filtered = _filter(kept_terms, candidates_by_task, ask, similarity, params, gen)
     decisions = {task: dict(sorted(Counter(c.verdict for c in cands).items()))
                  for task, cands in filtered.items()}
@@ -200,6 +200,7 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "requests_json": stage_requests, "calls_json": dict(sorted(ask.calls.items())),
         "failures_json": dict(sorted(ask.failures.items())), "filter_json": filter_counts,
+        "made_json": dict(made),
         "selection_json": selection.counts()})
     write_questions(store, [item for item, _ in built])
     graph.link_questions(store, [link for _, link in built])
@@ -215,6 +216,7 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
         breakdown={"questions by task": {t: by_task.get(t, 0) for t in ("COMA", "COST", "CSJ")},
                    "terms by category": dict(Counter(c.category for c in kept_terms)),
                    "terms dropped": selection.counts(),
+                   "made from the replies": dict(made),
                    **{f"{task} filter": counts for task, counts in decisions.items()},
                    "hardness": {"survived the filter": len(survivors), "kept (hardest)": len(chosen),
                                 "not the hardest": len(not_hardest)},
@@ -264,7 +266,9 @@ def _related_terms(store, terms: Sequence[TermCandidate], params: NewTermParams,
 
 
 def _sentences(terms: Sequence[TermCandidate], chosen_related: dict[str, list[related.Related]],
-               params: NewTermParams, ask: Asker, similarity, gen: dict) -> dict[str, list[items.Candidate]]:
+               params: NewTermParams, ask: Asker, similarity, gen: dict):
+    """(candidates by task, counts of what the replies gave at each step)."""
+    made: Counter = Counter()
     hot = dict(temperature=params.temperature, max_tokens=params.max_tokens, **gen)
     first = []   # (task, term, extra, request)
     for c in terms:
@@ -293,16 +297,20 @@ def _sentences(terms: Sequence[TermCandidate], chosen_related: dict[str, list[re
         if task == "COMA":
             for premise, gold in items.coma_premises(reply, term=c.term, split=extra)[:params.sentences]:
                 premises.append((c, extra, premise, gold))
+                made["COMA paragraphs"] += 1
         elif task == "COST":
             for question in items.cost_questions(reply, c.term)[:params.sentences]:
+                made["COST sentences"] += 1
                 out["COST"].append(items.cost_candidate(fact_id=c.fact_id, term=c.term, question=question,
                                                         related=rel, gold_rank=None, seed=params.seed))
         elif task == "COST-related":
             for question in items.cost_questions(reply, rel[extra].text)[:1]:
+                made["COST sentences with a related term as gold"] += 1
                 out["COST"].append(items.cost_candidate(fact_id=c.fact_id, term=c.term, question=question,
                                                         related=rel, gold_rank=extra, seed=params.seed))
         else:
             trues[c.fact_id] = items.csj_true(reply, c.term)[:params.sentences]
+            made["CSJ true sentences"] += len(trues[c.fact_id])
 
     second = []   # COMA completions and CSJ rewrites
     for c, split, premise, gold in premises:
@@ -324,19 +332,25 @@ def _sentences(terms: Sequence[TermCandidate], chosen_related: dict[str, list[re
             related_text = chosen_related[c.fact_id][rank].text
             if text and related_text.lower() not in text.lower():
                 completions[(c.fact_id, split, premise, gold)].append((rank, text))
+                made["COMA wrong choices"] += 1
         else:
             c = key
             falses = [s for s in parse_wrong_sentences(reply)
                       if count_term(s, c.term) >= 1][:len(trues[c.fact_id])]
             out["CSJ"].extend(items.csj_candidate(fact_id=c.fact_id, sentence=s, gold=True) for s in trues[c.fact_id])
             out["CSJ"].extend(items.csj_candidate(fact_id=c.fact_id, sentence=s, gold=False) for s in falses)
+            made["CSJ false sentences"] += len(falses)
     for c, split, premise, gold in premises:
         candidate = items.coma_candidate(fact_id=c.fact_id, premise=premise, gold=gold, split=split,
                                          completions=completions.get((c.fact_id, split, premise, gold), []),
                                          seed=params.seed, similarity=similarity)
         if candidate is not None:
             out["COMA"].append(candidate)
-    return out
+        else:
+            made["COMA paragraphs with fewer than 3 wrong choices"] += 1
+    for task, cands in out.items():
+        made[f"{task} candidates"] = len(cands)
+    return out, made
 
 
 def _filter(terms, candidates_by_task, ask: Asker, similarity, params: NewTermParams, gen: dict):

@@ -83,7 +83,7 @@ def split_paragraph(line: str, marker: str) -> tuple[str, str] | None:
     causal frame); ":" or "," after it and a trailing full stop's surroundings are stripped.
     """
     text = clean_line(line)
-    if text.count(marker) != 1 or f"{marker.lower()} of" in text.lower():
+    if text.count(marker) != 1 or f"{marker.rstrip(',:').lower()} of" in text.lower():
         return None
     premise, rest = text.split(marker, 1)
     premise = premise.strip()

@@ -153,6 +153,13 @@ class SynsetLine:
 
 def parse_data_line(line: str) -> SynsetLine:
     """One ``data.<pos>`` line (ValueError when it does not follow the format)."""
+    try:
+        return _parse_data_line(line)
+    except IndexError:
+        raise ValueError("the line ends before its word or pointer lists do") from None
+
+
+def _parse_data_line(line: str) -> SynsetLine:
     body, sep, gloss = line.partition("|")
     fields = body.split()
     if not sep or len(fields) < 6:
