@@ -133,3 +133,31 @@ def test_drop_removes_the_benchmark_and_keeps_the_terms(store, tmp_path):
         "OR n:Benchmark RETURN count(n) AS n")
     assert left == [{"n": 0}]
     assert store.user_query("MATCH (t:Term) RETURN count(t) AS n") == before
+
+
+def test_the_bundled_slice_imports_and_exports_byte_for_byte(store, tmp_path):
+    from knowforge.kg.loaders.samples import samples_dir
+
+    slice_dir = samples_dir() / "newterm_2022"
+    summary = workflow.import_benchmark(METHOD, store, [slice_dir], METHOD.make_params(name="sample2022"))
+    assert summary.counts["terms"] == 9 and summary.counts["questions"] == 31
+    assert any("README.md" in n for n in summary.notes)          # the attribution is not a release file
+    out = tmp_path / "out"
+    workflow.export(METHOD, store, "sample2022", "newterm", out)
+    for path in slice_dir.glob("*.jsonl"):
+        assert (out / path.name).read_bytes() == path.read_bytes(), path.name
+    assert "CC BY 4.0" in (slice_dir / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_slice_is_made_from_the_release_verbatim(shared_formats, tmp_path):
+    import importlib.util
+
+    from knowforge.kg.loaders.samples import samples_dir
+
+    script = samples_dir() / "build_newterm_sample.py"
+    spec = importlib.util.spec_from_file_location("build_newterm_sample", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written = module.build(shared_formats / "newterm_2022", tmp_path / "slice")
+    for path in written:
+        assert path.read_bytes() == (samples_dir() / "newterm_2022" / path.name).read_bytes(), path.name
