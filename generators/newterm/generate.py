@@ -94,6 +94,17 @@ class Asker:
         return results
 
 
+class _Clock:
+    def __init__(self):
+        self.last = time.monotonic()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.laps[name] = round(now - self.last, 3)
+        self.last = now
+
+
 def read_candidates(store: Store, year: int) -> list[TermCandidate]:
     """The year's (term, meaning) pairs with novelty and frequency."""
     rows = store.read("newterm/read_year_terms", year=year)
@@ -131,7 +142,9 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
     if not lexical:
         notes.append("no lexical graph (knowforge load wordnet): novelty is not checked and every related "
                      "term comes from the LLM")
+    clock = _Clock()
     candidates = read_candidates(store, year)
+    clock.lap("read terms")
     if not candidates:
         raise InputError(f"no new terms of {year} in the graph; load a term list first, e.g. "
                          f"`knowforge load newterms new_terms.jsonl --year {year}`")
@@ -146,9 +159,11 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
                       for c, g, s in zip(candidates, guesses, scores)]
     selection = select_terms(candidates, params.n, params.categories, novelty=bool(lexical))
     kept_terms = selection.kept
+    clock.lap("deduce and select")
 
     # 3. related terms
     pools, kept_related = _related_terms(store, kept_terms, params, ask, similarity, bool(lexical), gen)
+    clock.lap("related terms")
     short = [c.term for c in kept_terms if len(kept_related[c.fact_id]) < params.related]
     if short:
         notes.append(f"{len(short)} terms have fewer than {params.related} related terms (e.g. {short[0]!r})")
@@ -156,13 +171,16 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
     # 4-5. candidate items and the filter
     chosen_related = {f: [pools[f][i] for i in kept] for f, kept in kept_related.items()}
     candidates_by_task, made = _sentences(kept_terms, chosen_related, params, ask, similarity, gen)
+    clock.lap("sentences")
     filtered = _filter(kept_terms, candidates_by_task, ask, similarity, params, gen)
+    clock.lap("filter")
     decisions = {task: dict(sorted(Counter(c.verdict for c in cands).items()))
                  for task, cands in filtered.items()}
     survivors = [c for cands in filtered.values() for c in cands if c.verdict == "kept"]
 
     # 6. hardness
     survivors, hardness_note = _hardness(survivors, params, ask, backend)
+    clock.lap("hardness")
     if hardness_note:
         notes.append(hardness_note)
     chosen, not_hardest = hardest(survivors, group=lambda c: f"{c.task}:{c.fact_id}",
@@ -208,7 +226,8 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
     by_task = Counter(item.task.split("/", 1)[1] for item, _ in built)
     if not built:
         notes.append("no item survived the filter: the counts above say where they were dropped")
-    timings = {"total": time.monotonic() - started}
+    clock.lap("write")
+    timings = {**clock.laps, "total": time.monotonic() - started}
     return GenerationSummary(
         method="newterm", name=name, benchmark=bid,
         counts={"candidate terms": len(candidates), "terms": len(kept_terms), "questions": len(built),
