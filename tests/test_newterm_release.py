@@ -161,3 +161,20 @@ def test_the_slice_is_made_from_the_release_verbatim(shared_formats, tmp_path):
     written = module.build(shared_formats / "newterm_2022", tmp_path / "slice")
     for path in written:
         assert path.read_bytes() == (samples_dir() / "newterm_2022" / path.name).read_bytes(), path.name
+
+
+def test_several_years_evaluate_together_but_export_alone(store, tmp_path):
+    import pytest
+
+    from knowforge.errors import ConfigError
+    from knowforge.kg.loaders.samples import samples_dir
+
+    workflow.import_benchmark(METHOD, store, [samples_dir() / "newterm_2022"], METHOD.make_params(name="y22"))
+    folder = tmp_path / "multilingual_2024"
+    make_release(folder)
+    workflow.import_benchmark(METHOD, store, [folder], METHOD.make_params(name="y24"))
+    both = METHOD.items(store, "y22+y24")
+    assert [i.id for i in both] == [i.id for i in METHOD.items(store, "y22")] + [i.id for i in METHOD.items(store, "y24")]
+    assert {i.slices["year"] for i in both} == {2022, 2024}
+    with pytest.raises(ConfigError, match="one at a time"):
+        workflow.export(METHOD, store, "y22+y24", "newterm", tmp_path / "x")

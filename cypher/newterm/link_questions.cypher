@@ -1,6 +1,7 @@
-// A question's NewTerm links: the term entry it was made for, the run that made it, and the
-// related terms its distractors came from, with their position among the choices.
-// $rows: [{question_id, entry_id, run_id, distractors: [{rank, position}]}]
+// A question's NewTerm links: the term entry it was made for, the run that made it (with the
+// filter's verdict on the edge: letters picked, CSJ rating, perplexity), and the related terms
+// its distractors came from, with their position among the choices.
+// $rows: [{question_id, entry_id, run_id, verdict: {...}, distractors: [{rank, position}]}]
 UNWIND $rows AS row
 MATCH (q:Question {id: row.question_id})
 CALL (q, row) {
@@ -9,7 +10,8 @@ CALL (q, row) {
 }
 CALL (q, row) {
   MATCH (g:GenerationRun {id: row.run_id})
-  MERGE (q)-[:MADE_BY]->(g)
+  MERGE (q)-[m:MADE_BY]->(g)
+  SET m += row.verdict
 }
 CALL (q, row) {
   UNWIND row.distractors AS d

@@ -453,8 +453,11 @@ def _items(bid: str, year: int, chosen: Sequence[items.Candidate], by_fact: dict
                                              "generation_run": run_id})
             distractors = [{"rank": ranks[s], "position": i} for i, s in enumerate(cand.sources)
                            if s >= 0 and i != cand.gold]
+            verdict = {k: v for k, v in (("filter_picked", list(cand.picked)), ("filter_rating", cand.rating),
+                                         ("filter_verdict", cand.verdict), ("perplexity", cand.perplexity))
+                       if v is not None}
             built.append((item, {"question_id": item.id, "entry_id": entry_id(bid, term.term, term.meaning),
-                                 "run_id": run_id, "distractors": distractors}))
+                                 "run_id": run_id, "verdict": verdict, "distractors": distractors}))
     return built
 
 

@@ -63,7 +63,8 @@ def write_generation_run(store: Store, benchmark: str, run_id: str, props: dict[
 
 
 def link_questions(store: Store, rows: Iterable[dict]) -> int:
-    """``rows``: {question_id, entry_id, run_id, distractors: [{rank, position}]}."""
+    """``rows``: {question_id, entry_id, run_id, verdict: {filter_picked, filter_rating, ...},
+    distractors: [{rank, position}]}."""
     return store.write("newterm/link_questions", rows).rows
 
 

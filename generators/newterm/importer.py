@@ -121,7 +121,8 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
             ranks = phrases.get(eid, {})
             distractors = [{"rank": ranks[c.lower()], "position": i} for i, c in enumerate(item.choices)
                            if i != item.answer_index and c.lower() in ranks]
-            links.append({"question_id": item.id, "entry_id": eid, "run_id": run_id, "distractors": distractors})
+            links.append({"question_id": item.id, "entry_id": eid, "run_id": run_id, "verdict": {},
+                          "distractors": distractors})
     write_questions(store, built)
     graph.link_questions(store, links)
 

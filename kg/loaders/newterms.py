@@ -46,6 +46,7 @@ often sometimes esp etc e.g i.e eg ie he she they them their his her him we us o
 i me my used use using kind sort type way thing things person people act process practice
 state quality something's often various certain particular specifically mainly chiefly
 n adj adv v noun verb adjective adverb phrase informal slang
+sense originally orig chiefly designating followed spec obsolete rare colloquial figurative
 """.split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _PARENS = re.compile(r"\([^)]*\)")
