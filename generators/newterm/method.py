@@ -98,5 +98,16 @@ METHOD = Method(
     report_slices=("category", "year"),
     unit="items",
     docs="docs/newterm.md",
+    examples={"generate": ("knowforge generate newterm --year 2024 --backend openai --base-url "
+                           "http://127.0.0.1:8000/v1 --model M",
+                           "knowforge generate newterm --year 2024 --n 50 --similarity rapidfuzz --backend hf "
+                           "--model out/tiny",
+                           "knowforge generate newterm --import benchmark_2022/",
+                           "knowforge generate newterm --drop 2024"),
+              "export": ("knowforge export newterm --benchmark 2024 --format newterm --out exports/newterm_2024",
+                         "knowforge export newterm --benchmark 2022 --format hf --out exports/newterm_2022-hf"),
+              "eval": ("knowforge eval --benchmark newterm:2024 --backend vllm --model Qwen/Qwen2.5-7B-Instruct",
+                       "knowforge eval --benchmark newterm:2022+2024 --task COMA --solver newterm -S setting=gold "
+                       "--backend hf --model out/tiny")},
     licence="CC BY 4.0",
 )
