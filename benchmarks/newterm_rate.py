@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 
 from knowforge.kg.connection import open_store
-from knowforge.kg.loaders.wordnet import POINTERS, POS_FILES, default_dir, load_wordnet, parse_data_line, parse_index_line
+from knowforge.kg.loaders.wordnet import (POINTERS, POS_FILES, default_dir, load_wordnet, parse_data_line,
+                                          parse_index_line)
 
 BASELINE = "UNWIND $rows AS row CREATE (f:BenchFact) SET f = row.props"
 YEAR = 1999
@@ -85,7 +86,8 @@ def wordnet_part(store, args) -> None:
     seconds = time.perf_counter() - t0
     facts, entities = report.facts_written, report.entities_written
     base = baseline_rate(store, max(facts, 1000))
-    what = "all of WordNet 3.0" if words is None else f"{len(words):,} words (every {args.stride}th lemma) and neighbours"
+    what = ("all of WordNet 3.0" if words is None
+            else f"{len(words):,} words (every {args.stride}th lemma) and neighbours")
     print(f"load {what}: {report.records_read:,} synsets, {entities:,} entities, {facts:,} facts in {seconds:.1f}s")
     print(f"  {report.records_read / seconds:,.0f} synsets/s, {facts / seconds:,.0f} facts/s, "
           f"{(facts + entities) / seconds:,.0f} rows/s")

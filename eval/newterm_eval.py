@@ -31,6 +31,7 @@ from knowforge.eval.metrics import balanced_accuracy
 from knowforge.eval.runner import SampleResult
 from knowforge.eval.scorers import score_item
 from knowforge.eval.types import EvalOptions
+from knowforge.models.cache import generation_key
 from knowforge.models.task import Component
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
@@ -64,7 +65,8 @@ def user_prompt(item: BenchmarkItem, phrasing: int) -> str:
         split = item.metadata.get("split") or item.slices.get("split")
         if split not in ("cause", "effect"):
             raise ConfigError(f"COMA item {item.id} has no split (cause/effect)")
-        message = (f"Exercise: choose the most plausible alternative.\n\n{q} {'because' if split == 'cause' else 'so'}...",
+        connective = "because" if split == "cause" else "so"
+        message = (f"Exercise: choose the most plausible alternative.\n\n{q} {connective}...",
                    f"{q}\n\nI am hesitating among these options. Help me choose the more likely {split}:",
                    f"{q} {'This happened because' if split == 'cause' else 'As a consequence'}...\n"
                    "Help me pick the more plausible option:")[phrasing]
@@ -122,6 +124,7 @@ def ask(items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, 
     """Every item under every phrasing of ``setting``: samples (``sample_index`` = phrasing)."""
     requests = [(item, p, render(item, p, setting, options)) for item in items for p in range(PHRASINGS)]
     samples, answers = [], []
+    cache = getattr(backend, "cache", None)
     chunk = 256
     for start in range(0, len(requests), chunk):
         part = requests[start:start + chunk]
@@ -133,16 +136,18 @@ def ask(items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, 
                 f"[{role}] {content}" for role, content in request.messages or ())
             gold = bool(item.metadata["gold"]) if base_task(item) == "CSJ" and "gold" in item.metadata else None
             cached = bool(result.cached[0]) if result.cached else False
+            key = (generation_key(backend.name, backend.model, getattr(backend, "revision", None), request, 0)
+                   if cache is not None else None)
             if result.error is not None or not result.texts:
                 samples.append(SampleResult(item.id, phrasing, None, None, 0.0, error=result.error or "no answer",
-                                            cached=cached, prompt=prompt))
+                                            cached=cached, prompt=prompt, cache_key=key))
                 answers.append(Answer(item.id, phrasing, gold, None, 0.0))
                 continue
             raw = result.texts[0]
             score = score_item(item, raw)
             samples.append(SampleResult(item.id, phrasing, raw, score.answer, float(score.value), cached=cached,
                                         finish_reason=result.finish_reasons[0] if result.finish_reasons else None,
-                                        prompt=prompt, explanation=score.explanation))
+                                        prompt=prompt, explanation=score.explanation, cache_key=key))
             answers.append(Answer(item.id, phrasing, gold, score.answer, float(score.value)))
         if progress:
             progress(len(part))

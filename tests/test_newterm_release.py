@@ -174,7 +174,8 @@ def test_several_years_evaluate_together_but_export_alone(store, tmp_path):
     make_release(folder)
     workflow.import_benchmark(METHOD, store, [folder], METHOD.make_params(name="y24"))
     both = METHOD.items(store, "y22+y24")
-    assert [i.id for i in both] == [i.id for i in METHOD.items(store, "y22")] + [i.id for i in METHOD.items(store, "y24")]
+    alone = [i.id for i in METHOD.items(store, "y22")] + [i.id for i in METHOD.items(store, "y24")]
+    assert [i.id for i in both] == alone
     assert {i.slices["year"] for i in both} == {2022, 2024}
     with pytest.raises(ConfigError, match="one at a time"):
         workflow.export(METHOD, store, "y22+y24", "newterm", tmp_path / "x")

@@ -187,42 +187,8 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
                                   score=lambda c: c.perplexity, ident=lambda c: c.key, per_group=params.per_term)
 
     # write
-    graph.drop_benchmark(store, name)
-    run_id = f"{bid}:run"
-    write_benchmark(store, method="newterm", name=name, seed=params.seed,
-                    params=params.model_dump(mode="json"), source_hash=source_graph_hash(store),
-                    props={"year": year, "similarity_model": similarity.name,
-                           "prompt_version": prompts.PROMPT_VERSION, "generator_backend": backend.name,
-                           "generator_model": backend.model, "lexical_lemmas": lexical, "origin": "generated"})
-    by_fact = {c.fact_id: c for c in kept_terms}
-    positions = {c.fact_id: i for i, c in enumerate(kept_terms, 1)}
-    graph.write_entries(store, bid, _entries(bid, candidates, selection, positions, similarity.name))
-    graph.write_related(store, [row for c in kept_terms
-                                for row in graph.related_rows(entry_id(bid, c.term, c.meaning), pools[c.fact_id],
-                                                              kept_related[c.fact_id])])
-    release_rows = []
-    for c in kept_terms:
-        type_ = release_type(c.category, c.term_type)
-        release_rows.append((TERMS_FILE, positions[c.fact_id], {"meaning": c.meaning, "term": c.term, "type": type_}))
-        phrases = [pools[c.fact_id][i].text for i in kept_related[c.fact_id]]
-        release_rows.append((RELATED_FILE, positions[c.fact_id],
-                             {"meaning": c.meaning, "phrases": phrases, "term": c.term, "type": type_}))
-    graph.write_release_records(store, bid, release_rows)
-    built = _items(bid, year, chosen, by_fact, positions, pools, kept_related, params.categories, run_id)
-    filter_counts = {task: {k: v for k, v in counts.items()} for task, counts in decisions.items()}
-    stage_requests = dict(sorted(ask.requests.items()))
-    graph.write_generation_run(store, bid, run_id, {
-        "kind": "generate", "backend": backend.name, "model": backend.model,
-        "prompt_version": prompts.PROMPT_VERSION, "similarity_model": similarity.name, "seed": params.seed,
-        "temperature": params.temperature, "chat": params.chat,
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "requests_json": stage_requests, "calls_json": dict(sorted(ask.calls.items())),
-        "failures_json": dict(sorted(ask.failures.items())), "filter_json": filter_counts,
-        "made_json": dict(made),
-        "selection_json": selection.counts()})
-    write_questions(store, [item for item, _ in built])
-    graph.link_questions(store, [link for _, link in built])
-
+    built = _write(store, params, backend, similarity, candidates, selection, pools, kept_related, chosen,
+                   ask, decisions, made, lexical)
     by_task = Counter(item.task.split("/", 1)[1] for item, _ in built)
     if not built:
         notes.append("no item survived the filter: the counts above say where they were dropped")
@@ -239,7 +205,7 @@ def generate_newterm(store: Store, params: NewTermParams, backend: Backend | Non
                    **{f"{task} filter": counts for task, counts in decisions.items()},
                    "hardness": {"survived the filter": len(survivors), "kept (hardest)": len(chosen),
                                 "not the hardest": len(not_hardest)},
-                   "requests by stage": stage_requests,
+                   "requests by stage": dict(sorted(ask.requests.items())),
                    **({"failed requests": dict(ask.failures)} if ask.failures else {})},
         timings=timings, notes=notes)
 
@@ -414,6 +380,47 @@ def _hardness(survivors: list[items.Candidate], params: NewTermParams, ask: Aske
     return [replace(c, perplexity=ppl.get(c.key)) for c in survivors], None
 
 
+def _write(store, params: NewTermParams, backend: Backend, similarity, candidates, selection, pools: dict,
+           kept_related: dict, chosen, ask: Asker, decisions: dict, made: Counter, lexical: int):
+    """Replace benchmark ``newterm:NAME`` in the graph: its node, term entries, related-term
+    edges, release records, generation run, questions and their links; returns (item, link)s."""
+    name, bid, year = params.name, f"newterm:{params.name}", params.year
+    kept_terms = selection.kept
+    graph.drop_benchmark(store, name)
+    run_id = f"{bid}:run"
+    write_benchmark(store, method="newterm", name=name, seed=params.seed,
+                    params=params.model_dump(mode="json"), source_hash=source_graph_hash(store),
+                    props={"year": year, "similarity_model": similarity.name,
+                           "prompt_version": prompts.PROMPT_VERSION, "generator_backend": backend.name,
+                           "generator_model": backend.model, "lexical_lemmas": lexical, "origin": "generated"})
+    by_fact = {c.fact_id: c for c in kept_terms}
+    positions = {c.fact_id: i for i, c in enumerate(kept_terms, 1)}
+    graph.write_entries(store, bid, _entries(bid, candidates, selection, positions, similarity.name))
+    graph.write_related(store, [row for c in kept_terms
+                                for row in graph.related_rows(entry_id(bid, c.term, c.meaning), pools[c.fact_id],
+                                                              kept_related[c.fact_id])])
+    release_rows = []
+    for c in kept_terms:
+        type_ = release_type(c.category, c.term_type)
+        release_rows.append((TERMS_FILE, positions[c.fact_id], {"meaning": c.meaning, "term": c.term, "type": type_}))
+        phrases = [pools[c.fact_id][i].text for i in kept_related[c.fact_id]]
+        release_rows.append((RELATED_FILE, positions[c.fact_id],
+                             {"meaning": c.meaning, "phrases": phrases, "term": c.term, "type": type_}))
+    graph.write_release_records(store, bid, release_rows)
+    built = _items(bid, year, chosen, by_fact, positions, pools, kept_related, params.categories, run_id)
+    graph.write_generation_run(store, bid, run_id, {
+        "kind": "generate", "backend": backend.name, "model": backend.model,
+        "prompt_version": prompts.PROMPT_VERSION, "similarity_model": similarity.name, "seed": params.seed,
+        "temperature": params.temperature, "chat": params.chat,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "requests_json": dict(sorted(ask.requests.items())), "calls_json": dict(sorted(ask.calls.items())),
+        "failures_json": dict(sorted(ask.failures.items())), "filter_json": decisions,
+        "made_json": dict(made), "selection_json": selection.counts()})
+    write_questions(store, [item for item, _ in built])
+    graph.link_questions(store, [link for _, link in built])
+    return built
+
+
 def _entries(bid: str, candidates: Sequence[TermCandidate], selection, positions: dict, similarity_name: str):
     reasons = {c.fact_id: reason for reason, cs in selection.dropped.items() for c in cs}
     for c in candidates:
@@ -444,7 +451,8 @@ def _items(bid: str, year: int, chosen: Sequence[items.Candidate], by_fact: dict
             extra_slices = {"frequency_bucket": term.frequency_bucket}
             if task == "COST":
                 extra_slices["gold_kind"] = cand.gold_kind
-            item = make_item(record, benchmark=bid, task=task, variant="raw", file=question_file(task), position=position,
+            item = make_item(record, benchmark=bid, task=task, variant="raw", file=question_file(task),
+                             position=position,
                              year=year, item_id=f"{bid}:{task}:{cand.key}", extra_slices=extra_slices,
                              extra_metadata={"choice_sources": sources, "related": [r.text for r in rel],
                                              "filter": {"picked": list(cand.picked), "rating": cand.rating,

@@ -133,7 +133,8 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
         notes.append(f"... {sum(skipped.values()) - len(problems)} more bad lines")
     return GenerationSummary(
         method="newterm", name=name, benchmark=bid,
-        counts={"files": len(files), "questions": len(built), "terms": sum(e["props"]["listed"] for e in entries.values()),
+        counts={"files": len(files), "questions": len(built),
+                "terms": sum(e["props"]["listed"] for e in entries.values()),
                 "term entries": len(entries), "related terms": len(related_rows)},
         breakdown={"lines by file": by_file, **({"lines skipped": dict(skipped)} if skipped else {}),
                    "questions by task": dict(Counter(i.task.split("/", 1)[1] for i in built))},
