@@ -145,6 +145,12 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
     assert (Path(gold["report"]) / "plots" / "newterm_base_vs_gold_by_year.png").is_file()
     by_category = {r["category"]: r for r in gold["metrics"]["newterm/CSJ"]["newterm_breakdown"]["category"]}
     assert by_category["new word"]["gold"] == 1.0
+    # report --compare: Gold against Base per task, category and year, with the difference
+    compared = Path(invoke("report", gold["run_id"], "--compare", base["run_id"], "--out", tmp_path / "cmp")
+                    .output.strip().splitlines()[-1])
+    text = (compared / "report.md").read_text()
+    assert "## By year" in text and "## By category" in text and "| compared | Δ |" in text
+    assert (compared / "plots" / "comparison.png").is_file()
 
     # the docs' Cypher recipe: which distractor kinds fooled the Base run
     rows = store.user_query(load_cypher("queries/newterm_accuracy_by_distractor_kind"), {"run_id": base["run_id"]})

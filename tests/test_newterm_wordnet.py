@@ -160,3 +160,18 @@ def test_meanings_link_to_head_word_lemmas_in_either_load_order(store, real_word
     before = store.user_query(COUNTS)
     load_newterms(store, [terms])
     assert store.user_query(COUNTS) == before
+
+
+def test_term_lists_in_tsv(store, tmp_path):
+    path = tmp_path / "terms.tsv"
+    path.write_text("term\tmeaning\ttype\tyear\tsource\n"
+                    "cheugy\tout of date or unfashionable\tnew word\t2021\tCollins\n"
+                    "broken row\n"
+                    "hybrid working\tsplitting work time between office and home\tnew phrase\t2021\tCollins\n",
+                    encoding="utf-8")
+    report = load_newterms(store, [path])
+    assert report.facts_written == 2 and report.skipped["wrong_column_count"] == 1
+    assert report.problems[0].line == 3 and report.problems[0].path.endswith("terms.tsv")
+    rows = store.user_query("MATCH (t:Term)-[:HAS_FACT]->(f:Fact {relation: 'meaning'}) "
+                            "RETURN t.name AS t, f.category AS c, f.start_year AS y ORDER BY t")
+    assert rows == [{"t": "cheugy", "c": "new word", "y": 2021}, {"t": "hybrid working", "c": "new phrase", "y": 2021}]

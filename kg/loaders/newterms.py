@@ -1,5 +1,6 @@
-"""New dictionary terms: our JSONL ``{term, meaning, type, year, source}`` and the official
-NewTerm ``new_terms.jsonl`` (``{meaning, term, type}``; the year comes from ``year=``).
+"""New dictionary terms: our JSONL ``{term, meaning, type, year, source}`` or TSV (a header line
+naming at least ``term`` and ``meaning``, optionally ``type``, ``year``, ``source``), and the
+official NewTerm ``new_terms.jsonl`` (``{meaning, term, type}``; the year comes from ``year=``).
 
 Each term is a ``Term`` entity ``term:<slug>``; its meaning is an attribute fact ``meaning``
 that holds from the year the dictionary added it (``point_in_time`` = that year,
@@ -75,8 +76,11 @@ def load_newterms(store: Store, paths: Iterable[str | Path], *, year: int | None
     """Load new-term JSONL files. ``year`` is used for records that have none (official format)."""
     ctx = LoadContext(store, SOURCE, strict=strict, progress=progress, batch_size=batch_size)
     ctx.sink.relation(RelationRecord(id="meaning", label="meaning", source=SOURCE))
-    for path in files_under(paths, ("*.jsonl", "*.json")):
+    for path in files_under(paths, ("*.jsonl", "*.json", "*.tsv")):
         ctx.report.files.append(str(path))
+        if path.name.lower().endswith(".tsv"):
+            _read_tsv(ctx, path, year)
+            continue
         for lineno, line in read_text_lines(ctx, path):
             if not line.strip():
                 continue
@@ -90,6 +94,28 @@ def load_newterms(store: Store, paths: Iterable[str | Path], *, year: int | None
     report = ctx.finish()
     link_term_lemmas(store)
     return report
+
+
+def _read_tsv(ctx: LoadContext, path: Path, year: int | None) -> None:
+    header: list[str] | None = None
+    for lineno, line in read_text_lines(ctx, path):
+        if not line.strip():
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if header is None:
+            header = [f.lower() for f in fields]
+            missing = [c for c in ("term", "meaning") if c not in header]
+            if missing:
+                from knowforge.errors import InputError
+
+                raise InputError(f"the TSV header lacks {', '.join(missing)}", path=str(path), line=lineno)
+            continue
+        ctx.read()
+        if len(fields) != len(header):
+            ctx.skip("wrong_column_count", f"row has {len(fields)} columns, header has {len(header)}",
+                     path=path, line=lineno)
+            continue
+        _term(ctx, path, lineno, {k: v for k, v in zip(header, fields) if v}, year)
 
 
 def load_term_records(store: Store, records: Iterable[tuple[Path, int, dict]], *, year: int,
