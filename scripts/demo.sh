@@ -32,6 +32,7 @@ OUT="$OUT/chrono" bash scripts/demo_chrono.sh
 
 section "ELKEN: events and their ripples"
 OUT="$OUT/events" bash scripts/demo_events.sh
+section "NewTerm: new dictionary terms" && OUT="$OUT/newterm" bash scripts/demo_newterm.sh
 
 section "Done in ${SECONDS}s"
 echo "Reports and exports are under $OUT/; the graph is at $($KF neo4j status --json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["uri"] or "NEO4J_URI")')."
