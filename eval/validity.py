@@ -354,6 +354,13 @@ def control_model_of(store, run: Mapping) -> dict | None:
     return {**rows[0]["model"], "trained_on": rows[0]["trained_on"]}
 
 
+def _shot_sets(run: Mapping) -> int:
+    """Greedy answers per (fact, year) of a knowledge check: the run records it (the solver's
+    ``shot_sets``); runs recorded before it did kept it in their options."""
+    value = run.get("chrono_shot_sets") or _extra(run).get("shot_sets") or DEFAULT_SHOT_SETS
+    return int(value)
+
+
 def _is_chrono(run: Mapping) -> bool:
     return run.get("chrono_check") is not None
 
@@ -365,7 +372,7 @@ def run_validity(store, run: Mapping, model: Mapping, *, report_dirs: Sequence[P
     cutoff = int(model["cutoff"])
     facts = question_facts(store, run_id, model["id"])
     rows = run_answers(store, run_id)
-    shot_sets = int(_extra(run).get("shot_sets", DEFAULT_SHOT_SETS)) if _is_chrono(run) else None
+    shot_sets = _shot_sets(run) if _is_chrono(run) else None
     questions: dict[str, Mapping] = {}
     answers: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for row in rows:

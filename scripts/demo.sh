@@ -44,6 +44,12 @@ OUT="$OUT/chrono" bash scripts/demo_chrono.sh
 section "ELKEN: events and their ripples"
 OUT="$OUT/events" bash scripts/demo_events.sh
 
+section "NewTerm: new dictionary terms"
+OUT="$OUT/newterm" bash scripts/demo_newterm.sh
+
+section "LINK / LINT: long-tail statements from symbolic-rule chains"
+OUT="$OUT/link" bash scripts/demo_link.sh
+
 section "Validity: each benchmark's verdicts against what the control model was taught"
 RUN=$(cat "$OUT/chrono/control_run")
 $KF report "$RUN" --validity --out "$OUT/validity" 2>&1 | sed -n '/^# Validity/,$p'

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # ChroKnow on the bundled samples: five benchmarks from the graph, and the general domain's
 # Generation template evaluated end to end with the control model ($MODEL; the tiny random
-# model when unset): the sampling-based knowledge check + ChroKnowPrompt, report with plots.
-# Needs a running graph with the samples loaded (scripts/demo.sh does that).
+# model when unset): the sampling-based knowledge check + ChroKnowPrompt (both spans), report
+# with plots. Needs a running graph with the samples loaded (scripts/demo.sh does that).
 set -euo pipefail
 KF=${KF:-.venv/bin/knowforge}
+PY=${PY:-.venv/bin/python}
 OUT=${OUT:-runs/demo-chrono}
 LIMIT=${CHRONO_LIMIT:-}
 mkdir -p "$OUT"
@@ -12,13 +13,18 @@ if [ -z "${MODEL:-}" ]; then
   MODEL="$OUT/tiny-model"
   [ -d "$MODEL" ] || $KF tiny-model "$MODEL" --seed 0 >/dev/null
 fi
-for DOMAIN in general biomedical legal commonsense math; do
-  $KF generate chrono --domain "$DOMAIN" --seed 0 --silent 2>&1 | grep -v "^chrono:"
-done
-$KF generate chrono --domain general --name general-generation --templates generation --seed 0 --silent >/dev/null 2>&1
+$KF generate chrono --domain general --from 2010 --to 2023 --seed 0 --silent
+$KF generate chrono --domain biomedical --from 2020 --to 2024 --seed 0 --silent
+$KF generate chrono --domain legal --seed 0 --silent
+$KF generate chrono --domain commonsense --seed 0 --silent
+$KF generate chrono --domain math --seed 0 --silent
+$KF generate chrono --domain general --name general-generation --templates generation --seed 0 --silent >/dev/null
 $KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench" >/dev/null
-REPORT=$($KF eval --benchmark chrono:general-generation --backend hf --model "$MODEL" --device cpu \
-  --max-tokens 12 --batch-size 32 ${LIMIT:+--limit "$LIMIT"} --check slick --chronoprompt --span both \
+SUMMARY=$($KF eval --benchmark chrono:general-generation --backend hf --model "$MODEL" --device cpu \
+  --max-tokens 12 --batch-size 32 ${LIMIT:+--limit "$LIMIT"} --solver chronoprompt -S span=both \
   --out "$OUT/runs" --silent 2>/dev/null | tail -n 1)
+REPORT=$($PY -c 'import json,sys; print(next(iter(json.load(open(sys.argv[1]))["runs"].values()))["report"])' \
+  "$SUMMARY/summary.json")
 basename "$REPORT" > "$OUT/control_run"
-sed -n '/^## Chronological categories/,/^## ChroKnow plots/p' "$REPORT/report.md" | grep -v "^## ChroKnow plots"
+sed -n '/^## Chronological categories/,/^## Per-year categories/p' "$REPORT/report.md" | grep -v "^## Per-year"
+sed -n '/^## ChroKnowPrompt/,/^## /p' "$REPORT/report.md" | sed '$d'

@@ -8,7 +8,7 @@ KF=${KF:-.venv/bin/knowforge}
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-out/events}
 BATCH=${BATCH:-demo}
-METHODS=${EVENT_METHODS:-none ice bm25 ft}
+METHODS=${EVENT_METHODS:-no-edit ice bm25 ft}
 mkdir -p "$OUT"
 
 if [ -z "${NEO4J_URI:-}" ]; then $KF neo4j start >/dev/null; fi
@@ -47,8 +47,15 @@ PY
 
 for METHOD in $METHODS; do
   $KF eval --benchmark "events:$BATCH" --backend hf --model "$MODEL" --device cpu \
-      --max-tokens 8 --batch-size 32 --method "$METHOD" --out "$OUT/runs" --silent 2>&1 >/dev/null \
-      | grep -E "reliability" || true
+      --max-tokens 8 --batch-size 32 --solver "$METHOD" --out "$OUT/runs" --silent >/dev/null
+  $PY - "$OUT/runs/events-$BATCH/summary.json" "$METHOD" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][sys.argv[2]]
+rel = run["metrics"]["events/fact"]["edit_reliability"]
+loc = run["metrics"].get("events/locality", {}).get("locality") or {}
+print(f"{sys.argv[2]:>8}: question-level reliability {rel['question_level']:.3f}, "
+      f"edit-level {rel['edit_level']:.3f}, locality {loc.get('question_level', float('nan')):.3f}")
+PY
 done
 
 EVENT=$($KF query "MATCH (e:Event {batch: \$b, type: 'win-election'}) RETURN e.id AS id ORDER BY e.seq LIMIT 1" \

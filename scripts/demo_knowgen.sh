@@ -35,5 +35,5 @@ write_items(f"{sys.argv[2]}/ku_no_context.jsonl", strip_context(items))
 PY
 for F in ku_context ku_no_context; do
   $KF eval --benchmark "$OUT/$F.jsonl" --backend hf --model "$MODEL" --device cpu --max-tokens 16 \
-    --setting zero-shot --out "$OUT/runs" --name "knowgen:demo:$F" --silent 2>&1 | grep -E "^│ \(all\)" | sed "s/^/$F: /"
+    --solver zero-shot --out "$OUT/runs" --name "knowgen:demo:$F" --silent 2>&1 | grep -E "^│ \(all\)" | sed "s/^/$F: /"
 done

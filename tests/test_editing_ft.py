@@ -43,22 +43,54 @@ def test_edit_statements_are_the_event_text_and_its_asserted_facts(store, items)
         assert all(any(a in line for line in lines[1:]) for a in answers if a != "unknown")
 
 
-def test_ft_leaves_the_base_model_unchanged(store, items, tiny_model_dir, tmp_path):
+def test_ft_solver_leaves_the_base_model_unchanged(store, items, tiny_model_dir, tmp_path):
+    """The ``ft`` solver through the method seam (what ``knowforge eval --solver ft`` runs):
+    recorded beside the other editing solvers, and the base model answers exactly as before."""
+    from knowforge import workflow
     from knowforge.models.backends.hf import HFBackend
+    from knowforge.models.task import Component
 
     base = HFBackend(str(tiny_model_dir), device="cpu")
     before = [r.texts for r in base.generate(PROBES)]
     weights = _weights(base.lm)
     options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=6, cache=False, device="cpu",
-                          out_dir=tmp_path / "runs", silent=True, extra={"ft_epochs": 3})
-    outcome = evaluate_editing(items, options, store, method="ft", backend=base, name="ft")
-    assert outcome.metrics["method"] == "ft"
-    assert outcome.metrics["reliability"]["questions"] == sum(i.slices["scope"] == "in" for i in items)
+                          out_dir=tmp_path / "runs", silent=True)
+    evaluation = workflow.evaluate(store, "events:ft", options, solver=Component(name="ft", args={"epochs": 3}),
+                                   backend=base)
+    [run] = evaluation.runs
+    assert run.solver.startswith("ft")
+    inside = sum(i.slices["scope"] == "in" for i in items)
+    assert run.metrics["events/fact"]["edit_reliability"]["questions"] == inside
     assert [r.texts for r in base.generate(PROBES)] == before
     after = _weights(base.lm)
     assert all((after[k] == weights[k]).all() for k in weights)
-    run = store.user_query("MATCH (r:Run {id: $id}) RETURN r.editing_method AS m", {"id": outcome.run_id})
-    assert run == [{"m": "ft"}]
+    rows = store.user_query("MATCH (r:Run {id: $id}) RETURN r.editing_method AS m, r.solver AS s",
+                            {"id": run.run_id})
+    assert rows[0]["m"] == "ft" and rows[0]["s"].startswith("ft")
+
+
+def test_ft_through_evaluate_editing_leaves_the_base_model_unchanged(store, items, tiny_model_dir, tmp_path):
+    from knowforge.models.backends.hf import HFBackend
+
+    base = HFBackend(str(tiny_model_dir), device="cpu")
+    before = [r.texts for r in base.generate(PROBES)]
+    options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=6, cache=False, device="cpu",
+                          out_dir=tmp_path / "runs", silent=True, extra={"ft_epochs": 3})
+    outcome = evaluate_editing(items, options, store, method="ft", backend=base, name="ft")
+    assert outcome.metrics["method"] == "ft"
+    assert [r.texts for r in base.generate(PROBES)] == before
+
+
+def test_ft_solver_without_a_store_says_so(items, tiny_model_dir, tmp_path):
+    from knowforge.eval.solvers import make_solver
+    from knowforge.models.task import Component
+
+    solver = make_solver(Component(name="ft"))
+    assert solver.needs_store
+    with pytest.raises(ConfigError, match="needs a store"):
+        solver.solve(items, object(), EvalOptions(model="m", out_dir=tmp_path))
+    with pytest.raises(ConfigError, match="bad arguments"):
+        make_solver(Component(name="ft", args={"epochs": "many"}))
 
 
 def test_the_tuned_copy_differs_and_is_discarded(store, items, tiny_model_dir):
