@@ -116,6 +116,14 @@ def _chronoprompt_gain(items, samples, details) -> list[dict] | None:
     return gain_table(results) if results else None
 
 
+def _link(name: str) -> TaskMetric:
+    def metric(items, samples, details):
+        from knowforge.eval.link_probe import LINK_METRICS
+
+        return LINK_METRICS[name](items, samples, details)
+    return metric
+
+
 METRICS: dict[str, TaskMetric] = {
     "accuracy": _accuracy,
     "balanced_accuracy": _balanced_accuracy,
@@ -124,6 +132,10 @@ METRICS: dict[str, TaskMetric] = {
     "tendency_accuracy": _tendency_accuracy,
     "chrono_categories": _chrono_categories,
     "chronoprompt_gain": _chronoprompt_gain,
+    # LINT: per template, all-13 "known", head vs long tail with the relative drop, and the
+    # same by domain, rule and graph premises (knowforge.eval.link_probe)
+    **{name: _link(name) for name in ("link_templates", "link_known", "link_head_tail", "link_by_domain",
+                                      "link_by_rule", "link_by_graph_premises")},
 }
 
 
