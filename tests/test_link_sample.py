@@ -97,6 +97,15 @@ def test_grounded_rules_give_the_statements_the_sample_implies(graph):
         "MATCH p = (c:Fact {benchmark: 'link:s', depth: 2})-[:DERIVED_FROM {role: 'chain'}]->(:Fact {op: 'conclusion'})"
         "-[:DERIVED_FROM {role: 'premise'}]->(src:Fact {layer: 'source'}) RETURN count(p) AS n")[0]["n"]
     assert paths > 0
+    # the recipes of docs/link.md
+    target = next(s for s in chained if "italian restaurant" in s.conclusion)
+    rows = graph.read("queries/link_chains_to_conclusion", benchmark="link:s", conclusion=target.conclusion)
+    assert {tuple(r["roles"]) for r in rows} >= {("chain", "premise"), ("chain", "assumption"), ("premise",)}
+    assert any(r["chain"][1] == "PersonX is not able to eat pesto." and r["chain"][-1] == "pesto made of pine nut"
+               for r in rows)
+    grounded = graph.read("queries/link_graph_grounded_statements", benchmark="link:s")
+    assert {(r["rule"], r["premise"], r["conclusion"]) for r in grounded} == \
+        {(s.rule.id, s.premise, s.conclusion) for s in result.statements}
     # 13 questions per statement, with the labels of the templates
     items = read_items(graph, "link:s")
     assert len(items) == 13 * len(result.statements)
