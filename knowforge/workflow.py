@@ -108,7 +108,8 @@ def export_formats(method: Method) -> dict[str, ExportFormat]:
         if fmt not in formats:
             formats[fmt] = ExportFormat(fmt, description,
                                         lambda store, name, items, out, w=writer: w(store, name, items, out,
-                                                                                   method=method))
+                                                                                   method=method),
+                                        single_file_suffix=".jsonl" if fmt == "jsonl" else None)
     return formats
 
 
@@ -136,17 +137,22 @@ def export(method: Method, store, name: str, fmt: str, out: Path) -> ExportResul
     spec = formats[fmt]
     items = method.items(store, name)
     out = Path(out)
-    single = out.suffix and (spec.single_file_suffix == out.suffix or (fmt == "jsonl" and out.suffix == ".jsonl"))
-    (out.parent if single else out).mkdir(parents=True, exist_ok=True)
+    to_file = spec.single_file_suffix is not None and out.suffix == spec.single_file_suffix
+    (out.parent if to_file else out).mkdir(parents=True, exist_ok=True)
     files = spec.write(store, name, items, out)
-    root = out.parent if single else out
-    manifest_path = (out.with_name(out.name + ".manifest.json") if single else out / "manifest.json")
+    if spec.single_file_suffix is not None:
+        # one file, perhaps in a folder shared with other exports: the manifest sits beside it
+        root = files[0].parent
+        manifest_path = files[0].with_name(files[0].name + ".manifest.json")
+    else:
+        root = out
+        manifest_path = out / "manifest.json"
     bid = method.benchmark_id(name)
     node = read_benchmark(store, bid) or {}
     params = json.loads(node["params_json"]) if node.get("params_json") else None
     manifest = {"version": MANIFEST_VERSION, "method": method.name, "format": fmt, "benchmark": bid,
                 "seed": node.get("seed"), "params": params, "source_graph_sha256": node.get("source_hash"),
-                "generated_at": node.get("created_at"), "knowforge_version": knowforge_version(),
+                "knowforge_version": knowforge_version(),
                 "git_revision": git_revision(), "items": len(items),
                 "item_schema_version": items[0].version if items else None,
                 "files": {str(p.relative_to(root)): _sha256(p) for p in files}}

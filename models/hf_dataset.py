@@ -104,8 +104,10 @@ def _features():
 
 def write_hf_dataset(items: Sequence[BenchmarkItem], out: Path, *, card: str) -> list[Path]:
     """``out/data/test.parquet`` and ``out/README.md`` (the dataset card); returns both."""
+    import datasets
     from datasets import Dataset, Features
 
+    datasets.disable_progress_bars()   # knowforge shows its own progress
     rows = item_rows(items)
     fixed, kinds = _features()
     columns = _slice_columns(items)

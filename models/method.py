@@ -70,7 +70,9 @@ class ExportFormat:
     name: str
     description: str
     write: ExportWriter
-    single_file_suffix: str | None = None   # ".json": ``--out x.json`` writes that one file
+    # A format that writes one file: ``--out x<suffix>`` names that file, and the manifest is
+    # ``<file>.manifest.json`` beside it (several such exports may share a folder).
+    single_file_suffix: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ class Method:
     item_group: str | None = None
     unit: str = "items"                   # what --limit counts, for help texts
     docs: str = ""                        # the method's page, e.g. "docs/knowgen.md"
+    # Command lines shown in --help: {"generate": (...), "export": (...), "eval": (...)}
+    examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     licence: str = "CC BY 4.0"            # licence of the generated data (dataset cards)
 
     def task(self, name: str) -> Task:

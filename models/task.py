@@ -87,3 +87,18 @@ class Task(BaseModel):
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Task:
+        data = dict(data)
+        version = str(data.pop("schema_version", TASK_SCHEMA_VERSION))
+        if version != TASK_SCHEMA_VERSION:
+            from knowforge.errors import ConfigError
+
+            raise ConfigError(f"task schema version {version!r} is not supported (this knowforge reads "
+                              f"{TASK_SCHEMA_VERSION!r})")
+        return cls.model_validate(data)
+
+    @classmethod
+    def from_yaml(cls, text: str) -> Task:
+        return cls.from_dict(yaml.safe_load(text))

@@ -8,7 +8,8 @@ from events_subgraph import build_subgraph
 
 from knowforge.generators.events.build import generate_events, read_batch
 from knowforge.generators.events.elken_io import import_elken, salvage_elken
-from knowforge.generators.events.export import export_events
+from knowforge.generators.events.method import METHOD
+from knowforge.workflow import export
 
 TYPES = ["win-election", "transfer-player", "death", "marry", "acquire", "start-org"]
 
@@ -40,9 +41,12 @@ def test_questions_in_and_out_of_scope(store):
 def test_elken_export_layout_and_golden_determinism(store, tmp_path):
     build_subgraph(store)
     generate_events(store, types=TYPES, n=2, seed=5, batch="g")
-    first = export_events(store, "g", "elken", tmp_path / "a.json")
+    first = export(METHOD, store, "g", "elken", tmp_path / "a.json")
     events = json.loads((tmp_path / "a.json").read_text())
-    assert first["events"] == len(events) > 0
+    assert first.files == [tmp_path / "a.json"] and len(events) > 0
+    manifest = json.loads(first.manifest.read_text())
+    assert first.manifest == tmp_path / "a.json.manifest.json" and manifest["benchmark"] == "events:g"
+    assert manifest["seed"] == 5 and manifest["params"]["types"] == TYPES
     for e in events:
         assert set(e) == {"event_type", "event", "fact", "tendency"}
         assert e["tendency"] == {"qas": [], "local_qas": []}   # no LLM, no tendency questions
@@ -55,14 +59,15 @@ def test_elken_export_layout_and_golden_determinism(store, tmp_path):
     store.driver.execute_query("MATCH (n) DETACH DELETE n")
     build_subgraph(store)
     generate_events(store, types=TYPES, n=2, seed=5, batch="g")
-    export_events(store, "g", "elken", tmp_path / "b.json")
+    export(METHOD, store, "g", "elken", tmp_path / "b.json")
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    jsonl = export_events(store, "g", "jsonl", tmp_path / "g.jsonl")
+    jsonl = export(METHOD, store, "g", "jsonl", tmp_path / "g.jsonl")
     lines = (tmp_path / "g.jsonl").read_text().splitlines()
-    assert len(lines) == jsonl["questions"] == sum(len(i) for _, i in read_batch(store, "g"))
-    hf = export_events(store, "g", "hf", tmp_path / "hf")
-    assert (tmp_path / "hf" / "data" / "test.jsonl").is_file() and hf["questions"] == len(lines)
-    assert "configs:" in (tmp_path / "hf" / "README.md").read_text()
+    assert len(lines) == jsonl.items == sum(len(i) for _, i in read_batch(store, "g"))
+    hf = export(METHOD, store, "g", "hf", tmp_path / "hf")
+    assert (tmp_path / "hf" / "data" / "test.parquet").is_file() and hf.items == len(lines)
+    card = (tmp_path / "hf" / "README.md").read_text()
+    assert "configs:" in card and "cc-by-nc-sa-4.0" in card
 
 
 def test_import_shared_training_sample_exact_counts(shared_formats):

@@ -119,6 +119,12 @@ METHOD = Method(
     item_group="record_id",
     unit="facts",
     docs="docs/chrono.md",
+    examples={"generate": ("knowforge generate chrono --domain general --from 2010 --to 2023 --seed 0",
+                           "knowforge generate chrono --domain biomedical --name bio --seed 1",
+                           "knowforge generate chrono --domain legal --templates generation,mcqa",
+                           "knowforge generate chrono --import ChroKnowBench/ --name released"),
+              "export": ("knowforge export chrono --benchmark general --format chroknowbench --out exports/chrono",
+                         "knowforge export chrono --benchmark chrono:bio --format jsonl --out exports/")},
 )
 
 __all__ = ["DOMAINS", "METHOD", "ChronoParams"]

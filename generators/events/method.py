@@ -117,4 +117,10 @@ METHOD = Method(
     unit="events",
     licence="CC BY-NC-SA 4.0",
     docs="docs/events.md",
+    examples={"generate": ("knowforge generate events --types win-election,transfer-player --n 20 --seed 0",
+                           "knowforge generate events --n 3 --batch e1 --backend openai \\\n"
+                           "      --base-url http://127.0.0.1:8000/v1 --model M     # paraphrases + tendency",
+                           "knowforge generate events --drop e1                  # unstack the batch"),
+              "export": ("knowforge export events --batch e0 --format elken --out exports/events.json",
+                         "knowforge export events --batch e0 --format lm-eval --out exports/e0-lm-eval")},
 )

@@ -56,4 +56,10 @@ METHOD = Method(
     drop=drop,
     report_slices=("type", "form", "difference", "hop_count"),
     docs="docs/knowgen.md",
+    examples={"generate": ("knowforge generate knowgen --n 1000 --seed 1 --batch alcuna1",
+                           "knowforge generate knowgen --class Camelidae --n 20 --seed 0",
+                           "knowforge generate knowgen --class-label Concept --parent-rel isa --n 50",
+                           "knowforge generate knowgen --drop alcuna1"),
+              "export": ("knowforge export knowgen --batch alcuna1 --format alcuna --out exports/alcuna1",
+                         "knowforge export knowgen --batch alcuna1 --format hf --out exports/alcuna1-hf")},
 )

@@ -57,12 +57,6 @@ def templates(relation: str, label: str, kind: str) -> tuple[str, str]:
         f"What is the {label} of {{name}}?", f"Is the {label} of {{name}} {{value}}?")
 
 
-@dataclass(frozen=True)
-class Answer:
-    text: str
-    aliases: tuple[str, ...] = ()
-
-
 @dataclass
 class Spec:
     """A question before its id and (for booleans) its yes/no label are fixed."""

@@ -143,6 +143,9 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
     if path.is_file():
         if tasks or args:
             raise ConfigError("--task and --solver-arg apply to benchmarks in the graph (METHOD:NAME)")
+        if judge_backend or judge_model or judge_base_url:
+            raise ConfigError("--judge-backend/--judge-model/--judge-base-url are used by the ELKEN editing "
+                              "solvers (ice, bm25, dense, no-edit) on a benchmark in the graph only")
         from knowforge.models.items_io import read_items
 
         items = read_items(path, limit=options.limit)   # bad input fails before anything starts

@@ -25,10 +25,15 @@ def _methods():
     return methods.available()
 
 
+def _examples(method, kind: str) -> str:
+    lines = method.examples.get(kind, ())
+    return ("\n\n\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)) if lines else ""
+
+
 def _method_help(method, verb: str) -> str:
     tasks = ", ".join(t.name.split("/", 1)[1] for t in method.tasks)
     return (f"{verb} {method.title}: {method.description}\n\n"
-            f"Tasks: {tasks}. Details: {method.docs or 'README.md'}.")
+            f"Tasks: {tasks}. Details: {method.docs or 'README.md'}." + _examples(method, "generate"))
 
 
 def backend_params() -> list[click.Option]:
@@ -131,7 +136,8 @@ def make_export_command(method) -> click.Command:
                      help="Data directory of the managed Neo4j."),
     ]
     help_text = (f"Export a {method.title} benchmark from the graph, with a manifest (version, git "
-                 f"revision, source-graph hash, parameters, seed, file hashes).\n\n\b\nFormats:\n{lines}")
+                 f"revision, source-graph hash, parameters, seed, file hashes).\n\n\b\nFormats:\n{lines}"
+                 + _examples(method, "export"))
     return click.Command(method.name, params=params, callback=handle_errors(callback), help=help_text,
                          short_help=f"Export {method.title}.")
 
