@@ -105,7 +105,7 @@ METHOD = Method(
     description="Symbolic rules instantiated by LINK's knowledge beam search, the graph answering every "
                 "predicate it holds and a model the rest (critic, reranker), in head and long-tail sets; "
                 "each conclusion is an inferred fact chained to its premises, probed with LINT's 13 "
-                "entailment templates. Example: knowforge generate link --n 20 --distribution both.",
+                "entailment templates.",
     params=LinkParams,
     generate=generate,
     items=items,
@@ -119,6 +119,15 @@ METHOD = Method(
     unit="statements",
     licence="CC BY 4.0",
     docs="docs/link.md",
+    examples={"generate": ("knowforge generate link --n 100 --distribution both        # the rules the graph grounds",
+                           "knowforge generate link --rules my_rules.yaml --n 100 --distribution longtail --name lt1",
+                           "knowforge generate link --rule outcome_allergy_dish --rule outcome_allergy_menu \\\n"
+                           "      --chain-depth 2 --name chain",
+                           "knowforge generate link --backend openai --base-url http://127.0.0.1:8000/v1 --model M \\\n"
+                           "      --scorer-model S --n 50                          # rules the graph lacks",
+                           "knowforge generate link --drop lt1"),
+              "export": ("knowforge export link --benchmark lk0 --format lint --out exports/lint",
+                         "knowforge export link --benchmark lk0 --format hf --out exports/lk0-hf")},
 )
 
 __all__ = ["LinkParams", "METHOD"]
