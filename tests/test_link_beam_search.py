@@ -15,7 +15,8 @@ import pytest
 
 from knowforge.generators.link import critic
 from knowforge.generators.link.search import BeamSearch, SearchConfig, SearchStats, partial_statement, plan_rule
-from knowforge.generators.link.statements import build_statements
+from knowforge.generators.link.generate import rewrite_forms, distribution_check
+from knowforge.generators.link.statements import build_statements, graph_rows, probe_items
 from knowforge.generators.link.rules import Rule
 from knowforge.models.backends import make_backend
 from knowforge.models.config import BackendConfig
@@ -44,6 +45,12 @@ class Knowledge(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         prompt = body.get("prompt") or ""
         Knowledge.calls.append(prompt)
+        if prompt.startswith(("Negate the statement", "Convert the statement")):
+            statement = prompt.split(": ", 1)[1].rstrip(".")
+            plant = statement.rsplit(" grow ", 1)[1].removesuffix(" outdoors")
+            text = (f"PersonX can grow {plant} outdoors." if prompt.startswith("Negate")
+                    else f"Can PersonX grow {plant} outdoors?")
+            return self._reply(body, "\n" + text)
         excluded = prompt.split("Do not generate these values: ", 1)[1].rstrip(".").split(", ") \
             if "Do not generate" in prompt else []
         pool = REGIONS if " values of A " in prompt else PLANTS
@@ -51,8 +58,11 @@ class Knowledge(BaseHTTPRequestHandler):
         if not excluded:
             fresh = fresh[:5 if pool is REGIONS else 4]
         text = "\n".join(f"{i}. {v}." for i, v in enumerate(fresh, 1)) if fresh else "I cannot think of more."
+        self._reply(body, "\n" + text)
+
+    def _reply(self, body, text):
         reply = {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "text": "\n" + text, "finish_reason": "stop", "logprobs": None}]}
+                 "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}]}
         data = json.dumps(reply).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -91,7 +101,7 @@ def mean_ll(scorer, text: str) -> float:
 
 
 def test_beam_search_with_a_scripted_knowledge_model_and_the_tiny_scorer(knowledge_url, tiny_model_dir, tmp_path,
-                                                                        monkeypatch):
+                                                                        monkeypatch, store):
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     knowledge, scorer = backends(knowledge_url, tiny_model_dir, tmp_path / "cache")
     # The tiny random model puts P(yes) near 0.01: thresholds on that scale (steps of 0.002)
@@ -169,6 +179,45 @@ def test_beam_search_with_a_scripted_knowledge_model_and_the_tiny_scorer(knowled
     statements = build_statements(RULE, plan, beams, n=3)
     hidden = statements[0].hidden[0]
     assert hidden.source == "model" and 0 < hidden.critic < 1 and statements[0].grounding == "model"
+
+    # --- the distribution check under the scoring model: mean(head) - mean(long tail) of the
+    # full statements' mean token log-probabilities
+    both = build_statements(RULE, plan, beams, n=10)
+    scored, delta = distribution_check(both, scorer, SearchStats())
+    means = {}
+    for dist in ("head", "longtail"):
+        values = [mean_ll(scorer, s.full) for s in both if s.distribution == dist]
+        means[dist] = sum(values) / len(values)
+    assert delta["rules"]["t_garden"]["delta"] == pytest.approx(means["head"] - means["longtail"], abs=1e-6)
+    assert delta["overall"] == pytest.approx(delta["rules"]["t_garden"]["delta"])
+    assert all(s.loglik is not None for s in scored)
+
+    # --- model-proposed premises go into the inferred layer with their critic score
+    rows = graph_rows(scored, benchmark="link:t", name="t", seed=7, source_hash=None)
+    proposed = [r for r in rows.premises if r["props"]["op"] == "proposed"]
+    assert proposed and all(0 < r["props"]["critic"] < 1 for r in proposed)
+    assert {d["role"] for d in rows.derivations} == {"premise", "assumption"}
+    store.write("link/apply_inferred_facts", rows.premises)
+    store.write("link/apply_inferred_facts", rows.conclusions)
+    store.write("link/apply_derivations", rows.derivations, batch="t", benchmark="link:t")
+    found = store.user_query("MATCH (c:Fact {op: 'conclusion'})-[:DERIVED_FROM {role: 'premise'}]->(p:Fact) "
+                             "RETURN p.op AS op, p.critic AS critic, p.text AS text")
+    assert found and {r["op"] for r in found} == {"proposed"} and all(0 < r["critic"] < 1 for r in found)
+
+    # --- a rule without negation and question templates: the knowledge model rewrites the
+    # conclusion with LINK's prompts, once per conclusion, through the cache
+    bare = Rule.model_validate({**RULE.model_dump(), "negation_map": {}, "question_map": {}})
+    incomplete = build_statements(bare, plan, beams, n=2)
+    assert not any(s.complete for s in incomplete)
+    rewritten, asked = rewrite_forms(incomplete, knowledge, 7, SearchStats())
+    assert asked == 2 * len({s.conclusion for s in incomplete})
+    for s in rewritten:
+        plant = dict(s.bindings)["Y"].text
+        assert s.negation == f"PersonX can grow {plant} outdoors." and s.question == f"Can PersonX grow {plant} outdoors?"
+        assert len(probe_items(s, "link:t")) == 13
+    calls = len(Knowledge.calls)
+    rewrite_forms(incomplete, knowledge, 7, SearchStats())
+    assert len(Knowledge.calls) == calls
 
     # --- early stop: Y's second call gets no new value, so no beam asks a third time
     assert stats.counts["critic accepted"] > 0

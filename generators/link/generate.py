@@ -98,7 +98,7 @@ def _chain_sources(statements: Sequence[Statement]) -> dict[str, list[ChainSourc
     return out
 
 
-def _rewrite_forms(statements: list[Statement], knowledge: Backend | None, seed: int,
+def rewrite_forms(statements: list[Statement], knowledge: Backend | None, seed: int,
                    stats: SearchStats) -> tuple[list[Statement], int]:
     """¬C and C? by the knowledge model where the rule has no template (LINK's prompts)."""
     missing = sorted({s.conclusion for s in statements if not s.complete})
@@ -217,7 +217,7 @@ def generate_link(store: Store, params: LinkParams, *, knowledge: Backend | None
             break
     stats.graph_queries = grounder.queries
 
-    statements, result.rewrites = _rewrite_forms(statements, knowledge, params.seed, stats)
+    statements, result.rewrites = rewrite_forms(statements, knowledge, params.seed, stats)
     statements, result.delta = distribution_check(statements, scorer, stats)
     result.statements = statements
     result.facts = _write(store, params, statements, source_hash, result)
@@ -275,4 +275,5 @@ def read_statements(store: Store, name: str) -> list[dict]:
     return out
 
 
-__all__ = ["LinkResult", "distribution_check", "drop_link", "generate_link", "read_statements", "search_config"]
+__all__ = ["LinkResult", "distribution_check", "drop_link", "generate_link", "read_statements", "rewrite_forms",
+           "search_config"]
