@@ -146,7 +146,8 @@ def main() -> None:
             queries_per.append(result.stats.graph_queries / statements)
         print(f"graph  : {len(GROUNDED)} rules, n={args.n}: {statements} statements, {result.items} questions/batch, "
               f"repeats={args.repeats}")
-        print(f"         {med(rates):7.1f} statements/s; one statement = {med(per_statement):5.1f} round trips of time; "
+        print(f"         {med(rates):7.1f} statements/s; one statement = {med(per_statement):5.1f} "
+              f"round trips of time; "
               f"{med(trips_per):.3f} Bolt round trips and {med(queries_per):.3f} grounding queries per statement; "
               f"0 model requests")
 

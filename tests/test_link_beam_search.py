@@ -146,8 +146,8 @@ def test_beam_search_with_a_scripted_knowledge_model_and_the_tiny_scorer(knowled
         for value, factual, datatype in event["values"]:
             fact = p_yes(scorer, critic.factual_prompt(f"{region} is too cold for {value}"))
             assert factual == pytest.approx(fact, abs=1e-6)          # no earlier factual confidence
-            assert datatype == pytest.approx((region_dt[region] + p_yes(scorer, critic.datatype_prompt(value, "Plant"))) / 2,
-                                             abs=1e-6)
+            own = p_yes(scorer, critic.datatype_prompt(value, "Plant"))
+            assert datatype == pytest.approx((region_dt[region] + own) / 2, abs=1e-6)
             best = max(best, fact)
         assert event["factual_threshold"] >= min(math.floor(best * 500 + 1e-9) / 500, 0.85) - 1e-9
 
@@ -213,7 +213,8 @@ def test_beam_search_with_a_scripted_knowledge_model_and_the_tiny_scorer(knowled
     assert asked == 2 * len({s.conclusion for s in incomplete})
     for s in rewritten:
         plant = dict(s.bindings)["Y"].text
-        assert s.negation == f"PersonX can grow {plant} outdoors." and s.question == f"Can PersonX grow {plant} outdoors?"
+        assert s.negation == f"PersonX can grow {plant} outdoors."
+        assert s.question == f"Can PersonX grow {plant} outdoors?"
         assert len(probe_items(s, "link:t")) == 13
     calls = len(Knowledge.calls)
     rewrite_forms(incomplete, knowledge, 7, SearchStats())

@@ -48,8 +48,10 @@ def _items():
                                                            ("head", 1, "shellfish", "shrimp", "paella"),
                                                            ("longtail", 0, "tree nut", "walnut", "churchkhela"),
                                                            ("longtail", 1, "fish", "anchovy", "bagna cauda")):
-        beam = Beam(values=(("P", Value("PersonX", None, "generic")), ("A", Value(allergen, f"a:{allergen}", "graph")),
-                            ("Z", Value(ingredient, f"z:{ingredient}", "graph")), ("B", Value(dish, f"b:{dish}", "graph"))),
+        beam = Beam(values=(("P", Value("PersonX", None, "generic")),
+                            ("A", Value(allergen, f"a:{allergen}", "graph")),
+                            ("Z", Value(ingredient, f"z:{ingredient}", "graph")),
+                            ("B", Value(dish, f"b:{dish}", "graph"))),
                     proofs=(Proof("is_one_type_of(Z, A)", "graph", (f"f:{ingredient}-isa",)),
                             Proof("is_ingredient_in(Z, B)", "graph", (f"f:{dish}-madeof",))))
         items.extend(probe_items(statement_of(rule, beam, distribution, rank), "link:t"))

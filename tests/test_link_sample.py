@@ -37,7 +37,8 @@ def graph(session_store):
 
 
 def counts(store) -> tuple[int, int]:
-    row = store.user_query("MATCH (n) WITH count(n) AS nodes OPTIONAL MATCH ()-[r]->() RETURN nodes, count(r) AS rels")[0]
+    row = store.user_query("MATCH (n) WITH count(n) AS nodes "
+                           "OPTIONAL MATCH ()-[r]->() RETURN nodes, count(r) AS rels")[0]
     return row["nodes"], row["rels"]
 
 
@@ -84,7 +85,8 @@ def test_grounded_rules_give_the_statements_the_sample_implies(graph):
 
     # the inferred layer: a conclusion rests on the source facts it was derived from
     rows = graph.user_query(
-        "MATCH (c:Fact {benchmark: 'link:s', op: 'conclusion', rule: 'outcome_allergy_dish'})-[:OBJECT]->(:Entity {name: 'pesto'}) "
+        "MATCH (c:Fact {benchmark: 'link:s', op: 'conclusion', rule: 'outcome_allergy_dish'})"
+        "-[:OBJECT]->(:Entity {name: 'pesto'}) "
         "MATCH (c)-[:DERIVED_FROM {role: 'premise'}]->(f:Fact)<-[:HAS_FACT]-(s:Entity) "
         "MATCH (c)-[:DERIVED_FROM {role: 'assumption'}]->(a:Fact) "
         "RETURN a.text AS assumed, f.layer AS layer, s.name + ' ' + f.relation AS fact ORDER BY assumed, fact")

@@ -35,7 +35,8 @@ from .grounding import Grounder, load_patterns
 from .params import LinkParams
 from .probe import NEGATE_PROMPT, QUESTION_PROMPT, complete_sentence, first_line_answer
 from .rules import RuleSet, load_rules
-from .search import BeamSearch, ChainSource, SearchConfig, SearchStats, Value, _seed, plan_rule, sentence_logliks
+from .search import (BeamSearch, ChainSource, SearchConfig, SearchStats, Value, plan_rule, request_seed,
+                     sentence_logliks)
 from .statements import Statement, build_statements, graph_rows, probe_items
 
 log = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ def rewrite_forms(statements: list[Statement], knowledge: Backend | None, seed: 
     for c in missing:
         for kind, prompt in (("negation", NEGATE_PROMPT), ("question", QUESTION_PROMPT)):
             requests.append(GenerationRequest(prompt=prompt.format(C=c), temperature=0.9, max_tokens=32,
-                                              seed=_seed(seed, "rewrite", kind, c)))
+                                              seed=request_seed(seed, "rewrite", kind, c)))
     stats.generate_requests += len(requests)
     results = knowledge.generate(requests)
     forms: dict[str, tuple[str | None, str | None]] = {}
@@ -181,7 +182,8 @@ def generate_link(store: Store, params: LinkParams, *, knowledge: Backend | None
     used = sorted({p for r in selected for p in (*r.grounding.predicates.values(), *r.grounding.variables.values())})
     result.grounding = [grounder.describe(p) for p in used]
 
-    if store.read("link/read_batch", benchmark=params.benchmark, batch=params.name)[0]["benchmark"]:
+    state = store.read("link/read_batch", benchmark=params.benchmark, batch=params.name)[0]
+    if state["benchmark"] or state["facts"] or state["questions"]:
         drop_link(store, params.name)
         log.info("replaced the earlier %s", params.benchmark)
     source_hash = source_graph_hash(store)
@@ -195,11 +197,13 @@ def generate_link(store: Store, params: LinkParams, *, knowledge: Backend | None
             chained = next((s.chain for s in plan.steps if s.chain is not None), None)
             if depth > 1 and chained is None:
                 continue
+            reasons = "; ".join(plan.model_reasons())
             if plan.needs_model and grounded_only:
-                result.skipped.setdefault(rule.id, "not grounded by the graph alone: " + "; ".join(plan.model_reasons()))
+                result.skipped.setdefault(rule.id, f"not grounded by the graph alone: {reasons}")
                 continue
-            if plan.needs_model and (scorer is None or (knowledge is None and any(not s.from_graph for s in plan.steps))):
-                result.skipped.setdefault(rule.id, "needs a model (--backend/--model): " + "; ".join(plan.model_reasons()))
+            proposals = any(not s.from_graph for s in plan.steps)
+            if plan.needs_model and (scorer is None or (proposals and knowledge is None)):
+                result.skipped.setdefault(rule.id, f"needs a model (--backend/--model): {reasons}")
                 continue
             search = BeamSearch(plan, grounder, config, knowledge=knowledge, scorer=scorer,
                                 chain_sources=sources, stats=stats)

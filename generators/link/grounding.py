@@ -197,13 +197,15 @@ class Grounder:
         try:
             return self.patterns.predicates[name]
         except KeyError:
-            raise ConfigError(f"no grounding pattern {name!r}; known: {', '.join(sorted(self.patterns.predicates))}") from None
+            known = ", ".join(sorted(self.patterns.predicates))
+            raise ConfigError(f"no grounding pattern {name!r}; known: {known}") from None
 
     def _datatype(self, name: str) -> DatatypePattern:
         try:
             return self.patterns.datatypes[name]
         except KeyError:
-            raise ConfigError(f"no datatype pattern {name!r}; known: {', '.join(sorted(self.patterns.datatypes))}") from None
+            known = ", ".join(sorted(self.patterns.datatypes))
+            raise ConfigError(f"no datatype pattern {name!r}; known: {known}") from None
 
     # --- queries -----------------------------------------------------------------------------
     def candidates(self, name: str, bound_position: Literal["first", "second"],

@@ -215,7 +215,8 @@ def plan_rule(rule: Rule, grounder: Grounder | None, chain_names: set[str] = fro
     return RulePlan(rule, order, tuple(steps))
 
 
-def _seed(*parts) -> int:
+def request_seed(*parts) -> int:
+    """A request's seed from the generation seed and where it is asked (rule, variable, beam, call)."""
     return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:8], "big") & (2**63 - 1)
 
 
@@ -367,8 +368,8 @@ class BeamSearch:
                 if offer.sources:
                     # one beam per earlier statement: each brings its own premise
                     for src in sorted(offer.sources, key=lambda s: s.statement):
-                        chain_proof = Proof(step.chain.text, "chain", (src.statement,), 1.0,
-                                            fill(self.rule.template(step.chain), {**b.texts(), step.var: offer.candidate.name}))
+                        text = fill(self.rule.template(step.chain), {**b.texts(), step.var: offer.candidate.name})
+                        chain_proof = Proof(step.chain.text, "chain", (src.statement,), 1.0, text)
                         pending.append((b, offer.candidate, offer.proofs + (chain_proof,), src))
                 else:
                     pending.append((b, offer.candidate, offer.proofs, None))
@@ -398,7 +399,8 @@ class BeamSearch:
             acc = critic.accumulate(b.factual, sum(ps) / len(ps))
             by_beam.setdefault(b.key, []).append((i, acc, ps, ss))
         for key, rows in by_beam.items():
-            threshold, _ = critic.factual_threshold(0.0, [r[1] for r in rows], self.config.factual_cap, self.config.step)
+            threshold, _ = critic.factual_threshold(0.0, [r[1] for r in rows], self.config.factual_cap,
+                                                    self.config.step)
             for i, acc, ps, ss in rows:
                 ok = critic.passes(acc, threshold)
                 self.stats.counts["critic accepted" if ok else "critic rejected"] += 1
@@ -440,7 +442,7 @@ class BeamSearch:
                                          exclude=() if factual else s.accepted_texts)
                 requests.append(GenerationRequest(
                     prompt=prompt, temperature=self.config.temperature, max_tokens=self.config.max_tokens,
-                    seed=_seed(self.config.seed, self.rule.id, step.var, s.beam.key, call, tag, attempt)))
+                    seed=request_seed(self.config.seed, self.rule.id, step.var, s.beam.key, call, tag, attempt)))
             results = self._ask(requests)
             still = []
             for i, res in zip(waiting, results):
@@ -619,4 +621,4 @@ def popularity_score(beam: Beam) -> float:
 
 __all__ = ["Beam", "BeamSearch", "ChainSource", "DISTRIBUTIONS", "Proof", "RulePlan", "SearchConfig",
            "SearchStats", "Value", "VarPlan", "partial_statement", "plan_rule", "popularity_score",
-           "sentence_logliks"]
+           "request_seed", "sentence_logliks"]

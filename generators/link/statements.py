@@ -245,7 +245,8 @@ def graph_rows(statements: Sequence[Statement], *, benchmark: str, name: str, se
         values = s.values()
         cid = conclusion_fact_id(benchmark, key)
         obj = next((v for k, v in s.bindings if k in rule.conclusion.args and k != rule.generic), None)
-        records = {g.distribution: lint_record(g, benchmark=benchmark, seed=seed, source_hash=source_hash) for g in group}
+        records = {g.distribution: lint_record(g, benchmark=benchmark, seed=seed, source_hash=source_hash)
+                   for g in group}
         rows.conclusions.append({"id": cid, "object_id": obj.id if obj else None, "props": {
             "layer": "inferred", "op": "conclusion", "benchmark": benchmark, "batch": name, "rule": rule.id,
             "kind": "relation" if obj and obj.id else "attribute", "relation": rule.conclusion.name,
