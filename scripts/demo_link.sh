@@ -32,7 +32,7 @@ for dist in ("head", "longtail"):
         print(f"  [{r['rule']}] {r['premise']} => {r['conclusion']}  (hidden: {hidden})")
 PY
 echo "a rule chain in the graph (depth 2 conclusion -> depth 1 conclusion -> source facts):"
-$KF query "MATCH (c:Fact {benchmark: \$b, depth: 2})-[:DERIVED_FROM {role: 'chain'}]->(m:Fact)-[:DERIVED_FROM {role: 'premise'}]->(s:Fact {layer: 'source'}) RETURN c.premise + ' => ' + c.text AS statement, m.text AS via, s.subject_id + ' ' + s.relation + ' ' + s.object_id AS fact LIMIT 3" -p b="link:$NAME"
+$KF query "MATCH (c:Fact {benchmark: \$b, depth: 2})-[:DERIVED_FROM {role: 'chain'}]->(m:Fact)-[:DERIVED_FROM {role: 'premise'}]->(s:Fact {layer: 'source'})<-[:HAS_FACT]-(x:Entity) MATCH (s)-[:OBJECT]->(o:Entity) RETURN c.premise + ' => ' + c.text AS statement, m.text AS via, x.name + ' ' + s.relation + ' ' + o.name AS fact ORDER BY statement, fact LIMIT 3" -p b="link:$NAME"
 
 [ -d out/models/tiny ] || $KF tiny-model out/models/tiny >/dev/null
 # the report and its summary go to files; the log is shown only if the evaluation fails
