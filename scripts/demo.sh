@@ -32,9 +32,12 @@ OUT="$OUT/chrono" bash scripts/demo_chrono.sh
 
 section "ELKEN: events and their ripples"
 OUT="$OUT/events" bash scripts/demo_events.sh
-section "NewTerm: new dictionary terms" && OUT="$OUT/newterm" bash scripts/demo_newterm.sh
 
-OUT="$OUT/link" bash scripts/demo_link.sh   # LINK / LINT: long-tail statements from rule chains
+section "NewTerm: new dictionary terms"
+OUT="$OUT/newterm" bash scripts/demo_newterm.sh
+
+section "LINK / LINT: long-tail statements from symbolic-rule chains"
+OUT="$OUT/link" bash scripts/demo_link.sh
 
 section "Done in ${SECONDS}s"
 echo "Reports and exports are under $OUT/; the graph is at $($KF neo4j status --json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["uri"] or "NEO4J_URI")')."

@@ -9,7 +9,6 @@ PY=${PY:-.venv/bin/python}
 OUT=${OUT:-out/link}
 NAME=${NAME:-demo}
 mkdir -p "$OUT"
-echo "== LINK / LINT: long-tail statements from rule chains =="
 
 if [ -z "${NEO4J_URI:-}" ]; then $KF neo4j start >/dev/null; fi
 if [ "$($KF query "MATCH (c:CommonsenseConcept) RETURN count(c) AS n" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')" = "0" ]; then
