@@ -123,7 +123,14 @@ def _newterm(name: str) -> TaskMetric:
         from knowforge.eval import newterm_eval
 
         return getattr(newterm_eval, f"metric_{name}")(items, samples, details)
+    return metric
 
+
+def _link(name: str) -> TaskMetric:
+    def metric(items, samples, details):
+        from knowforge.eval.link_probe import LINK_METRICS
+
+        return LINK_METRICS[name](items, samples, details)
     return metric
 
 
@@ -142,6 +149,10 @@ METRICS: dict[str, TaskMetric] = {
     "newterm_gold": _newterm("gold"),
     "newterm_gap": _newterm("gap"),
     "newterm_breakdown": _newterm("breakdown"),
+    # LINT: per template, all-13 "known", head vs long tail with the relative drop, and the
+    # same by domain, rule and graph premises (knowforge.eval.link_probe)
+    **{name: _link(name) for name in ("link_templates", "link_known", "link_head_tail", "link_by_domain",
+                                      "link_by_rule", "link_by_graph_premises")},
 }
 
 

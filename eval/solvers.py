@@ -22,6 +22,8 @@ ft                     ELKEN's fine-tuning baseline (transformers backends): per
                        discarded (``-S epochs=12 -S lr=1e-3``); reads the graph (``needs_store``)
 newterm                NewTerm's Base or Gold setting (``-S setting=base|gold``): the three
                        official phrasings, greedy, pooled; the Gold run also reports the gap
+link-probe             LINT's entailment probe: each of a statement's 13 template items as it is,
+                       scored by the first token of the reply (``-S scoring=robust``: any yes/no)
 =====================  =========================================================================
 
 Methods add solvers by name here only when the prompt-building is generic; a solver's
@@ -39,6 +41,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knowforge.errors import ConfigError
+from knowforge.eval.link_probe import LinkProbeSolver, ProbeArgs
 from knowforge.eval.runner import DEFAULT_CHUNK_SIZE, SampleResult, evaluate_items
 from knowforge.eval.types import EvalOptions
 from knowforge.models.task import Component
@@ -228,6 +231,8 @@ SOLVERS: dict[str, SolverSpec] = {spec.name: spec for spec in (
                FineTuneArgs, lambda component, args: FineTuneSolver(component, args)),
     SolverSpec("newterm", "NewTerm: Base or Gold (-S setting=base|gold), three official phrasings pooled",
                _newterm_args(), _newterm),
+    SolverSpec("link-probe", "LINT's entailment probe: the 13 templates per statement, first-token scoring",
+               ProbeArgs, lambda component, args: LinkProbeSolver(component, args)),
 )}
 
 
