@@ -225,3 +225,58 @@ def test_train_control_refuses_an_empty_graph(store, tmp_path):
 
     with pytest.raises(ConfigError, match="no source facts"):
         train_control(store, ControlConfig(cutoff=2020), tmp_path / "m")
+
+
+@pytest.mark.hf
+def test_generic_eval_of_a_control_model_gets_cutoff_slices_and_a_validity_report(store, graph_env, tmp_path):
+    """``knowforge eval`` (the generic command) records a control model's runs with the model
+    and its cutoff, ``--model-cutoff`` overrides the cutoff, and ``report --validity`` counts
+    seen and unseen items exactly as the graph's TRAINED_ON edges say."""
+    pytest.importorskip("torch")
+    from knowforge.cli.main import cli
+    from knowforge.models.control import ControlConfig, read_source_facts, train_control, training_set
+    from knowforge.models.items_io import write_items
+
+    _tiny_graph(store)
+    card = train_control(store, ControlConfig(**{**TINY, "epochs": 1.0}), tmp_path / "m")
+    trained = set(training_set(store, card.model_id))
+    facts = read_source_facts(store)
+    after = [f.id for f in facts if (f.start_year or 0) > 2019]
+    held = [f.id for f in facts if f.id not in trained and f.id not in after]
+    seen = sorted(trained)
+    assert after and held and seen
+    items = [BenchmarkItem(id=f"ctl-{k}", benchmark="ctl:file", task="ctl/gen", form="generation",
+                           question=f"Question {k}?", answers=["x"], fact_ids=[fid])
+             for k, fid in enumerate(seen + held + after)]
+    path = tmp_path / "items.jsonl"
+    write_items(path, items)
+
+    def run(*extra):
+        result = CliRunner().invoke(cli, ["eval", "--benchmark", str(path), "--backend", "hf", "--model",
+                                          str(tmp_path / "m"), "--device", "cpu", "--max-tokens", "2", "--no-cache",
+                                          "--out", str(tmp_path / "runs"), "--silent", *extra],
+                                    catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output.strip().splitlines()[-1]
+
+    own = run()
+    other = run("--model-cutoff", "2016-06")
+    props = {r["id"]: r for r in store.user_query(
+        "MATCH (r:Run) WHERE r.id IN $ids RETURN r.id AS id, r.control_model AS m, r.model_cutoff AS c",
+        {"ids": [own, other]})}
+    assert props[own]["m"] == props[other]["m"] == card.model_id
+    assert (props[own]["c"], props[other]["c"]) == ("2019", "2016-06")
+    report = json.loads((tmp_path / "runs" / own / "report.json").read_text())
+    sides = report["by_model_cutoff"]["all"]
+    dated = {f.id for f in facts if f.start_year is not None}
+    assert sides["after"]["items"] == len(after)
+    assert sides["before"]["items"] == len(dated & set(seen + held))
+    assert sides["undated"]["items"] == len(set(seen + held) - dated)
+
+    result = CliRunner().invoke(cli, ["report", own, "--validity", "--out", str(tmp_path / "v")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    validity = json.loads((tmp_path / "v" / "validity.json").read_text())
+    [row] = [t for r in validity["runs"] if r["run_id"] == own for t in r["tasks"] if t["task"] == "ctl/gen"]
+    assert row["n seen"] == len(seen)
+    assert row["n unseen: held out"] == len(held) and row["n unseen: after the cutoff"] == len(after)
