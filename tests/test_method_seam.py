@@ -56,6 +56,9 @@ def test_methods_command_lists_methods_tasks_and_formats():
         assert text in result.output, text
     task = CliRunner().invoke(cli, ["methods", "--task", "knowgen/KA"], catch_exceptions=False).output
     assert yaml.safe_load(task)["solver"] == {"name": "zero-shot", "args": {}}
+    solvers = CliRunner().invoke(cli, ["methods", "--solvers"], catch_exceptions=False).output
+    assert "[setting=required, compare=None]" in solvers and "Undefined" not in solvers
+    assert "[shot_sets=5, samples=1, span=total]" in solvers
     described = json.loads(CliRunner().invoke(cli, ["methods", "events", "--json"]).output)
     assert described[0]["formats"].keys() >= {"elken", "jsonl", "hf", "lm-eval"}
 
