@@ -3,9 +3,13 @@ Neo4j through the CLI: the input of the export tests (tests/test_exports_*.py)."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from knowforge.cli.main import cli
+
+SAMPLES = Path(__file__).resolve().parents[1] / "kg" / "samples"
 
 # `knowforge generate METHOD ...` arguments that make tens of items on the bundled samples.
 # A method installed without an entry here fails test_every_installed_method_is_exported.
@@ -14,9 +18,13 @@ SMALL = {
     "chrono": ["--domain", "general", "--name", "xc", "--seed", "3", "--from", "2022", "--to", "2023",
                "--max-per-relation", "1", "--relations", "P54,P39,P108"],
     "events": ["--batch", "xe", "--seed", "2", "--n", "1", "--types", "win-election,transfer-player"],
+    # NewTerm's generation needs an LLM; its bundled sample release goes in through --import
+    "newterm": ["--import", str(SAMPLES / "newterm_2022"), "--name", "xn", "--seed", "4"],
+    # LINK without a model: the rules the sample graph grounds completely
+    "link": ["--name", "xl", "--seed", "5", "--n", "2", "--distribution", "both"],
 }
-NAMES = {"knowgen": "xk", "chrono": "xc", "events": "xe"}
-SEEDS = {"knowgen": 1, "chrono": 3, "events": 2}
+NAMES = {"knowgen": "xk", "chrono": "xc", "events": "xe", "newterm": "xn", "link": "xl"}
+SEEDS = {"knowgen": 1, "chrono": 3, "events": 2, "newterm": 4, "link": 5}
 
 
 def invoke(*args: str):

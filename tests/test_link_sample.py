@@ -5,14 +5,13 @@ their chains, a rerun is identical, and dropping the batch restores the graph ex
 from __future__ import annotations
 
 import json
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from conftest import wipe
+from scripted_openai import serving
 from test_link_probe import Probe
 from knowforge.cli.main import cli
 from knowforge.generators.link.generate import drop_link, generate_link
@@ -159,17 +158,13 @@ def test_the_command_line(graph, graph_env, tmp_path, monkeypatch):
     assert not (out / "lint_head.jsonl").exists()
     lines = (out / "lint_longtail.jsonl").read_text().splitlines()
     assert len(lines) == 3 * 4           # four grounded locational rules, three statements each
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Probe)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("OPENAI_API_KEY", "test")
-    try:
-        Probe.answers = {i.question: i.answers[0] for i in read_items(graph, "link:cli")}   # always right
+    Probe.answers = {i.question: i.answers[0] for i in read_items(graph, "link:cli")}   # always right
+    with serving(Probe) as url:
         result = runner.invoke(cli, ["eval", "--benchmark", "link:cli", "--backend", "openai", "--base-url",
-                                     f"http://127.0.0.1:{server.server_address[1]}/v1", "--model", "scripted",
+                                     url, "--model", "scripted",
                                      "--limit", "2", "--out", str(tmp_path / "runs"), "--cache-dir",
                                      str(tmp_path / "cache"), "--silent"], catch_exceptions=False)
-    finally:
-        server.shutdown()
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "runs" / "link-cli" / "summary.json").read_text())
     metrics = summary["runs"]["link-probe"]["metrics"]["link/entailment"]
