@@ -120,6 +120,38 @@ def test_grounded_rules_give_the_statements_the_sample_implies(graph):
     assert source_graph_hash(graph) == before_hash and counts(graph) == before_counts
 
 
+def test_pattern_relations_are_checked_against_the_graph(graph, tmp_path):
+    """A relation a pattern names but the graph does not hold is reported absent and dropped; a
+    pattern left with none leaves its predicate to the model, so with no model its rule is
+    skipped while the other rules run."""
+    import yaml
+
+    from knowforge.generators.link.grounding import Grounder, bundled_patterns_path, load_patterns
+
+    data = yaml.safe_load(bundled_patterns_path().read_text(encoding="utf-8"))
+    data["predicates"]["is_ingredient_in"]["edges"] = [{"relation": "NotInTheGraph", "subject": "second"}]
+    data["predicates"]["is_one_type_of"]["edges"].append({"relation": "AlsoNotInTheGraph", "subject": "first"})
+    path = tmp_path / "patterns.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    grounder = Grounder.for_graph(graph, load_patterns(path))
+    assert grounder.absent["is_ingredient_in"] == ("NotInTheGraph",)
+    assert not grounder.predicate_available("is_ingredient_in")
+    assert "AlsoNotInTheGraph" in grounder.absent["is_one_type_of"] and "IsA" not in grounder.absent["is_one_type_of"]
+    assert grounder.predicate_available("is_one_type_of")
+    described = grounder.describe("is_one_type_of")
+    assert "IsA" in described.split("(absent:")[0] and "AlsoNotInTheGraph" in described.split("(absent:")[1]
+    assert grounder.describe("is_ingredient_in") == "is_ingredient_in: nothing in this graph (absent: NotInTheGraph)"
+
+    before = counts(graph)
+    result = generate_link(graph, LinkParams(name="pt", n=3, patterns=str(path),
+                                             rule_ids=("outcome_allergy_dish", "locational_currency")))
+    assert "needs a model" in result.skipped["outcome_allergy_dish"]
+    assert "is_ingredient_in" in result.skipped["outcome_allergy_dish"]
+    assert {s.rule.id for s in result.statements} == {"locational_currency"}
+    drop_link(graph, "pt")
+    assert counts(graph) == before
+
+
 def test_same_graph_and_seed_give_the_same_benchmark(graph, tmp_path):
     before = counts(graph)
     params = LinkParams(name="d", n=4, seed=3, rule_ids=("locational_currency", "outcome_allergy_dish"))
