@@ -209,6 +209,13 @@ def test_the_command_line(graph, graph_env, tmp_path, monkeypatch):
     assert metrics["link_known"]["rate"] == 1.0 and metrics["link_head_tail"]["accuracy"]["longtail"] == 1.0
     assert set(metrics["link_templates"]) == {str(n) for n in range(1, 14)}
     assert graph.user_query("MATCH (a:Answer) RETURN count(a) AS n")[0]["n"] == 26
+    # the docs' recipes over a run's answers agree with the metrics
+    run_id = summary["runs"]["link-probe"]["run_id"]
+    assert graph.read("queries/link_known_by_distribution", run=run_id) == [
+        {"distribution": "longtail", "statements": 2, "known": 2, "known_rate": 1.0}]
+    per_template = graph.read("queries/link_accuracy_by_template", run=run_id)
+    assert sorted(r["template"] for r in per_template) == [f"{n:02d}" for n in range(1, 14)]
+    assert all(r["accuracy"] == 1.0 and r["answers"] == 2 and r["distribution"] == "longtail" for r in per_template)
     result = runner.invoke(cli, ["generate", "link", "--drop", "cli"], catch_exceptions=False)
     assert result.exit_code == 0 and "dropped link:cli" in result.output
     assert graph.user_query("MATCH (n) WHERE n:Answer OR n:Run OR n:Question RETURN count(n) AS n")[0]["n"] == 0

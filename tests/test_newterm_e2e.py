@@ -103,6 +103,10 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
     assert {("drunk", "synonym"), ("intoxicated", "synonym"), ("sober", "antonym")} <= graph_terms
     assert all("Lemma" in r["labels"] for r in related if r["origin"] == "graph")
     assert all("Phrase" in r["labels"] for r in related if r["origin"] == "llm")
+    recipe = store.read("queries/newterm_related_terms", benchmark="newterm:2024", term="mogaloor")
+    assert [(r["related"], r["kind"], r["origin"]) for r in recipe] == \
+        [(r["text"], r["kind"], r["origin"]) for r in related]
+    assert sum(1 for r in recipe if r["kept"]) == 5
     selected = store.user_query(
         "MATCH (e:TermEntry {benchmark: 'newterm:2024'}) RETURN e.term AS t, e.selected AS s, e.frequency_bucket "
         "AS f, e.similarity_model AS m ORDER BY t")
