@@ -68,6 +68,9 @@ class BM25Retriever:
     def __init__(self, memory: Memory):
         import bm25s
 
+        # bm25s sets its own logger to DEBUG on import, so its index-building chatter reached
+        # the CLI's handler; NOTSET hands the decision back to the root level (-v / -vv)
+        logging.getLogger("bm25s").setLevel(logging.NOTSET)
         self.memory = memory
         self.index = bm25s.BM25()
         self.index.index(bm25s.tokenize(list(memory.texts), stopwords="en", show_progress=False),

@@ -13,16 +13,17 @@ if [ -z "${MODEL:-}" ]; then
   MODEL="$OUT/tiny-model"
   [ -d "$MODEL" ] || $KF tiny-model "$MODEL" --seed 0 >/dev/null
 fi
-$KF generate chrono --domain general --from 2010 --to 2023 --seed 0 --silent
-$KF generate chrono --domain biomedical --from 2020 --to 2024 --seed 0 --silent
-$KF generate chrono --domain legal --seed 0 --silent
-$KF generate chrono --domain commonsense --seed 0 --silent
-$KF generate chrono --domain math --seed 0 --silent
+# each generate prints its summary, then the benchmark's id (for scripts): the id is dropped here
+{ $KF generate chrono --domain general --from 2010 --to 2023 --seed 0 --silent
+  $KF generate chrono --domain biomedical --from 2020 --to 2024 --seed 0 --silent
+  $KF generate chrono --domain legal --seed 0 --silent
+  $KF generate chrono --domain commonsense --seed 0 --silent
+  $KF generate chrono --domain math --seed 0 --silent; } | grep -v '^chrono:[a-z-]*$'
 $KF generate chrono --domain general --name general-generation --templates generation --seed 0 --silent >/dev/null
-$KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench" >/dev/null
+$KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench" >/dev/null 2>&1
 SUMMARY=$($KF eval --benchmark chrono:general-generation --backend hf --model "$MODEL" --device cpu \
   --max-tokens 12 --batch-size 32 ${LIMIT:+--limit "$LIMIT"} --solver chronoprompt -S span=both \
-  --out "$OUT/runs" --silent 2>/dev/null | tail -n 1)
+  --out "$OUT/runs" --silent 2> "$OUT/eval.log" | tail -n 1) || { cat "$OUT/eval.log"; exit 1; }
 REPORT=$($PY -c 'import json,sys; print(next(iter(json.load(open(sys.argv[1]))["runs"].values()))["report"])' \
   "$SUMMARY/summary.json")
 basename "$REPORT" > "$OUT/control_run"

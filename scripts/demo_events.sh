@@ -22,7 +22,8 @@ if [ -z "${MODEL:-}" ]; then
 fi
 # start from a clean stack for this batch (unstack it if a previous run left it)
 $PY - "$BATCH" <<'PY'
-import sys
+import logging, sys
+logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)   # as the CLI does without -vv
 from knowforge.kg.connection import open_store
 from knowforge.generators.events.layering import unapply_batch
 with open_store() as store:
@@ -32,8 +33,8 @@ PY
 TYPES=win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,start-org,education,born,transfer-player,publish,end-org
 $KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent 2>&1 | tail -n 1
 
-$KF export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json" >/dev/null
-$KF export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl" >/dev/null
+$KF export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json" >/dev/null 2>&1
+$KF export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl" >/dev/null 2>&1
 $PY - "$OUT/elken_$BATCH.json" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))
@@ -47,7 +48,8 @@ PY
 
 for METHOD in $METHODS; do
   $KF eval --benchmark "events:$BATCH" --backend hf --model "$MODEL" --device cpu \
-      --max-tokens 8 --batch-size 32 --solver "$METHOD" --out "$OUT/runs" --silent >/dev/null
+      --max-tokens 8 --batch-size 32 --solver "$METHOD" --out "$OUT/runs" --silent > "$OUT/eval-$METHOD.log" 2>&1 \
+      || { cat "$OUT/eval-$METHOD.log"; exit 1; }
   $PY - "$OUT/runs/events-$BATCH/summary.json" "$METHOD" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][sys.argv[2]]
