@@ -325,7 +325,9 @@ def report_cmd(run_id, compare, out_dir, validity, home):
     report = load_report(out)
     console.print(headline_table(report, report.get("compare")))
     if validity:
-        console.print((out / "validity.md").read_text(encoding="utf-8"), markup=False, highlight=False)
+        # markdown tables must not be wrapped at the terminal's width
+        console.print((out / "validity.md").read_text(encoding="utf-8"), markup=False, highlight=False,
+                      soft_wrap=True)
     click.echo(str(out))
 
 
