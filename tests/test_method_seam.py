@@ -110,6 +110,29 @@ def test_a_plugin_method_runs_generate_export_eval_through_the_cli(tiny_plugin, 
                                "(:Benchmark {id:'tiny:t1'}) RETURN count(a) AS n", {"id": run["run_id"]})[0]["n"]
     assert answers == 6
 
+    # the plug-in's own solver (with its -S argument) and metric, registered by its module
+    result = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
+                                 "--solver", "tiny-hint", "-S", "hint=Sum:", "--max-tokens", "4", "--log-samples",
+                                 "--out", str(tmp_path / "runs2"), "--cache-dir", str(tmp_path / "cache"), "--silent"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    hinted = json.loads((tmp_path / "runs2" / "tiny-t1" / "summary.json").read_text())["runs"]["tiny-hint(hint=Sum:)"]
+    assert hinted["samples"] == 6
+    logged = [json.loads(line) for p in (tmp_path / "runs2").rglob("samples*.jsonl") for line in p.open()]
+    assert len(logged) == 6 and all("Sum:" in (s.get("prompt") or "") for s in logged), logged[:1]
+    sum_rows = [s for s in logged if s["item_id"] in sum_ids(store)]
+    expected = sum(float(s["score"]) for s in sum_rows) / len(sum_rows)
+    assert hinted["metrics"]["tiny/add"]["tiny_sum_accuracy"] == pytest.approx(expected)
+    bad = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
+                              "--solver", "tiny-hint", "-S", "hunt=x", "--silent"])
+    assert bad.exit_code != 0 and "hunt" in bad.output
+
+
+def sum_ids(store) -> set[str]:
+    rows = store.user_query("MATCH (q:Question)-[:IN_BENCHMARK]->(:Benchmark {id:'tiny:t1'}) "
+                            "WHERE q.slice_kind = 'sum' RETURN q.id AS id")
+    return {r["id"] for r in rows}
+
 
 def test_a_broken_plugin_does_not_break_the_others(tmp_path, monkeypatch):
     site = tmp_path / "site"
