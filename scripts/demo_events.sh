@@ -31,7 +31,8 @@ with open_store() as store:
 PY
 
 TYPES=win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,start-org,education,born,transfer-player,publish,end-org
-$KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent 2>&1 | tail -n 1
+# the summary, without the benchmark id printed last for scripts
+$KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent 2>&1 | grep -v '^events:[A-Za-z0-9_-]*$'
 
 $KF export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json" >/dev/null 2>&1
 $KF export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl" >/dev/null 2>&1
@@ -63,5 +64,7 @@ done
 EVENT=$($KF query "MATCH (e:Event {batch: \$b, type: 'win-election'}) RETURN e.id AS id ORDER BY e.seq LIMIT 1" \
         -p b="$BATCH" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 echo "two-hop ripple of $EVENT:"
-$KF ripple "$EVENT" --hops 2 2>&1 | head -n 25
+# to a file first: piping into head could cut the table off mid-write (a broken pipe fails the demo)
+$KF ripple "$EVENT" --hops 2 > "$OUT/ripple_$BATCH.txt" 2>&1
+head -n 25 "$OUT/ripple_$BATCH.txt"
 $KF ripple "$EVENT" --hops 2 --format cypher > "$OUT/ripple_$BATCH.cypher"
