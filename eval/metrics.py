@@ -63,10 +63,11 @@ def _accuracy(items, samples, details) -> float | None:
 
 
 def _balanced_accuracy(items, samples, details) -> float | None:
-    """Over boolean / true-false items: mean of the per-class recall of the first sample."""
+    """Over boolean / true-false items with a yes/no gold: mean of the per-class recall of the
+    first sample (an item whose gold is "unknown" has no yes/no class and is left out)."""
     from knowforge.eval.scorers import extract_yes_no, gold_boolean
 
-    by_id = {i.id: i for i in items if i.form in ("boolean", "true-false")}
+    by_id = {i.id: i for i in items if i.form in ("boolean", "true-false") and not i.unknown}
     golds, preds = [], []
     for s in samples:
         if s.item_id in by_id and s.sample_index == 0:
@@ -90,13 +91,14 @@ def _locality(items, samples, details) -> dict:
     from knowforge.eval.editing import locality_metrics
 
     after = {k: s.raw for k, s in _first_samples(samples).items()}
-    return locality_metrics(items, details.get("before", after), after)
+    return locality_metrics(items, details.get("before", after), after, details.get("scoring", "knowforge"))
 
 
 def _tendency_accuracy(items, samples, details) -> dict:
     from knowforge.eval.editing import tendency_accuracy
 
-    return tendency_accuracy(items, {k: s.raw for k, s in _first_samples(samples).items()})
+    return tendency_accuracy(items, {k: s.raw for k, s in _first_samples(samples).items()},
+                             details.get("scoring", "knowforge"))
 
 
 def _chrono_categories(items, samples, details) -> list[dict] | None:
@@ -116,6 +118,22 @@ def _chronoprompt_gain(items, samples, details) -> list[dict] | None:
     return gain_table(results) if results else None
 
 
+def _newterm(name: str) -> TaskMetric:
+    def metric(items, samples, details):
+        from knowforge.eval import newterm_eval
+
+        return getattr(newterm_eval, f"metric_{name}")(items, samples, details)
+    return metric
+
+
+def _link(name: str) -> TaskMetric:
+    def metric(items, samples, details):
+        from knowforge.eval.link_probe import LINK_METRICS
+
+        return LINK_METRICS[name](items, samples, details)
+    return metric
+
+
 METRICS: dict[str, TaskMetric] = {
     "accuracy": _accuracy,
     "balanced_accuracy": _balanced_accuracy,
@@ -124,6 +142,17 @@ METRICS: dict[str, TaskMetric] = {
     "tendency_accuracy": _tendency_accuracy,
     "chrono_categories": _chrono_categories,
     "chronoprompt_gain": _chronoprompt_gain,
+    # NewTerm: the run's setting pooled over phrasings (CSJ balanced), Base, Gold, Base - Gold,
+    # and the three per term category and year
+    "newterm_score": _newterm("score"),
+    "newterm_base": _newterm("base"),
+    "newterm_gold": _newterm("gold"),
+    "newterm_gap": _newterm("gap"),
+    "newterm_breakdown": _newterm("breakdown"),
+    # LINT: per template, all-13 "known", head vs long tail with the relative drop, and the
+    # same by domain, rule and graph premises (knowforge.eval.link_probe)
+    **{name: _link(name) for name in ("link_templates", "link_known", "link_head_tail", "link_by_domain",
+                                      "link_by_rule", "link_by_graph_premises")},
 }
 
 

@@ -1,7 +1,7 @@
 """Runs and answers in the graph, and slicing them.
 
-    (:Run {id, model, backend, temperature, top_p, n, seed, max_tokens, setting,
-           template_version, knowforge_version, git_revision, started_at, ...})
+    (:Run {id, model, backend, temperature, top_p, n, seed, max_tokens, setting, scoring,
+           scoring_rules, template_version, knowforge_version, git_revision, started_at, ...})
       -[:GAVE]->(:Answer {id, raw, parsed, score, sample_index, error, cached, cache_key})
       -[:ANSWERS]->(:Question {id, benchmark, task, form, text, ..., slice_<key>})
     (:Question)-[:TESTS]->(:Fact)      when the fact exists
@@ -25,6 +25,7 @@ from knowforge import __version__
 from knowforge.errors import ConfigError, KnowforgeError
 from knowforge.eval.prompts import TEMPLATE_VERSION
 from knowforge.eval.runner import SampleResult, summarize
+from knowforge.eval.scorers import scoring_rule
 from knowforge.models.types import BenchmarkItem
 from knowforge.eval.types import EvalOptions
 from knowforge.models.provenance import git_revision
@@ -60,6 +61,8 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              "items": summary["items"], "samples": summary["samples"], "accuracy": summary["accuracy"],
              "errors": summary["errors"], "cached_samples": summary["cached"],
              "mc_scoring": options.mc_scoring, "mc_continuation": options.mc_continuation,
+             "scoring": options.scoring,
+             "scoring_rules": sorted({f"{i.scorer}:{scoring_rule(i.scorer, options.scoring)}" for i in items}),
              "options_extra_json": json.dumps(options.extra, sort_keys=True, default=str)}
     for key, value in (extra or {}).items():
         if not _KEY.match(key):

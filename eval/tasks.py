@@ -166,6 +166,7 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                               extra={**options.extra, "solver": label, "setting": label})
         started = datetime.now(UTC).isoformat(timespec="seconds")
         output = solver_obj.solve(chosen, backend, run_options, progress=progress)
+        output.details.setdefault("scoring", run_options.scoring)   # metrics that re-score follow the mode
         metrics = task_metrics(planned.tasks, output)
         stats = cache_stats(backend)
         # one backend (and cache) serves every run: record each run's own share of hits
@@ -202,7 +203,7 @@ def write_summary(out_dir: Path, *, benchmark: str, method: str, options: EvalOp
     """``summary.json`` and ``summary.md``: every run (solver) side by side."""
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = {"version": SUMMARY_VERSION, "benchmark": benchmark, "method": method,
-               "model": options.model, "backend": options.backend, "items": items,
+               "model": options.model, "backend": options.backend, "items": items, "scoring": options.scoring,
                "runs": {r.solver: {"run_id": r.run_id, "tasks": list(r.tasks), "accuracy": r.accuracy,
                                    "items": r.items, "samples": r.samples, "report": str(r.report_dir),
                                    "metrics": r.metrics, "by": r.by} for r in runs}}
@@ -220,12 +221,26 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _scalars(metrics: dict[str, Any]):
+    """(name, number) pairs of a task's metrics; a dict metric gives its numeric members
+    (``edit_reliability.question_level``); lists (category tables) stay in the run reports."""
+    for name, value in metrics.items():
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)) or value is None:
+            yield name, value
+        elif isinstance(value, dict):
+            for key, inner in value.items():
+                if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+                    yield f"{name}.{key}", inner
+
+
 def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
     runs = summary["runs"]
     solvers = list(runs)
     lines = [f"# Evaluation of `{summary['benchmark']}`", "",
-             f"model `{summary['model']}` ({summary['backend']}), {summary['items']} items; "
-             "accuracies in %", ""]
+             f"model `{summary['model']}` ({summary['backend']}), {summary['items']} items, "
+             f"scoring {summary.get('scoring', 'unrecorded')}; accuracies in %", ""]
 
     def table(title: str, key: str, rows: list[tuple[str, list[Any]]]) -> None:
         lines.extend([f"## {title}", "", "| " + " | ".join([key, *solvers]) + " |",
@@ -235,11 +250,11 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
         lines.append("")
 
     table("Accuracy", "run", [("all", [runs[s]["accuracy"] for s in solvers])])
-    metric_keys = sorted({(t, m) for s in solvers for t, ms in runs[s]["metrics"].items()
-                          for m, v in ms.items() if isinstance(v, (int, float)) or v is None})
+    flat = {s: {(t, m): v for t, ms in runs[s]["metrics"].items() for m, v in _scalars(ms)} for s in solvers}
+    metric_keys = sorted({k for s in solvers for k in flat[s]})
     if metric_keys:
         table("Task metrics", "task / metric",
-              [(f"{t} · {m}", [runs[s]["metrics"].get(t, {}).get(m) for s in solvers]) for t, m in metric_keys])
+              [(f"{t} · {m}", [flat[s].get((t, m)) for s in solvers]) for t, m in metric_keys])
     for key in report_slices:
         values = sorted({v for s in solvers for v in runs[s]["by"].get(key, {})})
         if values:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,12 +70,11 @@ def _write_jsonl(store, name: str, items: Sequence[BenchmarkItem], out: Path, *,
 
 
 def _write_hf(store, name: str, items: Sequence[BenchmarkItem], out: Path, *, method: Method) -> list[Path]:
-    from knowforge.models.hf_dataset import dataset_card, write_hf_dataset
+    from knowforge.models.hf_dataset import dataset_card, dataset_statistics, write_hf_dataset
 
     bid = method.benchmark_id(name)
     node = read_benchmark(store, bid) or {}
-    stats = {"items by task": dict(Counter(i.task for i in items)),
-             "items by form": dict(Counter(i.form for i in items))}
+    stats = dataset_statistics(items, method.report_slices)
     card = dataset_card(
         pretty_name=f"knowforge {method.title}: {bid}", licence=method.licence,
         description=f"{method.description}\n\nMade by knowforge ({method.docs or 'README.md'}) from a "
@@ -84,7 +82,8 @@ def _write_hf(store, name: str, items: Sequence[BenchmarkItem], out: Path, *, me
         provenance={"benchmark": bid, "seed": node.get("seed"), "source graph sha256": node.get("source_hash"),
                     "knowforge version": knowforge_version(), "git revision": git_revision(),
                     "item schema version": items[0].version if items else None},
-        statistics=stats, tags=[method.name])
+        statistics=stats, tags=[method.name], items=items,
+        params=json.loads(node["params_json"]) if node.get("params_json") else None)
     return write_hf_dataset(items, out, card=card)
 
 

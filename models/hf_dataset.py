@@ -8,12 +8,20 @@ The same shape for every method, so one loader reads them all::
 Columns: the ``BenchmarkItem`` fields, with ``few_shot``, ``slices`` and ``metadata`` as JSON
 text (their keys differ between methods, and Arrow needs one type per column), plus one
 ``slice_<key>`` column per slice key so a user can filter without parsing JSON.
-``row_to_item`` turns a row back into the item, exactly.
+``row_to_item`` turns a row back into the item, exactly (tests/test_exports_hf.py checks it on
+every method's export read with ``datasets.load_dataset``).
+
+The dataset card (README.md) carries what the Hub shows and a reader needs: licence, size and
+task categories, the parquet config, provenance (benchmark, seed, source-graph hash, knowforge
+version, git revision), the generation parameters, counts by task, form, gold "unknown" and the
+method's report slices, and the columns. Same items, same bytes: parquet and card are
+deterministic.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -120,27 +128,93 @@ def write_hf_dataset(items: Sequence[BenchmarkItem], out: Path, *, card: str) ->
     return [data, readme]
 
 
+def dataset_statistics(items: Sequence[BenchmarkItem], slices: Sequence[str] = (),
+                       max_values: int = 30) -> dict[str, dict[str, int]]:
+    """Counts for the card: items by task and by form, gold "unknown", and by each of ``slices``
+    that has at most ``max_values`` values (a per-entity slice would be a wall of ones)."""
+    stats = {"items by task": dict(Counter(i.task for i in items)),
+             "items by form": dict(Counter(i.form for i in items)),
+             "gold answer": {"unknown": sum(i.unknown for i in items),
+                             "known": sum(not i.unknown for i in items)}}
+    for key in slices:
+        counts = Counter(str(i.slices[key]) for i in items if key in i.slices)
+        if 0 < len(counts) <= max_values:
+            stats[f"items by {key}"] = dict(counts)
+    return stats
+
+
 def dataset_card(*, pretty_name: str, licence: str, description: str, provenance: Mapping[str, Any],
-                 statistics: Mapping[str, Mapping[str, int]], tags: Sequence[str] = ()) -> str:
-    """A dataset card: YAML header (licence, configs) and a body with provenance and statistics."""
+                 statistics: Mapping[str, Mapping[str, int]], tags: Sequence[str] = (),
+                 params: Mapping[str, Any] | None = None, items: Sequence[BenchmarkItem] = ()) -> str:
+    """A dataset card: YAML header (licence, size, task categories, the parquet config) and a body
+    with provenance, generation parameters, statistics, the columns and how to load it."""
     import yaml
 
-    header = {"pretty_name": pretty_name, "license": _hf_licence(licence), "language": ["en"],
-              "tags": ["knowforge", *tags],
-              "configs": [{"config_name": "default", "data_files": [{"split": "test", "path": DATA_FILE}]}]}
-    lines = ["---", yaml.safe_dump(header, sort_keys=False).rstrip(), "---", "", f"# {pretty_name}", "",
-             description.strip(), "", f"Licence: {licence}.", "", "## Provenance", ""]
-    lines += [f"- {k}: `{v}`" for k, v in provenance.items()]
-    lines += ["", "## Statistics", ""]
+    header: dict[str, Any] = {"pretty_name": pretty_name, "license": _hf_licence(licence)}
+    if header["license"] == "other":
+        header["license_name"] = licence
+    header |= {"language": ["en"], "size_categories": [_size_category(len(items))],
+               "task_categories": _task_categories(items), "tags": ["knowforge", *tags],
+               "configs": [{"config_name": "default", "data_files": [{"split": "test", "path": DATA_FILE}]}]}
+    lines = ["---", yaml.safe_dump(header, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
+             f"# {pretty_name}", "", description.strip(), "", f"Licence: {licence}.", "", "## Provenance", ""]
+    lines += [f"- {k}: `{v}`" for k, v in provenance.items() if v is not None]
+    if params:
+        lines += ["", "Generation parameters:", "", "```json",
+                  json.dumps(params, indent=2, sort_keys=True, ensure_ascii=False, default=str), "```"]
+    lines += ["", "## Statistics", "", f"{len(items)} items, one split (`test`).", ""]
     for title, counts in statistics.items():
         lines.append(f"- {title}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    lines += ["", "## Columns", "", "| column | type | meaning |", "|---|---|---|"]
+    lines += [f"| `{name}` | {kind} | {meaning} |" for name, kind, meaning in _COLUMN_DOCS]
+    slice_columns = _slice_columns(items)
+    if slice_columns:
+        lines.append("| " + ", ".join(f"`slice_{k}`" for k in slice_columns)
+                     + " | per column | one slice each, repeated from `slices_json` for filtering |")
     lines += ["", "## Loading", "", "```python", "import datasets",
               'ds = datasets.load_dataset("<this folder>", split="test")',
               "from knowforge.models.hf_dataset import row_to_item",
-              "item = row_to_item(ds[0])   # the BenchmarkItem, exactly", "```", "",
-              "Columns: the item fields; `few_shot_json`, `slices_json` and `metadata_json` hold "
-              "JSON; `slice_<key>` columns repeat each slice for filtering.", ""]
+              "item = row_to_item(ds[0])   # the BenchmarkItem, exactly", "```", ""]
     return "\n".join(lines)
+
+
+_COLUMN_DOCS = (
+    ("id", "string", "stable item id"),
+    ("version", "string", "item schema version"),
+    ("benchmark", "string", "`method:name` of the benchmark in the graph"),
+    ("task", "string", "the knowforge task (`method/TASK`)"),
+    ("form", "string", "generation, fill-in-blank, boolean, multi-choice or true-false"),
+    ("question", "string", "the question"),
+    ("context", "string", "a passage given with the question, or null"),
+    ("choices", "list of string", "options of a multiple-choice item"),
+    ("answers", "list of string", "every acceptable answer (aliases too)"),
+    ("answer_index", "int", "gold option of a multiple-choice item, or null"),
+    ("unknown", "bool", "the gold answer is \"unknown\""),
+    ("scorer", "string", "the knowforge scorer of the item"),
+    ("few_shot_json", "string (JSON)", "the item's own exemplars: [{question, answer}]"),
+    ("fact_ids", "list of string", "ids of the graph facts the item tests"),
+    ("entity_ids", "list of string", "ids of the graph entities it is about"),
+    ("slices_json", "string (JSON)", "slice key → value (relation, year, hop count, ...)"),
+    ("metadata_json", "string (JSON)", "method-specific details"),
+)
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                         (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return label
+    return "1M<n<10M"
+
+
+def _task_categories(items: Sequence[BenchmarkItem]) -> list[str]:
+    forms = {i.form for i in items}
+    out = []
+    if forms & {"multi-choice", "boolean", "true-false"}:
+        out.append("multiple-choice")
+    if forms & {"generation", "fill-in-blank"}:
+        out.append("question-answering")
+    return out or ["question-answering"]
 
 
 def _hf_licence(licence: str) -> str:

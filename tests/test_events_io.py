@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from events_subgraph import build_subgraph
 
 from knowforge.generators.events.build import generate_events, read_batch
+from knowforge.errors import InputError
 from knowforge.generators.events.elken_io import import_elken, salvage_elken
 from knowforge.generators.events.method import METHOD
 from knowforge.workflow import export
@@ -53,6 +55,7 @@ def test_elken_export_layout_and_golden_determinism(store, tmp_path):
         for qa in e["fact"]["qas"] + e["fact"]["local_qas"]:
             assert set(qa) == {"question", "subject", "answer", "type", "rel_id"}
             assert set(qa["answer"]) == {"id", "name", "alias"} and qa["type"] in (0, 1)
+    assert import_elken(tmp_path / "a.json").counts["events"] == len(events)   # our schema, read back
     unknown = [qa["answer"] for e in events for qa in e["fact"]["qas"] if qa["answer"]["id"] == "NA"]
     assert unknown and all(a == {"id": "NA", "name": "unknown", "alias": ["unknown"]} for a in unknown)
     # same graph + same seed -> byte-identical export
@@ -105,3 +108,43 @@ def test_truncated_copy_is_salvaged(shared_formats, tmp_path):
     # an intact file salvages completely, with no damage
     intact = salvage_elken(shared_formats / "elken" / "train_sample.json")
     assert intact.recovered == 40 and intact.damage_offset is None
+
+
+def _event(n: int, **fact_qa) -> dict:
+    qa = {"question": f"Who is the head of state of C{n}?", "subject": {"id": f"Q{n}", "name": f"C{n}"},
+          "answer": {"id": "NA", "name": "unknown", "alias": ["unknown"]}, "type": 0, "rel_id": "P35"}
+    qa.update(fact_qa)
+    return {"event_type": "death", "event": f"P{n} died.", "fact": {"qas": [qa], "local_qas": []},
+            "tendency": {"qas": [{"question": "Will it change?", "candidate": "(A) x (B) y (C) z",
+                                  "answer": "A"}], "local_qas": []}}
+
+
+def test_a_bad_record_names_file_line_record_and_field(tmp_path):
+    path = tmp_path / "bad.json"
+    records = [_event(0), _event(1), _event(2, type=2), _event(3)]
+    # one record a line, so record i starts on line i + 2
+    path.write_text("[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_elken(path)
+    assert str(info.value).startswith(f"{path}:line 4: record 2: field fact.qas[0].type: Input should be 0 or 1")
+    records[2] = _event(2)
+    del records[3]["tendency"]["qas"][0]["answer"]
+    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    with pytest.raises(InputError, match=r"record 3: field tendency.qas\[0\].answer: Field required"):
+        import_elken(path)
+    records[3] = {**_event(3), "source": "kept"}     # keys beyond the schema are allowed and kept
+    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    assert import_elken(path).events[3]["source"] == "kept"
+
+
+def test_salvage_skips_invalid_complete_records_and_says_why(tmp_path):
+    records = [_event(0), {"event_type": "death", "event": "x", "fact": []}, _event(2), _event(3)]
+    text = json.dumps(records, indent=1)
+    path = tmp_path / "cut.json"
+    cut = text.index('"P3 died."')      # inside the last record
+    path.write_text(text[:cut], encoding="utf-8")
+    result = salvage_elken(path)
+    assert result.events == [records[0], records[2]] and result.skipped == 1
+    assert result.problems == ["record 1: field fact: Input should be a valid dictionary or instance of "
+                               "FactQAs; field tendency: Field required"]
+    assert result.damage_offset is not None and result.counts["fact.qas"] == 2

@@ -137,6 +137,7 @@ def _consistent(g: dict) -> None:
         assert g[f"mean_{dim}"] == (sum(j[dim] for j in parsed) / len(parsed) if parsed else None)
 
 
+@pytest.mark.hf
 def test_cli_tiny_hf_model_as_judge(store, graph_env, tendency_batch, tiny_model_dir, tmp_path):
     g = _eval(tmp_path, tiny_model_dir, "--judge-backend", "hf",
                       "--judge-model", str(tiny_model_dir))
@@ -152,6 +153,7 @@ def test_cli_tiny_hf_model_as_judge(store, graph_env, tendency_batch, tiny_model
             for e in asked} == questions
 
 
+@pytest.mark.hf
 def test_cli_scripted_openai_judge(store, graph_env, tendency_batch, tiny_model_dir,
                                    scripted_server, tmp_path):
     before = len(Handler.calls)
@@ -165,6 +167,7 @@ def test_cli_scripted_openai_judge(store, graph_env, tendency_batch, tiny_model_
     assert g["mean_comprehensiveness"] == 3
 
 
+@pytest.mark.hf
 def test_cli_judge_option_errors(store, graph_env, tmp_path, tiny_model_dir):
     items = tmp_path / "items.jsonl"
     items.write_text("")

@@ -69,7 +69,7 @@ def test_validator_rejects_broken_files(store, batch, tmp_path):
     rec["difference"]["variation"] = [["only-one"]]
     lines[1] = json.dumps(rec)
     (tmp_path / "meta_data.jsonl").write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match=r"meta_data.jsonl:2"):
+    with pytest.raises(InputError, match=r"meta_data.jsonl:line 2: field difference.variation\[0\]"):
         validate_alcuna_export(tmp_path)
 
 

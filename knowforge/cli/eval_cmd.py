@@ -78,6 +78,10 @@ def _options(**kw):
                    "with loglikelihood, plain prompts, a setting other than chain-of-thought).")
 @click.option("--mc-continuation", type=click.Choice(["text", "letter"]), default="text", show_default=True,
               help="Likelihood scoring: score each option's text (\" Jupiter\") or its letter (\" B\").")
+@click.option("--scoring", type=click.Choice(["knowforge", "official"]), default="knowforge", show_default=True,
+              help="official: each benchmark's released scoring script, rule for rule (ELKEN, NewTerm), "
+                   "to compare with published numbers; knowforge: our rules (docs/fidelity.md lists "
+                   "the differences). Every report names the mode.")
 @click.option("--log-samples", is_flag=True,
               help="Write samples.jsonl (prompt, raw, parsed, score) to each run's directory.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
@@ -106,7 +110,7 @@ def _options(**kw):
 @silent_option
 @handle_errors
 def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, temperature, top_p, n, seed,
-             max_tokens, limit, chat, mc_scoring, mc_continuation, log_samples, no_cache, cache_dir, out_dir,
+             max_tokens, limit, chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir,
              device, batch_size, revision, tensor_parallel_size, engine_args, concurrency, timeout,
              judge_backend, judge_model, judge_base_url, name, home, silent):
     """Evaluate a model on a benchmark: each task under its solvers, one run per solver; results go
@@ -124,6 +128,7 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
       knowforge eval --benchmark events:e0 --solver bm25 --backend openai --model m \\
           --base-url http://127.0.0.1:8000/v1
       knowforge eval --benchmark items.jsonl --backend hf --model models/tiny --mc-scoring likelihood
+      knowforge eval --benchmark events:e0 --backend hf --model models/tiny --scoring official
       knowforge eval --benchmark knowgen:demo --backend vllm --model Qwen/Qwen2.5-7B-Instruct \\
           --tensor-parallel-size 2 --engine-arg max_num_seqs=256
     """
@@ -133,8 +138,8 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
                        n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
                        cache=not no_cache, cache_dir=cache_dir, out_dir=out_dir, silent=silent, device=device,
                        batch_size=batch_size, revision=revision, mc_scoring=mc_scoring,
-                       mc_continuation=mc_continuation, tensor_parallel_size=tensor_parallel_size,
-                       concurrency=concurrency, timeout=timeout,
+                       mc_continuation=mc_continuation, scoring=scoring,
+                       tensor_parallel_size=tensor_parallel_size, concurrency=concurrency, timeout=timeout,
                        extra={"chat": chat or None, "judge_backend": judge_backend, "judge_model": judge_model,
                               "judge_base_url": judge_base_url,
                               "vllm_engine_kwargs": parse_engine_args(engine_args) or None})

@@ -16,7 +16,7 @@ from knowforge.cli.common import console, handle_errors, open_graph, progress_ba
 from knowforge.cli.params import build_params, options_for, values_from
 
 # Export sub-commands that are not methods (knowforge export run RUN_ID ...): name -> "module:attr".
-EXTRA_EXPORTS: dict[str, str] = {}
+EXTRA_EXPORTS: dict[str, str] = {"run": "knowforge.cli.score_cmd:export_run_cmd"}
 
 
 def _methods():

@@ -23,6 +23,7 @@ COMMANDS = {
     "eval": "knowforge.cli.eval_cmd:eval_cmd",
     "results": "knowforge.cli.eval_cmd:results_cmd",
     "report": "knowforge.cli.eval_cmd:report_cmd",
+    "score": "knowforge.cli.score_cmd:score_group",
     "ripple": "knowforge.cli.ripple_cmd:ripple_cmd",
     "tiny-model": "knowforge.cli.eval_cmd:tiny_model_cmd",
 }
