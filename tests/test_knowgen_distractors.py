@@ -15,7 +15,6 @@ import random
 from collections import defaultdict
 
 import pytest
-
 from knowforge.generators.knowgen.distractors import DistractorPools, pick_distractors
 from knowforge.generators.knowgen.plan import PlannedEntity, PlannedFact, display_value
 from knowforge.generators.knowgen.read import ClassInfo, GraphInputs, Member, SourceFact
