@@ -98,7 +98,7 @@ def _write_fact_batch(store: Store, rows: list[dict], mostly_new: bool) -> tuple
         try:
             _merge_counters(summary, store.write_together([
                 ("store/merge_stubs", {"rows": _stub_rows(new)}),
-                ("store/create_facts", {"rows": [_new_fact_row(row) for row in new]})]))
+                ("store/create_facts", {"rows": [fact_node_properties(row) for row in new]})]))
         except neo4j.exceptions.ConstraintError:
             other = new + other  # created by another writer since we looked
     if other:
@@ -121,8 +121,9 @@ def _stub_rows(rows: list[dict]) -> list[dict]:
     return list(stubs.values())
 
 
-def _new_fact_row(row: dict) -> dict:
-    """The properties upsert_facts leaves on a fact it creates, as one map."""
+def fact_node_properties(row: dict) -> dict:
+    """``{subject_id, object_id, props}``: the properties upsert_facts leaves on a fact it
+    creates, as one map (create_facts and the bulk layout write exactly these)."""
     props = dict(row["props"])
     props["id"] = row["id"]
     props["subject_id"] = row["subject_id"]
