@@ -10,7 +10,7 @@ Methods put an event text in the prompt's context, then ask the question:
 
 SERAC (scope classifier + counterfactual model) and fine-tuning are not provided.
 
-Metrics (official-compatible scoring from ``eval/compat/elken.py``): question-level and
+Metrics (ELKEN's rules from ``eval/compat/elken.py`` in the run's scoring mode): question-level and
 edit-level reliability split by known/unknown answer and by needs-background; locality (an
 out-of-scope answer unchanged by the edit, compared with the no-edit answer, ELKEN's alias
 mapping); tendency multiple-choice accuracy; and an LLM judge for open tendency answers.
@@ -29,7 +29,7 @@ from pathlib import Path
 from knowforge.errors import ConfigError
 from knowforge.eval.compat import elken
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
-from knowforge.eval.types import EvalOptions
+from knowforge.eval.types import DEFAULT_SCORING, EvalOptions
 
 log = logging.getLogger(__name__)
 
@@ -152,13 +152,15 @@ def reliability_metrics(items: Sequence[BenchmarkItem], correct: dict[str, bool]
 
 
 def locality_metrics(items: Sequence[BenchmarkItem], before: dict[str, str | None],
-                     after: dict[str, str | None]) -> dict:
-    """Share of out-of-scope answers the edit left unchanged (ELKEN alias mapping)."""
+                     after: dict[str, str | None], scoring: str = DEFAULT_SCORING) -> dict:
+    """Share of out-of-scope answers the edit left unchanged (ELKEN alias mapping under
+    ``scoring``: the official rule maps raw aliases only, knowforge aliases and name normalised)."""
     outside = [i for i in items if i.slices.get("scope") == "out" and i.task != "events/tendency"]
     unchanged = {}
     for i in outside:
-        aliases = list(i.metadata.get("answer", {}).get("alias", [])) + [i.metadata.get("answer", {}).get("name", "")]
-        unchanged[i.id] = elken.locality_unchanged(before.get(i.id), after.get(i.id), aliases)
+        answer = elken.item_answer(i)
+        unchanged[i.id] = elken.locality_unchanged(before.get(i.id), after.get(i.id), answer["alias"],
+                                                   name=answer["name"], mode=scoring)
     by_event: dict[str, list[bool]] = defaultdict(list)
     for i in outside:
         by_event[i.metadata["event_id"]].append(unchanged[i.id])
@@ -166,9 +168,10 @@ def locality_metrics(items: Sequence[BenchmarkItem], before: dict[str, str | Non
             "edit_level": _rate([all(v) for v in by_event.values()])}
 
 
-def tendency_accuracy(items: Sequence[BenchmarkItem], responses: dict[str, str | None]) -> dict:
+def tendency_accuracy(items: Sequence[BenchmarkItem], responses: dict[str, str | None],
+                      scoring: str = DEFAULT_SCORING) -> dict:
     tend = [i for i in items if i.task == "events/tendency"]
-    right = [elken.score_tendency(responses.get(i.id), i.answers[0]) for i in tend]
+    right = [elken.score_tendency(responses.get(i.id), i.answers[0], scoring) for i in tend]
     return {"questions": len(tend), "accuracy": _rate(right)}
 
 
@@ -328,8 +331,8 @@ def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store
     metrics = {"method": method,
                "reliability": reliability_metrics(edited, correct),
                "locality": locality_metrics(edited, {k: r.raw for k, r in before.items()},
-                                            {k: r.raw for k, r in first.items()}),
-               "tendency": tendency_accuracy(edited, {k: r.raw for k, r in first.items()}),
+                                            {k: r.raw for k, r in first.items()}, options.scoring),
+               "tendency": tendency_accuracy(edited, {k: r.raw for k, r in first.items()}, options.scoring),
                "retrieval_top1_accuracy": retrieval_accuracy(edited)}
     if judge is not None:
         if not any(i.task == "events/tendency" for i in items):
@@ -368,3 +371,45 @@ __all__ = ["BM25Retriever", "DenseRetriever", "EditingOutcome", "Memory", "METHO
            "evaluate_editing", "judge_from_options", "judge_tendency", "locality_metrics",
            "make_retriever", "memory_of", "parse_judgement", "reliability_metrics", "resolve_method",
            "retrieval_accuracy", "tendency_accuracy", "tendency_generation", "with_context"]
+
+
+def solve_editing(items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, *,
+                  method: str, judge: Backend | None = None, progress=None):
+    """The ``ice``/``bm25``/``dense``/``no-edit`` solvers: answers with the method's edit in
+    context; out-of-scope questions are also asked without it (locality compares the two).
+    Returns a ``SolverOutput`` whose details feed the ELKEN metrics."""
+    from knowforge.eval.runner import evaluate_items
+    from knowforge.eval.solvers import SolverOutput
+
+    method = resolve_method(method)
+    memory = memory_of(items)
+    retriever = make_retriever(method, memory, dense_model=options.extra.get("dense_model"),
+                               device=options.device)
+    edited = with_context(items, method, memory, retriever)
+    after = evaluate_items(edited, backend, options, progress=progress)
+    first = {r.item_id: r for r in after if r.sample_index == 0}
+    outside = [i for i in items if i.slices.get("scope") == "out"]
+    if method == "none" or not outside:
+        before = first
+    else:
+        base = evaluate_items(with_context(outside, "none", memory), backend, options, progress=progress)
+        before = {r.item_id: r for r in base if r.sample_index == 0}
+    details = {"method": method, "before": {k: r.raw for k, r in before.items()}, "scoring": options.scoring,
+               "retrieval_top1_accuracy": retrieval_accuracy(edited)}
+    sections: dict = {}
+    if judge is not None:
+        if not any(i.task == "events/tendency" for i in items):
+            log.warning("a judge was given but the items have no tendency questions (generate "
+                        "the batch with an LLM: --llm-backend); Tendency-G has nothing to score")
+        details["tendency_generation"] = {"judge": {"backend": judge.name, "model": judge.model},
+                                          **tendency_generation(backend, judge, items, seed=options.seed)}
+        sections["Tendency-G (LLM judge)"] = details["tendency_generation"]
+    correct = {k: r.score >= 1.0 for k, r in first.items()}
+    rel = reliability_metrics(edited, correct)
+    loc = locality_metrics(edited, details["before"], {k: r.raw for k, r in first.items()}, options.scoring)
+    run_extra = {"editing_method": method, "question_level_reliability": rel["question_level"],
+                 "edit_level_reliability": rel["edit_level"], "locality": loc["question_level"]}
+    sections["ELKEN retrieval"] = [{"metric": "retrieval top-1 accuracy",
+                                    "value": details["retrieval_top1_accuracy"]}]
+    return SolverOutput(items=edited, samples=after, run_extra=run_extra, sections=sections,
+                        details=details)

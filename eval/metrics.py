@@ -50,3 +50,94 @@ def all_correct(values: Iterable[float | None]) -> bool:
     """True when every value is 1 (e.g. ChroKnow "Correct": every greedy answer matches)."""
     values = list(values)
     return bool(values) and all(v is not None and v >= 1.0 for v in values)
+
+
+# --- task metrics: what a Task's ``metrics`` names ------------------------------------------------
+# Each takes (the task's items as asked, their scored samples, the solver's details) and returns
+# a JSON-ready value. Solver-specific metrics read what their solver put in ``details``.
+TaskMetric = Callable[[Sequence[Any], Sequence[Any], dict], Any]
+
+
+def _accuracy(items, samples, details) -> float | None:
+    return accuracy(s.score for s in samples)
+
+
+def _balanced_accuracy(items, samples, details) -> float | None:
+    """Over boolean / true-false items with a yes/no gold: mean of the per-class recall of the
+    first sample (an item whose gold is "unknown" has no yes/no class and is left out)."""
+    from knowforge.eval.scorers import extract_yes_no, gold_boolean
+
+    by_id = {i.id: i for i in items if i.form in ("boolean", "true-false") and not i.unknown}
+    golds, preds = [], []
+    for s in samples:
+        if s.item_id in by_id and s.sample_index == 0:
+            golds.append(gold_boolean(by_id[s.item_id]))
+            preds.append(extract_yes_no(s.parsed if s.parsed is not None else s.raw))
+    return balanced_accuracy(golds, preds) if golds else None
+
+
+def _first_samples(samples) -> dict[str, Any]:
+    return {s.item_id: s for s in samples if s.sample_index == 0}
+
+
+def _edit_reliability(items, samples, details) -> dict:
+    from knowforge.eval.editing import reliability_metrics
+
+    first = _first_samples(samples)
+    return reliability_metrics(items, {k: s.score >= 1.0 for k, s in first.items()})
+
+
+def _locality(items, samples, details) -> dict:
+    from knowforge.eval.editing import locality_metrics
+
+    after = {k: s.raw for k, s in _first_samples(samples).items()}
+    return locality_metrics(items, details.get("before", after), after, details.get("scoring", "knowforge"))
+
+
+def _tendency_accuracy(items, samples, details) -> dict:
+    from knowforge.eval.editing import tendency_accuracy
+
+    return tendency_accuracy(items, {k: s.raw for k, s in _first_samples(samples).items()},
+                             details.get("scoring", "knowforge"))
+
+
+def _chrono_categories(items, samples, details) -> list[dict] | None:
+    from knowforge.eval.chrono_check import category_table, item_template
+
+    check = details.get("check")
+    if check is None:
+        return None
+    templates = {item_template(i) for i in items}
+    return [row for row in category_table(check) if row.get("template") in templates]
+
+
+def _chronoprompt_gain(items, samples, details) -> list[dict] | None:
+    from knowforge.eval.chronoprompt import gain_table
+
+    results = details.get("chronoprompt")
+    return gain_table(results) if results else None
+
+
+METRICS: dict[str, TaskMetric] = {
+    "accuracy": _accuracy,
+    "balanced_accuracy": _balanced_accuracy,
+    "edit_reliability": _edit_reliability,
+    "locality": _locality,
+    "tendency_accuracy": _tendency_accuracy,
+    "chrono_categories": _chrono_categories,
+    "chronoprompt_gain": _chronoprompt_gain,
+}
+
+
+def register_metric(name: str, fn: TaskMetric) -> None:
+    METRICS[name] = fn
+
+
+def compute_metric(name: str, items: Sequence[Any], samples: Sequence[Any], details: dict) -> Any:
+    try:
+        fn = METRICS[name]
+    except KeyError:
+        from knowforge.errors import ConfigError
+
+        raise ConfigError(f"unknown metric {name!r}; known: {', '.join(sorted(METRICS))}") from None
+    return fn(items, samples, details)

@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from knowforge.errors import InputError
+from knowforge.errors import ConfigError, InputError
 from knowforge.models.items_io import read_items
-from knowforge.eval.report import load_report, write_report
-from knowforge.eval.results import record_run
-from knowforge.eval.runner import DEFAULT_CHUNK_SIZE, SampleResult, cache_stats, evaluate_items
+from knowforge.eval.report import load_report
+from knowforge.eval.runner import DEFAULT_CHUNK_SIZE, SampleResult, cache_stats
+from knowforge.models.task import Component
 from knowforge.models.types import Backend, BenchmarkItem
 from knowforge.eval.types import EvalOptions
 
@@ -55,23 +55,23 @@ def write_samples_log(path: Path, items: Sequence[BenchmarkItem], results: Seque
     return path
 
 
-def likelihood_summary(results: Sequence[SampleResult]) -> dict | None:
-    """Items scored by likelihood with their acc and acc_norm (lm-eval's two numbers), or None."""
-    scored = [r.metadata for r in results if r.metadata and r.metadata.get("mc_scoring") == "likelihood"]
-    if not scored:
-        return None
-    return {"items": len(scored), "acc": sum(m["acc"] for m in scored) / len(scored),
-            "acc_norm": sum(m["acc_norm"] for m in scored) / len(scored)}
-
-
 def evaluate_items_to_graph(items: Sequence[BenchmarkItem], options: EvalOptions, store, *,
                             setting: str = "zero-shot", backend: Backend | None = None,
                             progress: PipelineProgress | None = None, name: str | None = None,
                             extra_sections: dict | None = None,
                             chunk_size: int = DEFAULT_CHUNK_SIZE) -> EvalOutcome:
-    """Evaluate ``items``, record the run in the graph, write ``options.out_dir/<run_id>/``."""
+    """Evaluate ``items`` under one prompting solver, record the run in the graph and write
+    ``options.out_dir/<run_id>/`` (what ``knowforge eval --benchmark FILE`` does)."""
+    from knowforge.eval.solvers import PromptSolver, make_solver
+    from knowforge.eval.tasks import record_output
+
     if not items:
         raise InputError("the benchmark has no items to evaluate")
+    solver = make_solver(Component(name=setting))
+    if not isinstance(solver, PromptSolver):
+        raise ConfigError(f"solver {setting!r} needs a benchmark in the graph (METHOD:NAME); a file "
+                          "benchmark takes a prompting setting: vanilla, zero-shot, few-shot or "
+                          "chain-of-thought")
     if backend is None:
         from knowforge.models.backends import make_backend
 
@@ -84,24 +84,18 @@ def evaluate_items_to_graph(items: Sequence[BenchmarkItem], options: EvalOptions
         if progress:
             progress(n, cache_stats(backend))
 
-    results = evaluate_items(items, backend, options, setting=setting, progress=step, chunk_size=chunk_size)
+    if options.limit is not None:
+        items = list(items)[:options.limit]
+    output = solver.solve(items, backend, options, progress=step, chunk_size=chunk_size)
     stats = cache_stats(backend)
     extra = {}
     if stats is not None:
         extra = {"cache_hits": stats["hits"], "cache_misses": stats["misses"],
                  "cache_hit_rate": stats["hit_rate"]}
-    likelihood = likelihood_summary(results)
-    if likelihood is not None:
-        extra.update({"mc_likelihood_items": likelihood["items"], "mc_acc": likelihood["acc"],
-                      "mc_acc_norm": likelihood["acc_norm"]})
-        extra_sections = {**(extra_sections or {}), "Multiple choice by likelihood": [likelihood]}
-    run_id = record_run(store, options, items, results, name=name, extra=extra, started_at=started)
-    run_dir = Path(options.out_dir) / run_id
-    if options.log_samples:
-        write_samples_log(run_dir / "samples.jsonl", items, results)
-    write_report(store, run_id, run_dir, extra_sections=extra_sections)
+    run_id, run_dir = record_output(store, options, output, name=name, started_at=started, extra=extra,
+                                    sections=extra_sections)
     return EvalOutcome(run_id=run_id, report_dir=run_dir, report=load_report(run_dir),
-                       results=tuple(results), cache=stats, seconds=time.perf_counter() - t0)
+                       results=tuple(output.samples), cache=stats, seconds=time.perf_counter() - t0)
 
 
 def evaluate_file(path: str | Path, options: EvalOptions, store, *, setting: str = "zero-shot",

@@ -52,7 +52,7 @@ def build_report(store, run_id: str) -> dict:
     for q, a in samples:
         per_item[q["id"]].append(a.get("score") or 0.0)
     report: dict[str, Any] = {
-        "version": REPORT_VERSION, "run_id": run_id, "run": run,
+        "version": REPORT_VERSION, "run_id": run_id, "run": run, "scoring": scoring_of(run),
         "overall": {"items": len(per_item), "samples": len(samples), "accuracy": accuracy(scores),
                     "item_accuracy": accuracy(sum(v) / len(v) for v in per_item.values()),
                     "all_samples_correct": accuracy(float(all(x >= 1.0 for x in v)) for v in per_item.values()),
@@ -84,6 +84,16 @@ def build_report(store, run_id: str) -> dict:
     return report
 
 
+def scoring_of(run: Mapping) -> dict:
+    """Which scoring mode scored a run, and the rule each scorer applied under it. Runs recorded
+    before scoring modes existed say so instead of guessing."""
+    mode = run.get("scoring")
+    if mode is None:
+        return {"mode": "unrecorded", "rules": [], "text": "unrecorded (run made before scoring modes)"}
+    rules = list(run.get("scoring_rules") or [])
+    return {"mode": mode, "rules": rules, "text": f"{mode}" + (f" ({', '.join(rules)})" if rules else "")}
+
+
 def _group(samples, key) -> dict:
     def hashable(q):
         value = key(q)
@@ -105,7 +115,8 @@ def _group(samples, key) -> dict:
 # --------------------------------------------------------------------------------------------
 def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
     """The terminal summary: accuracy per task (and the compared run's, with the difference)."""
-    title = f"run {report['run_id']} · {report['run'].get('model')} ({report['run'].get('backend')})"
+    title = (f"run {report['run_id']} · {report['run'].get('model')} ({report['run'].get('backend')}) · "
+             f"scoring {_scoring(report)['mode']}")
     table = Table(title=title)
     table.add_column("task")
     table.add_column("items", justify="right")
@@ -129,6 +140,10 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
     return table
 
 
+def _scoring(report: Mapping) -> dict:
+    return report.get("scoring") or scoring_of(report.get("run", {}))
+
+
 def _pct(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
@@ -143,6 +158,7 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
              f"- model: `{run.get('model')}` via `{run.get('backend')}`",
              f"- benchmark: {run.get('benchmark')} · setting: {run.get('setting')} · "
              f"template v{run.get('template_version')}",
+             f"- scoring: {_scoring(report)['text']}",
              f"- decoding: temperature {run.get('temperature')}, top_p {run.get('top_p')}, "
              f"n {run.get('n')}, seed {run.get('seed')}, max_tokens {run.get('max_tokens')}",
              f"- knowforge {run.get('knowforge_version')} (git {run.get('git_revision') or 'n/a'}), "

@@ -1,7 +1,7 @@
 """Runs and answers in the graph, and slicing them.
 
-    (:Run {id, model, backend, temperature, top_p, n, seed, max_tokens, setting,
-           template_version, knowforge_version, git_revision, started_at, ...})
+    (:Run {id, model, backend, temperature, top_p, n, seed, max_tokens, setting, scoring,
+           scoring_rules, template_version, knowforge_version, git_revision, started_at, ...})
       -[:GAVE]->(:Answer {id, raw, parsed, score, sample_index, error, cached, cache_key})
       -[:ANSWERS]->(:Question {id, benchmark, task, form, text, ..., slice_<key>})
     (:Question)-[:TESTS]->(:Fact)      when the fact exists
@@ -17,72 +17,27 @@ from __future__ import annotations
 import json
 import logging
 import re
-import subprocess
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
 
 from knowforge import __version__
 from knowforge.errors import ConfigError, KnowforgeError
 from knowforge.eval.prompts import TEMPLATE_VERSION
 from knowforge.eval.runner import SampleResult, summarize
+from knowforge.eval.scorers import scoring_rule
 from knowforge.models.types import BenchmarkItem
 from knowforge.eval.types import EvalOptions
+from knowforge.models.provenance import git_revision
+from knowforge.models.questions import property_value, slice_property, write_questions
 
 log = logging.getLogger(__name__)
 
-QUESTION_KEYS = ("benchmark", "task", "form", "scorer")
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 
 class RunNotFound(KnowforgeError):
     """No Run node with that id."""
-
-
-def git_revision() -> str | None:
-    """The commit of the knowforge checkout, when it is one (read-only git call)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
-                             capture_output=True, text=True, timeout=5, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0:
-        return None
-    return out.stdout.strip() or None
-
-
-def _property_value(value: Any) -> Any:
-    """Neo4j stores primitives and homogeneous lists of them; anything else as JSON text."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return list(value)
-    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                 for v in value):
-        return list(value)
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def slice_property(key: str) -> str:
-    """The Question property a slice key lives in (``year`` → ``slice_year``; task/form as is)."""
-    if not _KEY.match(key or ""):
-        raise ConfigError(f"bad slice key {key!r}: use letters, digits and _")
-    if key in QUESTION_KEYS:
-        return key
-    return key if key.startswith("slice_") else f"slice_{key}"
-
-
-def question_row(item: BenchmarkItem) -> dict:
-    props = {"benchmark": item.benchmark, "task": item.task, "form": item.form,
-             "text": item.question, "context": item.context, "choices": list(item.choices),
-             "answers": list(item.answers), "answer_index": item.answer_index,
-             "unknown": item.unknown, "scorer": item.scorer, "schema_version": item.version,
-             "metadata_json": json.dumps(item.metadata, sort_keys=True, ensure_ascii=False, default=str)}
-    for key, value in item.slices.items():
-        props[slice_property(key)] = _property_value(value)
-    return {"id": item.id, "props": props}
 
 
 def new_run_id() -> str:
@@ -106,11 +61,13 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              "items": summary["items"], "samples": summary["samples"], "accuracy": summary["accuracy"],
              "errors": summary["errors"], "cached_samples": summary["cached"],
              "mc_scoring": options.mc_scoring, "mc_continuation": options.mc_continuation,
+             "scoring": options.scoring,
+             "scoring_rules": sorted({f"{i.scorer}:{scoring_rule(i.scorer, options.scoring)}" for i in items}),
              "options_extra_json": json.dumps(options.extra, sort_keys=True, default=str)}
     for key, value in (extra or {}).items():
         if not _KEY.match(key):
             raise ConfigError(f"bad run property name {key!r}")
-        props[key] = _property_value(value)
+        props[key] = property_value(value)
     return props
 
 
@@ -126,11 +83,9 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     run_id = run_id or new_run_id()
     asked = {r.item_id for r in results}
     items = [i for i in items if i.id in asked]
-    store.write("eval/upsert_questions", [question_row(i) for i in items])
-    store.write("eval/link_question_facts",
-                [{"question_id": i.id, "fact_id": f} for i in items for f in i.fact_ids])
-    store.write("eval/link_question_entities",
-                [{"question_id": i.id, "entity_id": e} for i in items for e in i.entity_ids])
+    # Questions of a generated benchmark exist already and are never rewritten here (an
+    # editing solver's context is the run's, not the benchmark's); a file benchmark's are made.
+    write_questions(store, items, overwrite=False)
     store.write("eval/derive_question_slices", [{"id": i.id} for i in items])
     store.run("eval/upsert_run", id=run_id,
               props=run_properties(options, items, results, name=name, started_at=started_at, extra=extra))

@@ -8,6 +8,9 @@ then asks the model only what was not answered yet.
 A failure of one request (``GenerationResult.error``) is recorded on its samples, counted,
 and scored 0 — a failing model must not look better than an answering one.
 
+Every sample is scored under ``options.scoring`` ("knowforge" or "official", see
+``knowforge.eval.scorers.get_scorer``).
+
 With ``options.mc_scoring == "likelihood"`` multiple-choice, boolean and true/false items are
 scored by the log-likelihood of each option instead (``knowforge.eval.mc_likelihood``): every
 option of a chunk of items goes out in one ``backend.loglikelihood(list)`` call, and each item
@@ -76,7 +79,7 @@ def evaluate_items(items: Sequence[BenchmarkItem], backend: Backend, options: Ev
             raise BackendError(f"backend {backend.name} returned {len(answers)} results for "
                                f"{len(chunk)} requests")
         for i, answer in zip(chunk, answers):
-            by_item[i] = _score_samples(items[i], requests[i], answer, backend, setting)
+            by_item[i] = _score_samples(items[i], requests[i], answer, backend, setting, options.scoring)
         if progress:
             progress(len(chunk))
     results = [r for i in range(len(items)) for r in by_item[i]]
@@ -139,7 +142,8 @@ def _ask_likelihood(questions: dict[int, ChoiceQuestion], backend, by_item: dict
             progress(len(chunk))
 
 
-def _score_samples(item, request: GenerationRequest, answer, backend, setting) -> list[SampleResult]:
+def _score_samples(item, request: GenerationRequest, answer, backend, setting,
+                   scoring: str) -> list[SampleResult]:
     prompt = request_text(request)
     out = []
     for index in range(request.n):
@@ -152,7 +156,7 @@ def _score_samples(item, request: GenerationRequest, answer, backend, setting) -
             continue
         raw = answer.texts[index]
         text = final_answer(raw) if setting == "chain-of-thought" else raw
-        score = score_item(item, text)
+        score = score_item(item, text, scoring)
         finish = answer.finish_reasons[index] if index < len(answer.finish_reasons) else None
         out.append(SampleResult(item.id, index, raw, score.answer, float(score.value), cached=cached,
                                 finish_reason=finish, prompt=prompt, explanation=score.explanation,

@@ -9,7 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from knowforge.errors import ConfigError
 from knowforge.models.config import BackendConfig
+
+# How answers are scored: "official" reproduces each benchmark's released scoring script rule
+# for rule (quirks included); "knowforge" (the default) applies the rules we think right.
+# docs/fidelity.md lists every difference with an example.
+SCORING_MODES = ("knowforge", "official")
+DEFAULT_SCORING = "knowforge"
 
 
 class Score(BaseModel):
@@ -44,14 +51,18 @@ class EvalOptions:
     prefix_caching: bool = True          # vllm
     concurrency: int = 8                 # openai
     timeout: float = 120.0               # openai: seconds per HTTP request
-    max_retries: int = 4                 # openai: retries on 429 / 5xx / connection errors / timeouts
-    retry_backoff: float = 1.0           # openai: first back-off in seconds, doubled each retry
+    max_retries: int = 4                 # openai: the SDK's retries (429 / 5xx / connection errors / timeouts)
     openai_api: str = "auto"             # openai: "auto" (prompt->completions, messages->chat) or "chat"
     batch_size: int = 8                  # hf: sequences per forward pass; cache: requests per write
     revision: str | None = None          # hf / vllm: model revision (part of the cache key)
     mc_scoring: str = "generate"         # multi-choice/boolean items: "generate" or "likelihood"
     mc_continuation: str = "text"        # likelihood: score each option's "text" or its "letter"
+    scoring: str = DEFAULT_SCORING       # "knowforge" or "official" (the released scripts' rules)
     extra: dict[str, Any] = field(default_factory=dict)  # method-specific (setting, check, span, method)
+
+    def __post_init__(self) -> None:
+        if self.scoring not in SCORING_MODES:
+            raise ConfigError(f"unknown scoring mode {self.scoring!r}; choose one of {', '.join(SCORING_MODES)}")
 
     def backend_config(self) -> BackendConfig:
         """The part of these options that builds and keys a backend."""
@@ -61,5 +72,5 @@ class EvalOptions:
             batch_size=self.batch_size, revision=self.revision,
             tensor_parallel_size=self.tensor_parallel_size, prefix_caching=self.prefix_caching,
             concurrency=self.concurrency, timeout=self.timeout, max_retries=self.max_retries,
-            retry_backoff=self.retry_backoff, openai_api=self.openai_api,
+            openai_api=self.openai_api,
             dtype=self.extra.get("dtype"), engine_args=dict(self.extra.get("vllm_engine_kwargs", {})))

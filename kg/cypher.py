@@ -1,8 +1,10 @@
-"""Load named Cypher statements from ``cypher/`` and validate dynamic identifiers.
+"""Load named Cypher statements from ``cypher/`` and validate dynamic labels.
 
 Statements are package data (``knowforge.cypher``); a name such as ``"store/upsert_facts"``
-maps to ``cypher/store/upsert_facts.cypher``. Labels and relationship types that must be
-chosen at run time are only ever taken from the allow-lists below, never from user text.
+maps to ``cypher/store/upsert_facts.cypher``. A label chosen at run time (an entity's domain
+labels, an event slot's label) reaches Neo4j's dynamic-label syntax ``$(...)`` only after
+``validate_label`` accepted it from the allow-list below. Relationship types are never
+dynamic: every statement names its types (``tests/test_store.py`` checks both).
 """
 
 from __future__ import annotations
@@ -24,13 +26,6 @@ ALLOWED_LABELS = frozenset({
     "Class",
 })
 
-# Relationship types of the schema. Facts are nodes, so these are structural only.
-ALLOWED_REL_TYPES = frozenset({
-    "HAS_FACT", "OBJECT", "DERIVED_FROM", "CHILD_OF", "TESTS", "ABOUT", "IN_BENCHMARK",
-    "PARENT", "ASSERTS", "RETRACTS", "SLOT", "GAVE", "ANSWERS", "FOLLOWS", "IN_BATCH",
-    "HOP", "PART_OF",
-})
-
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _NAME = re.compile(r"^[a-z0-9_]+(/[a-z0-9_]+)*$")
 
@@ -45,15 +40,6 @@ def validate_label(label: str) -> str:
 
 def validate_labels(labels) -> list[str]:
     return [validate_label(label) for label in labels]
-
-
-def validate_rel_type(rel_type: str) -> str:
-    """Return ``rel_type`` if it is an allowed relationship type, else raise UnsafeIdentifier."""
-    if not isinstance(rel_type, str) or not _IDENT.match(rel_type) or rel_type not in ALLOWED_REL_TYPES:
-        raise UnsafeIdentifier(
-            f"relationship type {rel_type!r} is not allowed; allowed: "
-            f"{', '.join(sorted(ALLOWED_REL_TYPES))}")
-    return rel_type
 
 
 @lru_cache(maxsize=None)

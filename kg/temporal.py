@@ -108,8 +108,3 @@ def object_timelines(store: Store, pairs: Iterable[tuple[str, str]], from_year: 
         timeline = build_timeline(_to_facts(prow), from_year, to_year)
         out[pair] = fill_gaps(timeline) if gap_fill else timeline
     return out
-
-
-def change_class(store: Store, subject_id: str, relation: str, from_year: int, to_year: int) -> str:
-    """Dynamic vs static classification of (subject, relation) over a frame."""
-    return classify_change(object_timeline(store, subject_id, relation, from_year, to_year))

@@ -54,3 +54,19 @@ class InputError(KnowforgeError):
         if record is not None and path:
             prefix += f" ({record})"
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+def describe_validation_error(exc, *, limit: int = 5) -> str:
+    """A pydantic ``ValidationError`` as ``field a.b[0]: message; ...``, one entry per problem.
+
+    Locations read like the record (``slots.A.where[0]``, ``fact.qas[3].answer``) so a user can
+    find the field; after ``limit`` entries the rest are counted, not listed.
+    """
+    parts: list[str] = []
+    for err in exc.errors():
+        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"field {loc}: {msg}" if loc else msg)
+    parts = list(dict.fromkeys(parts))
+    more = len(parts) - limit
+    return "; ".join(parts[:limit]) + (f"; and {more} more" if more > 0 else "")

@@ -30,8 +30,7 @@ class BackendConfig:
     engine_args: dict[str, Any] = field(default_factory=dict)   # vllm: more LLM(...) engine arguments
     concurrency: int = 8                 # openai: parallel requests
     timeout: float = 120.0               # openai: seconds per HTTP request
-    max_retries: int = 4                 # openai: retries on 429 / 5xx / connection errors / timeouts
-    retry_backoff: float = 1.0           # openai: first back-off in seconds, doubled each retry
+    max_retries: int = 4                 # openai: the SDK's retries (429 / 5xx / connection errors / timeouts)
     openai_api: str = "auto"             # openai: "auto" (prompt->completions, messages->chat) or "chat"
 
 

@@ -14,5 +14,5 @@ $KF generate chrono --domain math --seed 0 --silent
 $KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench"
 [ -d "$OUT/tiny-model" ] || $KF tiny-model "$OUT/tiny-model" --seed 0
 $KF eval --benchmark chrono:legal --backend hf --model "$OUT/tiny-model" --device cpu --max-tokens 16 \
-  --check slick --chronoprompt --span both --out "$OUT/runs" --silent
-$KF query "MATCH (q:Question {role:'item'}) WHERE q.benchmark STARTS WITH 'chrono:' RETURN q.benchmark AS benchmark, q.change AS change, count(q) AS items ORDER BY benchmark, change"
+  --solver chronoprompt -S span=both --out "$OUT/runs" --silent
+$KF query "MATCH (q:Question) WHERE q.benchmark STARTS WITH 'chrono:' RETURN q.benchmark AS benchmark, q.slice_change AS change, count(q) AS items ORDER BY benchmark, change"

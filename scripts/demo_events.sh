@@ -41,7 +41,7 @@ PY
 [ -d out/models/tiny ] || $KF tiny-model out/models/tiny
 for METHOD in ice bm25; do
   $KF eval --benchmark "events:$BATCH" --backend hf --model out/models/tiny --device cpu \
-      --max-tokens 8 --method "$METHOD" --out "$OUT/runs" --silent
+      --max-tokens 8 --solver "$METHOD" --out "$OUT/runs" --silent
 done
 
 EVENT=$($KF query "MATCH (e:Event {batch: \$b, type: 'win-election'}) RETURN e.id AS id ORDER BY e.seq LIMIT 1" \

@@ -18,4 +18,4 @@ $KF export knowgen --batch demo --format jsonl --out "$OUT/jsonl"
 $KF eval --benchmark knowgen:demo --backend hf --model "$OUT/tiny-model" --device cpu --max-tokens 16 \
   --limit "$LIMIT" --out "$OUT/runs" --silent
 cat "$OUT/runs/knowgen-demo/summary.md"
-$KF query "MATCH (q:Question {benchmark:'knowgen:demo'}) RETURN q.type AS type, q.form AS form, count(q) AS questions ORDER BY type, form"
+$KF query "MATCH (q:Question {benchmark:'knowgen:demo'}) RETURN q.slice_type AS type, q.form AS form, count(q) AS questions ORDER BY type, form"

@@ -16,7 +16,9 @@ import pytest
 from knowforge.kg.connection import GraphSettings, open_store
 from knowforge.kg.neo4j_server import ManagedNeo4j
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+# ../shared next to the repository; KNOWFORGE_SHARED_DIR points elsewhere (a git worktree
+# whose parent folder has no shared/).
+SHARED = Path(os.environ.get("KNOWFORGE_SHARED_DIR") or Path(__file__).resolve().parents[1].parent / "shared")
 
 
 # Several test sessions may run at once on a 2-core, 24 GiB machine: keep each server small.

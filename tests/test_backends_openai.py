@@ -17,6 +17,7 @@ import pytest
 
 from knowforge.errors import BackendError
 from knowforge.models.backends import CachedBackend, derive_seed, make_backend
+from knowforge.models.cache import ResponseCache
 from knowforge.models.backends.openai_compat import OpenAIBackend
 from knowforge.models.types import GenerationRequest, LoglikelihoodRequest
 from knowforge.eval.types import EvalOptions
@@ -40,6 +41,10 @@ class FakeServer:
         self.echo_supported = True
         self.inflight = 0
         self.max_inflight = 0
+        # what a 429 says about waiting; retry-after-ms keeps the SDK's waits short in tests
+        self.retry_headers = {"Retry-After": "0", "retry-after-ms": "5"}
+        self.retry_counts: list[int] = []   # the SDK's x-stainless-retry-count of each attempt
+        self.answered: list = []            # prompts answered with 200
 
 
 def completion_choices(body: dict, server: FakeServer) -> dict:
@@ -101,6 +106,7 @@ def make_handler(server: FakeServer):
             with server.lock:
                 server.bodies.append(body)
                 server.paths.append(self.path)
+                server.retry_counts.append(int(self.headers.get("x-stainless-retry-count", 0)))
                 server.inflight += 1
                 server.max_inflight = max(server.max_inflight, server.inflight)
                 throttle = server.fail_429 > 0
@@ -112,9 +118,11 @@ def make_handler(server: FakeServer):
                     time.sleep(server.sleep)
                 if throttle:
                     return self.reply(429, b'{"error": {"message": "slow down", "type": "rate_limit"}}',
-                                      {"Retry-After": "0"})
+                                      server.retry_headers)
                 if broken:
                     return self.reply(500, b'{"error": {"message": "boom", "type": "server"}}')
+                if "unauthorized" in str(body.get("prompt", "")):
+                    return self.reply(401, b'{"error": {"message": "bad key", "type": "auth"}}')
                 if "forbidden" in str(body.get("prompt", "")):
                     return self.reply(400, b'{"error": {"message": "prompt violates policy", "type": "invalid"}}')
                 if server.malformed:
@@ -125,6 +133,9 @@ def make_handler(server: FakeServer):
                     answer = completion_choices(body, server)
                 else:
                     answer = {"status": 404, "body": {"error": {"message": "no such route"}}}
+                if answer["status"] == 200:
+                    with server.lock:   # before the reply: the client cannot see it unrecorded
+                        server.answered.append(body.get("prompt"))
                 return self.reply(answer["status"], json.dumps(answer["body"]).encode())
             finally:
                 with server.lock:
@@ -147,7 +158,7 @@ def fake():
 
 
 def backend(fake, **kwargs) -> OpenAIBackend:
-    options = dict(base_url=fake.base_url, api_key="EMPTY", timeout=5.0, max_retries=3, retry_backoff=0.01)
+    options = dict(base_url=fake.base_url, api_key="EMPTY", timeout=5.0, max_retries=3)
     options.update(kwargs)
     return OpenAIBackend("tiny", **options)
 
@@ -197,14 +208,25 @@ def test_429_then_success_is_retried(fake):
     client = backend(fake)
     result = client.generate([GenerationRequest(prompt="retry me")])[0]
     assert result.texts == ("retry me|seed=None|0",)
-    assert client.retries == 2 and client.http_requests == 3 and len(fake.bodies) == 3
+    # the SDK retried: the server saw attempts numbered 0, 1, 2 of one request
+    assert fake.retry_counts == [0, 1, 2] and len(fake.bodies) == 3 and client.retries == 2
+
+
+def test_a_retry_after_beyond_two_minutes_is_not_waited_for(fake):
+    """The SDK reads Retry-After: a server asking for 10 minutes gets no retry, and the error
+    says so after one attempt."""
+    fake.fail_429 = 1
+    fake.retry_headers = {"Retry-After": "600"}
+    with pytest.raises(BackendError, match="after 1 attempts"):
+        backend(fake).generate([GenerationRequest(prompt="later")])
+    assert len(fake.bodies) == 1
 
 
 def test_5xx_is_retried(fake):
     fake.fail_500 = 1
     client = backend(fake)
     assert client.generate([GenerationRequest(messages=(("user", "x"),))])[0].texts == ("chat:x|seed=None|0",)
-    assert client.retries == 1
+    assert fake.retry_counts == [0, 1] and client.retries == 1
 
 
 def test_retries_give_up_with_a_clear_error(fake):
@@ -212,7 +234,7 @@ def test_retries_give_up_with_a_clear_error(fake):
     client = backend(fake, max_retries=2)
     with pytest.raises(BackendError, match="after 3 attempts"):
         client.generate([GenerationRequest(prompt="never")])
-    assert len(fake.bodies) == 3
+    assert len(fake.bodies) == 3 and fake.retry_counts == [0, 1, 2]
 
 
 def test_timeout_is_a_clear_backend_error_after_retries(fake):
@@ -221,12 +243,11 @@ def test_timeout_is_a_clear_backend_error_after_retries(fake):
     with pytest.raises(BackendError, match="timed out after 2 attempts") as info:
         client.generate([GenerationRequest(prompt="slow")])
     assert fake.base_url in str(info.value) or "127.0.0.1" in str(info.value)
-    assert client.retries == 1
+    assert fake.retry_counts == [0, 1]
 
 
 def test_connection_refused_is_a_backend_error(fake):
-    client = OpenAIBackend("tiny", base_url="http://127.0.0.1:9/v1", timeout=1.0, max_retries=1,
-                           retry_backoff=0.01)
+    client = OpenAIBackend("tiny", base_url="http://127.0.0.1:9/v1", timeout=1.0, max_retries=1)
     with pytest.raises(BackendError, match="after 2 attempts"):
         client.generate([GenerationRequest(prompt="nobody home")])
 
@@ -241,7 +262,7 @@ def test_malformed_json_is_a_clear_backend_error(fake):
 
 def test_client_errors_are_not_retried(fake):
     client = OpenAIBackend("tiny", base_url=fake.base_url.replace("/v1", "/nope"), timeout=2.0,
-                           max_retries=3, retry_backoff=0.01)
+                           max_retries=3)
     with pytest.raises(BackendError, match="HTTP 404"):
         client.generate([GenerationRequest(prompt="x")])
     assert len(fake.bodies) == 1
@@ -300,7 +321,7 @@ def test_make_backend_caches_openai_answers(fake, tmp_path, monkeypatch):
     assert again.cache.stats.hit_rate == 1.0
     uncached = make_backend(EvalOptions(backend="openai", model="tiny", base_url=fake.base_url, cache=False))
     assert isinstance(uncached, OpenAIBackend)
-    assert uncached.client.api_key == "sk-test" and uncached.client.max_retries == 0
+    assert uncached.client.api_key == "sk-test" and uncached.client.max_retries == 4   # the SDK retries
 
 
 def test_a_rejected_request_is_recorded_and_the_others_answered(fake):
@@ -310,3 +331,24 @@ def test_a_rejected_request_is_recorded_and_the_others_answered(fake):
     assert results[0].texts == ("fine 1|seed=None|0",) and results[2].texts == ("fine 2|seed=None|0",)
     assert results[1].texts == () and "HTTP 400" in results[1].error and "policy" in results[1].error
     assert len(fake.bodies) == 3, "a 400 is not retried"
+
+
+def test_each_answer_is_cached_as_it_arrives_even_when_the_run_fails(fake, tmp_path):
+    """A systemic error (401) stops the run; every answer the server gave before, including
+    those in flight when the error came, is already in the cache, and a rerun asks only the
+    rest."""
+    fake.sleep = 0.05
+    options = EvalOptions(backend="openai", model="tiny", base_url=fake.base_url, cache_dir=tmp_path,
+                          concurrency=3, max_retries=0)
+    prompts = [f"q{i}" for i in range(4)] + ["unauthorized"] + [f"q{i}" for i in range(4, 12)]
+    cached = make_backend(options)
+    with pytest.raises(BackendError, match="HTTP 401"):
+        cached.generate([GenerationRequest(prompt=p) for p in prompts])
+    stored = {json.loads(e.request)["prompt"] for e in ResponseCache(tmp_path).entries()}
+    assert fake.answered and set(fake.answered) == stored
+    assert len(fake.answered) < 12, "requests still queued at the failure are not sent"
+    before = len(fake.bodies)
+    again = make_backend(options).generate([GenerationRequest(prompt=p) for p in prompts if p != "unauthorized"])
+    asked = [b["prompt"] for b in fake.bodies[before:]]
+    assert sorted(asked) == sorted(set(prompts) - stored - {"unauthorized"})
+    assert all(r.texts for r in again)

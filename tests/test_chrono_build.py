@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from knowforge.models.matching import fuzzy_equal
-from knowforge.generators.chrono.build import (ChronoConfig, build_benchmark, export_benchmark, load_items,
+from knowforge.generators.chrono.build import (ChronoConfig, build_benchmark, load_items,
                                                load_records)
 from knowforge.generators.chrono.chroknowbench_io import export_chroknowbench, import_chroknowbench
 from knowforge.generators.chrono.items import build_items
@@ -142,7 +142,7 @@ def test_benchmark_questions_in_graph_link_facts_and_slice_in_cypher(store):
     _general(store)
     result = build_benchmark(store, ChronoConfig(domain="general", name="g", seed=1, templates=("generation",)))
     rows = store.user_query(
-        "MATCH (b:Benchmark {id:'chrono:g'})<-[:IN_BENCHMARK]-(q:Question {role:'item'})-[:TESTS]->(f:Fact) "
+        "MATCH (b:Benchmark {id:'chrono:g'})<-[:IN_BENCHMARK]-(q:Question)-[:TESTS]->(f:Fact) "
         "RETURN count(DISTINCT q) AS items, collect(DISTINCT f.relation) AS rels")
     assert rows[0]["items"] == len(result.items) and rows[0]["rels"] == ["P54"]
     # an item of 2016 for a dynamic player tests the new club's fact, not the old one's
@@ -156,8 +156,14 @@ def test_benchmark_questions_in_graph_link_facts_and_slice_in_cypher(store):
     assert load_items(store, "g") == sorted(result.items, key=lambda i: i.id)
     # regenerating with another seed replaces, never duplicates
     again = build_benchmark(store, ChronoConfig(domain="general", name="g", seed=2, templates=("generation",)))
-    n = store.user_query("MATCH (q:Question {benchmark:'chrono:g', role:'item'}) RETURN count(q) AS n")[0]["n"]
+    n = store.user_query("MATCH (q:Question {benchmark:'chrono:g'}) RETURN count(q) AS n")[0]["n"]
     assert n == len(again.items)
+    records = store.user_query("MATCH (r:ChronoRecord {benchmark:'chrono:g'}) RETURN count(r) AS n")[0]["n"]
+    assert records == len(again.records)
+    # every item is PART_OF its record, and the record points at the facts it was built from
+    orphans = store.user_query("MATCH (q:Question {benchmark:'chrono:g'}) WHERE NOT (q)-[:PART_OF]->(:ChronoRecord) "
+                               "RETURN count(q) AS n")[0]["n"]
+    assert orphans == 0
 
 
 def test_same_seed_same_benchmark_bytes(store):
@@ -254,7 +260,7 @@ def test_cli_generate_and_export(store, graph_env, tmp_path):
         res = runner.invoke(export_group, ["chrono", "--benchmark", "cli", "--format", fmt, "--out",
                                            str(tmp_path / fmt)], catch_exceptions=False)
         assert res.exit_code == 0, res.output
-    assert (tmp_path / "hf" / "data" / "test.jsonl").is_file()
+    assert (tmp_path / "hf" / "data" / "test.parquet").is_file()
     assert len(load_records(store, "cli")) == len(import_chroknowbench([tmp_path / "chroknowbench"]))
     res = runner.invoke(generate_group, ["chrono", "--domain", "general", "--from", "2020", "--to", "2010"])
     assert res.exit_code != 0 and "after" in res.output
@@ -268,7 +274,12 @@ def test_export_jsonl_reads_back_as_items(store, tmp_path):
 
     _general(store)
     result = build_benchmark(store, ChronoConfig(domain="general", seed=0))
-    (path,) = export_benchmark(store, "general", "jsonl", str(tmp_path))
+    from knowforge.generators.chrono.method import METHOD
+    from knowforge.workflow import export
+
+    exported = export(METHOD, store, "general", "jsonl", tmp_path)
+    (path,) = exported.files
+    assert path.name == "chrono_general.jsonl" and exported.manifest.name == "chrono_general.jsonl.manifest.json"
     assert read_items(path) == sorted(result.items, key=lambda i: i.id)
 
 
@@ -319,6 +330,7 @@ def test_every_chrono_statement_explains(store):
     from knowforge.kg.cypher import list_statements, load_cypher
 
     names = [n for n in list_statements() if n.startswith("chrono/")]
-    assert len(names) >= 9
+    assert {"list_pairs", "pair_facts", "upsert_records", "link_record_items", "read_records",
+            "prune_questions"} <= {n.split("/", 1)[1] for n in names}
     for name in names:
         assert store.query_type(load_cypher(name), {}) in ("r", "rw", "w"), name

@@ -38,7 +38,8 @@ def _players(store):
 
 
 def test_knowledge_check_with_the_tiny_model_records_run_and_report(store, graph_env, tiny_model_dir, tmp_path):
-    from knowforge.cli.chrono_cmd import evaluate_chrono
+    from knowforge.eval.chrono_eval import evaluate_chrono_items
+    from knowforge.generators.chrono.build import load_items
 
     _players(store)
     build_benchmark(store, ChronoConfig(domain="general", name="tiny", seed=0, from_year=2018, to_year=2021,
@@ -46,7 +47,7 @@ def test_knowledge_check_with_the_tiny_model_records_run_and_report(store, graph
     options = EvalOptions(backend="hf", model=str(tiny_model_dir), device="cpu", cache=False, seed=0,
                           out_dir=tmp_path / "runs", silent=True, limit=2,
                           extra={"check": "slick", "chronoprompt": True, "span": "both", "chrono_max_tokens": 6})
-    report_dir = evaluate_chrono("tiny", options, store)
+    report_dir = evaluate_chrono_items(load_items(store, "tiny"), options, store, name="chrono:tiny").report_dir
     chrono = json.loads((report_dir / "chrono.json").read_text())
     facts = chrono["facts"]
     assert len(facts) == 2 * 3                                  # two facts x three templates
@@ -60,7 +61,7 @@ def test_knowledge_check_with_the_tiny_model_records_run_and_report(store, graph
     # every sample is an Answer in the graph, sliceable by year
     run_id = chrono["run_id"]
     rows = store.user_query(
-        "MATCH (r:Run {id:$run})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question) RETURN q.year AS year, count(a) AS n "
+        "MATCH (r:Run {id:$run})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question) RETURN q.slice_year AS year, count(a) AS n "
         "ORDER BY year", {"run": run_id})
     assert sum(r["n"] for r in rows) == n_items * 10 and {r["year"] for r in rows} == {2018, 2019, 2020, 2021}
 

@@ -154,33 +154,11 @@ def test_interrupted_hf_run_resumes(store, tiny_model_dir, bench_file, tmp_path)
     assert sorted(plain) == sorted(by_prompt.values())
 
 
-def fake_chrono_evaluator(spec, options, store):
-    """An evaluator as a generator engineer would write one, on the runner / results / report API."""
-    from knowforge.eval.pipeline import evaluate_items_to_graph
-
-    items = [i for i in bench_items() if i.task == spec]
-    outcome = evaluate_items_to_graph(items, options, store, setting=options.extra.get("setting", "zero-shot"),
-                                      name=f"chrono:{spec}",
-                                      extra_sections={"Method options": {k: v for k, v in options.extra.items()}})
-    return outcome.report_dir
-
-
-def test_named_benchmark_dispatch(graph_env, store, tiny_model_dir, tmp_path, monkeypatch):
-    from knowforge.cli import generate_cmd
-
-    monkeypatch.setitem(generate_cmd.EVALUATORS, "chrono", "test_eval_cli:fake_chrono_evaluator")
-    result = invoke("eval", "--benchmark", "chrono:t/mc", "--backend", "hf", "--model", str(tiny_model_dir),
-                    "--max-tokens", "4", "--no-cache", "--out", str(tmp_path / "runs"), "--span", "previous",
-                    "--chronoprompt", "--silent")
-    assert result.exit_code == 0, result.output
-    report_dir = Path(result.stdout.strip().splitlines()[-1])
-    report = json.loads((report_dir / "report.json").read_text())
-    assert report["extra"]["Method options"]["span"] == "previous"
-    assert report["extra"]["Method options"]["chronoprompt"] is True
-    assert report["overall"]["items"] == 1 and "cache_hit_rate" not in report["run"]   # --no-cache
-
+def test_named_benchmark_errors(graph_env):
     bad = CliRunner().invoke(cli, ["eval", "--benchmark", "nosuch:x", "--model", "m", "--silent"])
-    assert bad.exit_code != 0 and "neither a file nor PREFIX:SPEC" in bad.output
+    assert bad.exit_code != 0 and "unknown method 'nosuch'" in bad.output
+    bad = CliRunner().invoke(cli, ["eval", "--benchmark", "no-such-file.jsonl", "--model", "m", "--silent"])
+    assert bad.exit_code != 0 and "neither a file nor METHOD:NAME" in bad.output
 
 
 @pytest.mark.parametrize("setting", ["few-shot", "chain-of-thought"])

@@ -12,8 +12,7 @@ from events_subgraph import build_subgraph
 
 from knowforge.cli.main import cli
 from knowforge.errors import ConfigError, InputError
-from knowforge.generators.events.instantiate import (Planner, compose_candidate_query,
-                                                     compose_condition_query)
+from knowforge.generators.events.instantiate import Planner
 from knowforge.generators.events.layering import apply_events
 from knowforge.generators.events.ripple import ripple_event
 from knowforge.generators.events.templates import load_templates, parse_template
@@ -30,9 +29,8 @@ COUP = {
     "impacts": [{"subject": "B", "relation": "P35", "object": "A", "replace": True},
                 {"subject": "B", "relation": "P6", "object": "A", "replace": True,
                  "when": {"name": "presidential",
-                          "cypher": "EXISTS { MATCH (B)-[:HAS_FACT]->(:Fact {relation: 'P35'})"
-                                    "-[:OBJECT]->(:Entity)<-[:OBJECT]-(:Fact {relation: 'P6'})"
-                                    "<-[:HAS_FACT]-(B) }"}}],
+                          "shares_object": {"subject": "B", "relations": ["P35", "P6"],
+                                            "include_retracted": True}}}],
 }
 
 
@@ -44,24 +42,25 @@ def _facts(store, rows):
 
 
 def _countries(store, template) -> set[str]:
-    rows = store.user_query(compose_candidate_query(template, "B"),
-                            {"slots": {}, "bound_ids": [], "only": None})
-    return {r["id"] for r in rows}
+    return set(Planner(store, {template.type: template}, seed=0, batch="c").candidates(template, "B"))
 
 
-def test_when_is_a_read_only_predicate_composed_from_the_template():
+def test_when_is_a_predicate_from_the_vocabulary_not_cypher():
     template = parse_template(COUP, "coup.yaml")
-    assert template.impacts[1].when.name == "presidential"
-    text = compose_condition_query(template, template.impacts[1].when)
-    assert text.splitlines()[:2] == ["MATCH (B:Entity {id: $slots.B})",
-                                     "MATCH (A:Entity {id: $slots.A})"]
-    assert text.splitlines()[-1].startswith("RETURN coalesce((EXISTS {")
+    when = template.impacts[1].when
+    assert when.name == "presidential" and when.kind == "shares_object"
+    assert when.slot_names() == ("B",)
     bad = {**COUP, "impacts": [{**COUP["impacts"][1], "when": {"name": "x", "cypher": "true} DETACH DELETE B"}}]}
-    with pytest.raises(InputError, match="read-only"):
+    with pytest.raises(InputError, match=r"bad\.yaml.*field impacts\[0\]\.when: Cypher text is not accepted"):
         parse_template(bad, "bad.yaml")
     unknown_key = {**COUP, "impacts": [{**COUP["impacts"][0], "if": "x"}]}
-    with pytest.raises(InputError, match="coup.yaml"):
+    with pytest.raises(InputError, match=r"coup\.yaml.*impacts\[0\]\.if"):
         parse_template(unknown_key, "coup.yaml")
+    # a when may read any slot, but only slots the template has
+    stray = {**COUP, "impacts": [{**COUP["impacts"][1], "when": {
+        "name": "x", "has_fact": {"subject": "C", "relation": "P6"}}}]}
+    with pytest.raises(InputError, match=r"impacts\[0\]\.when\.has_fact\.subject: 'C' is not a slot"):
+        parse_template(stray, "coup.yaml")
 
 
 def test_when_gates_an_impact(store):
@@ -97,8 +96,7 @@ def test_only_countries_with_elected_heads_of_state(store):
 
 @pytest.fixture
 def sample(store, graph_env):
-    if not SAMPLE.is_file():
-        pytest.skip("the Wikidata sample is not in this checkout")
+    assert SAMPLE.is_file(), f"the bundled Wikidata sample is missing: {SAMPLE}"
     result = CliRunner().invoke(cli, ["load", "wikidata", str(SAMPLE), "--silent"],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -85,6 +85,7 @@ def _options(tmp_path: Path, model: Path, **extra) -> EvalOptions:
                        out_dir=tmp_path / "runs", device="cpu", silent=True, extra=extra)
 
 
+@pytest.mark.hf
 def test_methods_through_the_tiny_model(store, batch_items, tiny_model, tmp_path):
     outcomes = {}
     for method in ("ice", "bm25", "none"):
@@ -127,6 +128,7 @@ def test_contexts_per_method(batch_items):
             assert item.metadata["subject"]["name"] in texts[item.metadata["retrieved"]]
 
 
+@pytest.mark.hf
 def test_dense_retrieval_with_a_local_model(store, batch_items, tiny_model, tiny_sentence_model, tmp_path):
     memory = memory_of(batch_items)
     retriever = DenseRetriever(memory, str(tiny_sentence_model))

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from events_subgraph import build_subgraph
 
 from knowforge.generators.events.build import generate_events, read_batch
+from knowforge.errors import InputError
 from knowforge.generators.events.elken_io import import_elken, salvage_elken
-from knowforge.generators.events.export import export_events
+from knowforge.generators.events.method import METHOD
+from knowforge.workflow import export
 
 TYPES = ["win-election", "transfer-player", "death", "marry", "acquire", "start-org"]
 
@@ -40,29 +43,34 @@ def test_questions_in_and_out_of_scope(store):
 def test_elken_export_layout_and_golden_determinism(store, tmp_path):
     build_subgraph(store)
     generate_events(store, types=TYPES, n=2, seed=5, batch="g")
-    first = export_events(store, "g", "elken", tmp_path / "a.json")
+    first = export(METHOD, store, "g", "elken", tmp_path / "a.json")
     events = json.loads((tmp_path / "a.json").read_text())
-    assert first["events"] == len(events) > 0
+    assert first.files == [tmp_path / "a.json"] and len(events) > 0
+    manifest = json.loads(first.manifest.read_text())
+    assert first.manifest == tmp_path / "a.json.manifest.json" and manifest["benchmark"] == "events:g"
+    assert manifest["seed"] == 5 and manifest["params"]["types"] == TYPES
     for e in events:
         assert set(e) == {"event_type", "event", "fact", "tendency"}
         assert e["tendency"] == {"qas": [], "local_qas": []}   # no LLM, no tendency questions
         for qa in e["fact"]["qas"] + e["fact"]["local_qas"]:
             assert set(qa) == {"question", "subject", "answer", "type", "rel_id"}
             assert set(qa["answer"]) == {"id", "name", "alias"} and qa["type"] in (0, 1)
+    assert import_elken(tmp_path / "a.json").counts["events"] == len(events)   # our schema, read back
     unknown = [qa["answer"] for e in events for qa in e["fact"]["qas"] if qa["answer"]["id"] == "NA"]
     assert unknown and all(a == {"id": "NA", "name": "unknown", "alias": ["unknown"]} for a in unknown)
     # same graph + same seed -> byte-identical export
     store.driver.execute_query("MATCH (n) DETACH DELETE n")
     build_subgraph(store)
     generate_events(store, types=TYPES, n=2, seed=5, batch="g")
-    export_events(store, "g", "elken", tmp_path / "b.json")
+    export(METHOD, store, "g", "elken", tmp_path / "b.json")
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    jsonl = export_events(store, "g", "jsonl", tmp_path / "g.jsonl")
+    jsonl = export(METHOD, store, "g", "jsonl", tmp_path / "g.jsonl")
     lines = (tmp_path / "g.jsonl").read_text().splitlines()
-    assert len(lines) == jsonl["questions"] == sum(len(i) for _, i in read_batch(store, "g"))
-    hf = export_events(store, "g", "hf", tmp_path / "hf")
-    assert (tmp_path / "hf" / "data" / "test.jsonl").is_file() and hf["questions"] == len(lines)
-    assert "configs:" in (tmp_path / "hf" / "README.md").read_text()
+    assert len(lines) == jsonl.items == sum(len(i) for _, i in read_batch(store, "g"))
+    hf = export(METHOD, store, "g", "hf", tmp_path / "hf")
+    assert (tmp_path / "hf" / "data" / "test.parquet").is_file() and hf.items == len(lines)
+    card = (tmp_path / "hf" / "README.md").read_text()
+    assert "configs:" in card and "cc-by-nc-sa-4.0" in card
 
 
 def test_import_shared_training_sample_exact_counts(shared_formats):
@@ -100,3 +108,43 @@ def test_truncated_copy_is_salvaged(shared_formats, tmp_path):
     # an intact file salvages completely, with no damage
     intact = salvage_elken(shared_formats / "elken" / "train_sample.json")
     assert intact.recovered == 40 and intact.damage_offset is None
+
+
+def _event(n: int, **fact_qa) -> dict:
+    qa = {"question": f"Who is the head of state of C{n}?", "subject": {"id": f"Q{n}", "name": f"C{n}"},
+          "answer": {"id": "NA", "name": "unknown", "alias": ["unknown"]}, "type": 0, "rel_id": "P35"}
+    qa.update(fact_qa)
+    return {"event_type": "death", "event": f"P{n} died.", "fact": {"qas": [qa], "local_qas": []},
+            "tendency": {"qas": [{"question": "Will it change?", "candidate": "(A) x (B) y (C) z",
+                                  "answer": "A"}], "local_qas": []}}
+
+
+def test_a_bad_record_names_file_line_record_and_field(tmp_path):
+    path = tmp_path / "bad.json"
+    records = [_event(0), _event(1), _event(2, type=2), _event(3)]
+    # one record a line, so record i starts on line i + 2
+    path.write_text("[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        import_elken(path)
+    assert str(info.value).startswith(f"{path}:line 4: record 2: field fact.qas[0].type: Input should be 0 or 1")
+    records[2] = _event(2)
+    del records[3]["tendency"]["qas"][0]["answer"]
+    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    with pytest.raises(InputError, match=r"record 3: field tendency.qas\[0\].answer: Field required"):
+        import_elken(path)
+    records[3] = {**_event(3), "source": "kept"}     # keys beyond the schema are allowed and kept
+    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    assert import_elken(path).events[3]["source"] == "kept"
+
+
+def test_salvage_skips_invalid_complete_records_and_says_why(tmp_path):
+    records = [_event(0), {"event_type": "death", "event": "x", "fact": []}, _event(2), _event(3)]
+    text = json.dumps(records, indent=1)
+    path = tmp_path / "cut.json"
+    cut = text.index('"P3 died."')      # inside the last record
+    path.write_text(text[:cut], encoding="utf-8")
+    result = salvage_elken(path)
+    assert result.events == [records[0], records[2]] and result.skipped == 1
+    assert result.problems == ["record 1: field fact: Input should be a valid dictionary or instance of "
+                               "FactQAs; field tendency: Field required"]
+    assert result.damage_offset is not None and result.counts["fact.qas"] == 2

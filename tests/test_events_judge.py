@@ -117,13 +117,14 @@ def tendency_batch(store, scripted_server, tmp_path, monkeypatch):
 
 def _eval(tmp_path: Path, model: Path, *judge_args: str):
     args = ["eval", "--benchmark", "events:tg", "--backend", "hf", "--model", str(model),
-            "--method", "ice", "--max-tokens", "4", "--device", "cpu", "--cache-dir",
+            "--solver", "ice", "--max-tokens", "4", "--device", "cpu", "--cache-dir",
             str(tmp_path / "cache"), "--out", str(tmp_path / "runs"), "--silent", *judge_args]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    report_dir = Path(result.output.strip().splitlines()[-1])
-    report = json.loads((report_dir / "report.json").read_text())
-    return report["extra"]["ELKEN metrics detail"]["tendency_generation"]
+    summary_dir = Path(result.stdout.strip().splitlines()[-1])
+    run = json.loads((summary_dir / "summary.json").read_text())["runs"]["ice"]
+    report = json.loads((Path(run["report"]) / "report.json").read_text())
+    return report["extra"]["Tendency-G (LLM judge)"]
 
 
 def _consistent(g: dict) -> None:
@@ -136,6 +137,7 @@ def _consistent(g: dict) -> None:
         assert g[f"mean_{dim}"] == (sum(j[dim] for j in parsed) / len(parsed) if parsed else None)
 
 
+@pytest.mark.hf
 def test_cli_tiny_hf_model_as_judge(store, graph_env, tendency_batch, tiny_model_dir, tmp_path):
     g = _eval(tmp_path, tiny_model_dir, "--judge-backend", "hf",
                       "--judge-model", str(tiny_model_dir))
@@ -151,6 +153,7 @@ def test_cli_tiny_hf_model_as_judge(store, graph_env, tendency_batch, tiny_model
             for e in asked} == questions
 
 
+@pytest.mark.hf
 def test_cli_scripted_openai_judge(store, graph_env, tendency_batch, tiny_model_dir,
                                    scripted_server, tmp_path):
     before = len(Handler.calls)
@@ -164,12 +167,13 @@ def test_cli_scripted_openai_judge(store, graph_env, tendency_batch, tiny_model_
     assert g["mean_comprehensiveness"] == 3
 
 
+@pytest.mark.hf
 def test_cli_judge_option_errors(store, graph_env, tmp_path, tiny_model_dir):
     items = tmp_path / "items.jsonl"
     items.write_text("")
     result = CliRunner().invoke(cli, ["eval", "--benchmark", str(items), "--model", str(tiny_model_dir),
                                       "--judge-model", "x"])
-    assert result.exit_code != 0 and "events: benchmarks only" in result.output
+    assert result.exit_code != 0 and "ELKEN editing solvers" in result.output
     build_subgraph(store)
     generate_events(store, types=["IPO"], n=1, seed=0, batch="nj")
     result = CliRunner().invoke(cli, ["eval", "--benchmark", "events:nj", "--model", str(tiny_model_dir),

@@ -112,7 +112,7 @@ def test_cli_llm_options(store, graph_env, llm_server, tmp_path, monkeypatch):
                                       "--llm-backend", "openai", "--llm-model", "scripted",
                                       "--llm-base-url", llm_server, "--silent"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "3 tendency questions" in result.output
+    assert "tendency questions 3" in result.output
 
 
 def test_tendency_mc_and_open_answers_judged(store, llm_server, tmp_path, monkeypatch):

@@ -1,5 +1,5 @@
 """KnowGen export: ALCUNA files validate against the documented schema, jsonl/hf layouts, the
-golden byte-identity test, and the CLI commands end to end."""
+golden byte-identity test, and the CLI commands end to end (all through the method seam)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from knowforge.errors import InputError
 from knowforge.models.types import BenchmarkItem
 from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_batch
 from knowforge.generators.knowgen.alcuna_schema import validate_alcuna_export
-from knowforge.generators.knowgen.export import export_batch
+from knowforge.generators.knowgen.method import METHOD
+from knowforge.models.hf_dataset import row_to_item
+from knowforge.models.questions import read_items
+from knowforge.workflow import export
 from knowforge.generators.knowgen.synthetic import synthetic_taxonomy, write_taxonomy
 
 
@@ -23,6 +26,11 @@ def batch(store):
     write_taxonomy(store, entities, facts)
     generate_batch(store, KnowGenParams(batch="ex", seed=11, n=25))
     return "ex"
+
+
+def export_batch(store, batch, fmt, out):
+    result = export(METHOD, store, batch, fmt, out)
+    return [*result.files, result.manifest]
 
 
 def read_tree(root):
@@ -37,8 +45,7 @@ def test_alcuna_export_validates_and_matches_graph(store, batch, tmp_path):
     metas = [json.loads(x) for x in (tmp_path / "meta_data.jsonl").read_text().splitlines()]
     id2q = json.loads((tmp_path / "id2question.json").read_text())
     assert sum(len(v) for v in id2q.values()) == counts["questions"]
-    n_questions = store.read("knowgen/read_batch_questions", benchmark="knowgen:ex")
-    assert counts["questions"] == len(n_questions)
+    assert counts["questions"] == len(read_items(store, "knowgen:ex"))
     for m in metas:
         art, par, diff = m["artificial_entity"], m["parent_entity"], m["difference"]
         # the released data's convention: artificial id = minus the parent's id (first use)
@@ -62,7 +69,7 @@ def test_validator_rejects_broken_files(store, batch, tmp_path):
     rec["difference"]["variation"] = [["only-one"]]
     lines[1] = json.dumps(rec)
     (tmp_path / "meta_data.jsonl").write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match=r"meta_data.jsonl:2"):
+    with pytest.raises(InputError, match=r"meta_data.jsonl:line 2: field difference.variation\[0\]"):
         validate_alcuna_export(tmp_path)
 
 
@@ -72,8 +79,9 @@ def test_jsonl_and_hf_exports(store, batch, tmp_path):
              for x in (tmp_path / "j" / "items.jsonl").read_text().splitlines()]
     assert items and all(i.benchmark == "knowgen:ex" for i in items)
     manifest = json.loads((tmp_path / "j" / "manifest.json").read_text())
-    assert manifest["seed"] == 11 and manifest["version"] == "1"
+    assert manifest["seed"] == 11 and manifest["version"] == "2" and manifest["params"]["name"] == "ex"
     assert len(manifest["source_graph_sha256"]) == 64 and "git_revision" in manifest
+    assert set(manifest["files"]) == {"items.jsonl", "entities.jsonl"}
     mc = [i for i in items if i.form == "multi-choice"]
     assert mc and all(len(i.choices) == 4 and i.choices[i.answer_index] == i.answers[0] for i in mc)
     bools = [i for i in items if i.form == "boolean" and not i.unknown]
@@ -81,10 +89,11 @@ def test_jsonl_and_hf_exports(store, batch, tmp_path):
     assert abs(yes - (len(bools) - yes)) <= 3   # balanced per type (±1 each)
     export_batch(store, batch, "hf", tmp_path / "h")
     card = (tmp_path / "h" / "README.md").read_text()
-    assert card.startswith("---\n") and "data/test.jsonl" in card
-    rows = [json.loads(x) for x in (tmp_path / "h" / "data" / "test.jsonl").read_text().splitlines()]
-    assert len(rows) == len(items)
-    assert len({tuple(sorted(r)) for r in rows}) == 1   # one fixed schema
+    assert card.startswith("---\n") and "data/test.parquet" in card and "cc-by-4.0" in card
+    import datasets
+
+    rows = datasets.load_dataset(str(tmp_path / "h"), split="test")
+    assert [row_to_item(r) for r in rows] == items
 
 
 def test_same_seed_same_graph_byte_identical_exports(store, batch, tmp_path):

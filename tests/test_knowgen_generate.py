@@ -7,7 +7,7 @@ import pytest
 
 from knowforge.errors import InputError
 from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_batch
-from knowforge.generators.knowgen.generate import source_graph_hash
+from knowforge.models.questions import source_graph_hash
 from knowforge.generators.knowgen.synthetic import synthetic_taxonomy, write_taxonomy
 from knowforge.generators.knowgen.names import NameIndex
 
@@ -195,7 +195,7 @@ def test_generated_names_do_not_collide(store, taxonomy):
 def test_ka_chains_are_valid_paths(store, taxonomy):
     generate_batch(store, params(n=48, max_ka2=3, max_ka3=2))
     rows = q(store, """
-        MATCH (qn:Question {benchmark:'knowgen:t1', type:'KA'})
+        MATCH (qn:Question {benchmark:'knowgen:t1', slice_type:'KA'})
         RETURN qn.item_json AS item""")
     assert rows
     import json

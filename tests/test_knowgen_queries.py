@@ -47,7 +47,7 @@ def test_exploration_queries(store):
             assert r["new_value"] is None and r["parent_value"]
 
     ka_q = store.driver.execute_query(
-        "MATCH (q:Question {benchmark:'knowgen:xq', type:'KA'})-[:ABOUT]->(e) "
+        "MATCH (q:Question {benchmark:'knowgen:xq', slice_type:'KA'})-[:ABOUT]->(e) "
         "RETURN q.id AS id, q.item_json AS item, e.id AS e ORDER BY q.id LIMIT 1",
         database_=store.database).records[0]
     chains = store.user_query(load_cypher("queries/knowgen_ka_chains"), {"entity": ka_q["e"], "limit": 1000})

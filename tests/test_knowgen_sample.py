@@ -8,8 +8,9 @@ from importlib import resources
 
 from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_batch
 from knowforge.generators.knowgen.alcuna_schema import validate_alcuna_export
-from knowforge.generators.knowgen.export import export_batch
-from knowforge.generators.knowgen.generate import source_graph_hash
+from knowforge.generators.knowgen.method import METHOD
+from knowforge.models.questions import source_graph_hash
+from knowforge.workflow import export
 from knowforge.kg.loaders.taxonomy import load_taxonomy
 
 
@@ -23,7 +24,7 @@ def test_thousand_entities_from_the_taxonomy_sample(store, tmp_path):
     slices = Counter()
     for row in store.driver.execute_query(
             "MATCH (q:Question {benchmark:'knowgen:sample1k'}) "
-            "RETURN q.type AS t, q.form AS f, q.difference AS d, q.hop_count AS h",
+            "RETURN q.slice_type AS t, q.form AS f, q.slice_difference AS d, q.slice_hop_count AS h",
             database_=store.database).records:
         slices[(row["t"], row["f"])] += 1
         slices[("difference", row["d"])] += 1
@@ -34,7 +35,7 @@ def test_thousand_entities_from_the_taxonomy_sample(store, tmp_path):
     for d in ("heredity", "variation", "dropout", "extension"):
         assert slices[("difference", d)] > 0, d
     assert slices[("hop", 2)] > 0 and slices[("hop", 3)] > 0
-    export_batch(store, "sample1k", "alcuna", tmp_path)
+    export(METHOD, store, "sample1k", "alcuna", tmp_path)
     counts = validate_alcuna_export(tmp_path)
     assert counts == {"entities": 1000, "questions": summary.questions}
     drop_batch(store, "sample1k")

@@ -56,8 +56,7 @@ def test_truncated_file_exits_non_zero(store, graph_env, tmp_path):
 
 def test_entities_and_properties_options(store, graph_env, tmp_path):
     paths = sample_paths()
-    if "wikidata" not in paths:
-        pytest.skip("no Wikidata sample")
+    assert "wikidata" in paths, "the bundled Wikidata sample (kg/samples/wikidata) is missing"
     qids = tmp_path / "qids.txt"
     qids.write_text("# Microsoft only\nQ2283\n", encoding="utf-8")
     result = invoke("load", "wikidata", str(paths["wikidata"][0]), "--entities", str(qids),
@@ -72,8 +71,8 @@ def test_entities_and_properties_options(store, graph_env, tmp_path):
 
 @pytest.fixture
 def loaded_samples(store, graph_env):
-    if len(sample_paths()) < len(SAMPLE_ORDER):
-        pytest.skip("kg/samples is not complete yet")
+    missing = sorted(set(SAMPLE_ORDER) - set(sample_paths()))
+    assert not missing, f"bundled samples missing from kg/samples: {missing}"
     result = invoke("load", "samples", "--silent")
     assert result.exit_code == 0, result.output
     for source in SAMPLE_ORDER:

@@ -28,13 +28,22 @@ PREFIXES = """
 @prefix schema: <http://schema.org/> .
 @prefix skos: <http://www.w3.org/2004/02/skos/core#> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix data: <https://www.wikidata.org/wiki/Special:EntityData/> .
+@prefix cc: <http://creativecommons.org/ns#> .
 """
 
 # Angela Merkel: Chancellor 2005-11-22 .. 2021-12-08; a deprecated statement; a month-precision
-# start; a BCE point in time on another subject.
+# start; a BCE point in time on another subject. As in the real dumps, the counts sit on the
+# entity's data node (schema:about the entity), listed just before it.
 BLOCKS = ["""
-wd:Q567 rdfs:label "Angela Merkel"@en ; skos:altLabel "Merkel"@en ; schema:description "German politician"@en ;
-  wdt:P31 wd:Q5 ; wdt:P39 wd:Q4970706 ; wikibase:sitelinks 250 ;
+data:Q567 a schema:Dataset ; schema:about wd:Q567 ; cc:license <http://creativecommons.org/publicdomain/zero/1.0/> ;
+  schema:softwareVersion "1.0.0" ; schema:version "2254145498"^^xsd:integer ;
+  schema:dateModified "2024-10-01T08:00:00Z"^^xsd:dateTime ;
+  wikibase:statements "412"^^xsd:integer ; wikibase:sitelinks "250"^^xsd:integer ;
+  wikibase:identifiers "156"^^xsd:integer .
+wd:Q567 a wikibase:Item ; rdfs:label "Angela Merkel"@en ; skos:altLabel "Merkel"@en ;
+  schema:description "German politician"@en ;
+  wdt:P31 wd:Q5 ; wdt:P39 wd:Q4970706 ;
   p:P39 wds:Q567-aaa, wds:Q567-bbb, wds:Q567-ccc .
 wds:Q567-aaa ps:P39 wd:Q4970706 ; wikibase:rank wikibase:NormalRank ;
   pq:P580 "2005-11-22T00:00:00Z"^^xsd:dateTime ; pqv:P580 wdv:t1 ;
@@ -55,8 +64,10 @@ wds:Q913-ddd ps:P39 wd:Q1000003 ; wikibase:rank wikibase:NormalRank ;
   pq:P585 "-0405-01-01T00:00:00Z"^^xsd:dateTime ; pqv:P585 wdv:t4 .
 wdv:t4 wikibase:timeValue "-0405-01-01T00:00:00Z"^^xsd:dateTime ; wikibase:timePrecision 9 .
 """, """
-wd:Q183 rdfs:label "Germany"@en ; wdt:P31 wd:Q6256 ; wdt:P36 wd:Q64 ; wdt:P1082 "83190556"^^xsd:decimal .
+wd:Q183 rdfs:label "Germany"@en ; wdt:P31 wd:Q6256 ; wdt:P36 wd:Q64 ; wdt:P1082 "83190556"^^xsd:decimal ;
+  wikibase:sitelinks "380"^^xsd:integer .
 """]
+# Germany carries its sitelinks on wd:Q183 itself, as the query service's munged RDF does.
 DATA = PREFIXES + "".join(BLOCKS)
 
 
@@ -160,7 +171,9 @@ def write_nt(path, *, bad_line_at=None):
     for block in BLOCKS:
         g = rdflib.Graph()
         g.parse(data=PREFIXES + block, format="turtle")
-        lines.extend(sorted(g.serialize(format="nt").strip().splitlines()))
+        # the dumps write an entity's data node first, then the entity and its statements
+        lines.extend(sorted(g.serialize(format="nt").strip().splitlines(),
+                            key=lambda line: ("Special:EntityData" not in line.split(" ", 1)[0], line)))
     if bad_line_at is not None:
         lines.insert(bad_line_at, "<http://www.wikidata.org/entity/Q1> this is not a triple .")
     text = "\n".join(lines) + "\n"
@@ -190,8 +203,24 @@ def test_rdf_statements_and_truthy(store, graph, tmp_path, name):
                                "RETURN f.relation AS r, f.object_id AS o, f.value_num AS v ORDER BY r")
     assert germany == [{"r": "P1082", "o": None, "v": 83190556.0}, {"r": "P31", "o": "Q6256", "v": None},
                        {"r": "P36", "o": "Q64", "v": None}]
-    merkel = store.user_query("MATCH (e:Person {id:'Q567'}) RETURN e.name AS n, e.aliases AS a, e.popularity AS p")
-    assert merkel == [{"n": "Angela Merkel", "a": ["Merkel"], "p": 250.0}]
+    merkel = store.user_query("MATCH (e:Person {id:'Q567'}) RETURN e.name AS n, e.aliases AS a, e.popularity AS p, "
+                              "e.statement_count AS s, e.identifier_count AS i")
+    assert merkel == [{"n": "Angela Merkel", "a": ["Merkel"], "p": 250.0, "s": 412, "i": 156}]
+    germany = store.user_query("MATCH (e:Entity {id:'Q183'}) RETURN e.popularity AS p, e.statement_count AS s")
+    assert germany == [{"p": 380.0, "s": None}]
+    # the chancellor position has no data node and no counts: no popularity
+    assert store.user_query("MATCH (e:Entity {id:'Q4970706'}) RETURN e.popularity AS p") == [{"p": None}]
+
+
+def test_rdf_data_node_about_another_entity_is_not_used(store, tmp_path):
+    path = tmp_path / "odd.ttl"
+    path.write_text(PREFIXES + """
+data:Q1 schema:about wd:Q2 ; wikibase:sitelinks "99"^^xsd:integer .
+wd:Q1 rdfs:label "One"@en .
+""", encoding="utf-8")
+    report = load_wikidata_rdf(store, [path])
+    assert report.skipped["data_node_about_another_entity"] == 1
+    assert store.user_query("MATCH (e:Entity {id:'Q1'}) RETURN e.popularity AS p") == [{"p": None}]
 
 
 def test_rdf_malformed_line_and_reload(store, graph, tmp_path):

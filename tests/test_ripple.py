@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import networkx as nx
 import pytest
 from click.testing import CliRunner
 from events_subgraph import build_subgraph
@@ -12,10 +14,12 @@ from knowforge.cli.main import cli
 from knowforge.errors import ConfigError, InputError
 from knowforge.generators.events.instantiate import Planner
 from knowforge.generators.events.layering import apply_events
-from knowforge.generators.events.ripple import parse_edit, ripple_edit, ripple_event
+from knowforge.generators.events.ripple import parse_edit, ripple_edit, ripple_event, ripple_graph
 from knowforge.generators.events.templates import load_templates
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts
+
+SAMPLE = Path(__file__).resolve().parents[1] / "kg" / "samples" / "wikidata" / "entities.json"
 
 # X -r1-> Y -r2-> Z -r3-> W -r9-> R ;  X -r4-> V ;  U -r5-> X ;  U -r7-> S ;  T -r6-> Y
 # Y2 -r2-> Z2 ;  Q -r8-> Z (incoming at depth 2: not followed) ; an ended fact X -r4-> OLD
@@ -105,3 +109,52 @@ def test_cli_formats(store, graph_env):
     assert len(rows) == 6
     result = runner.invoke(cli, ["ripple", "--edit", "c:X,r1,c:Y->c:Y2"], catch_exceptions=False)
     assert result.exit_code == 0 and "0 declared, 5 candidate ripples" in result.output
+
+
+def test_graphml_of_a_transfer_on_the_sample(store, graph_env, tmp_path):
+    if not SAMPLE.is_file():
+        pytest.skip("the Wikidata sample is not in this checkout")
+    from knowforge.kg.loaders.wikidata_json import load_wikidata_json
+
+    load_wikidata_json(store, [SAMPLE])
+    planner = Planner(store, load_templates(), seed=0, batch="gx")
+    plan = planner.plan_fixed(planner.templates["transfer-player"], {"A": "Q11571", "B": "Q8682"})
+    apply_events(store, [plan])
+    out = tmp_path / "ripple" / "transfer.graphml"
+    result = CliRunner().invoke(cli, ["ripple", plan.id, "--hops", "1", "--format", "json",
+                                      "--graphml", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    graph = nx.read_graphml(out, force_multigraph=True, edge_key_type=str)
+    assert graph.is_directed() and graph.is_multigraph()
+    assert (graph.graph["target"], graph.graph["hops"]) == (plan.id, 1)
+    named = {(graph.nodes[u]["name"], d["relation"], graph.nodes[v]["name"], d["kind"], d["depth"])
+             for u, v, d in graph.edges(data=True)}
+    assert {("Cristiano Ronaldo", "P54", "Real Madrid CF", "asserted", 0),
+            ("Cristiano Ronaldo", "P54", "Al Nassr FC", "retracted", 0),
+            ("Cristiano Ronaldo", "P1618", "unknown", "asserted", 0),     # shirt number unknown
+            ("Cristiano Ronaldo", "P1618", "7", "retracted", 0),
+            ("Real Madrid CF", "P118", "La Liga", "declared", 1),          # the new league's source
+            ("Madrid", "P17", "Spain", "declared", 1),
+            ("Kylian Mbappé", "P54", "Real Madrid CF", "candidate", 1)} <= named
+    # one edge per listed fact, keyed by its fact id, and nothing else
+    listed = [f["fact_id"] for f in report["edited"]] + [
+        f["fact"]["fact_id"] for part in ("declared", "candidates") for f in report[part]]
+    assert sorted(k for _, _, k in graph.edges(keys=True)) == sorted(listed)
+    assert all(d["fact_id"] == k for _, _, k, d in graph.edges(keys=True, data=True))
+    assert graph.nodes["Q11571"]["edited"] and graph.nodes["Q8682"]["edited"]
+    assert graph.nodes["Q11571"]["kind"] == "entity"
+    assert {d["kind"] for n, d in graph.nodes(data=True) if n.startswith("value:")} == {"value"}
+    assert f"to {out}" in result.output
+
+
+def test_graph_of_an_ad_hoc_edit(store):
+    _chain(store)
+    graph = ripple_graph(ripple_edit(store, "c:X,r1,c:Y->c:Y2", 2))
+    edges = {(u, d["relation"], v, d["kind"]) for u, v, d in graph.edges(data=True)}
+    assert ("c:X", "r1", "c:Y2", "asserted") in edges and ("c:X", "r1", "c:Y", "retracted") in edges
+    assert graph.number_of_edges() == 2 + 6
+    # the asserted fact does not exist in the graph yet: no fact id, a key that names it
+    new = next(d for _, _, d in graph.edges(data=True) if d["kind"] == "asserted")
+    assert "fact_id" not in new
+    assert nx.shortest_path(graph, "c:X", "c:W") == ["c:X", "c:Y", "c:Z", "c:W"]

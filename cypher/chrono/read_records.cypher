@@ -1,4 +1,4 @@
 // The records (ChroKnowBench lines) of one benchmark, as stored JSON, in id order.
-MATCH (q:Question {benchmark: $benchmark, role: 'record'})
-RETURN q.id AS id, q.record AS record
+MATCH (r:ChronoRecord {benchmark: $benchmark})
+RETURN r.id AS id, r.record_json AS record
 ORDER BY id

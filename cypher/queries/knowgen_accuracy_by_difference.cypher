@@ -2,6 +2,6 @@
 // (heredity / variation / dropout / extension), read from the answers in the graph.
 // Parameter: $benchmark (e.g. 'knowgen:b1').
 MATCH (r:Run)-[:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question {benchmark: $benchmark})
-RETURN r.id AS run, r.setting AS setting, q.type AS type, q.difference AS difference,
+RETURN r.id AS run, r.solver AS solver, q.slice_type AS type, q.slice_difference AS difference,
        count(a) AS samples, avg(a.score) AS accuracy
 ORDER BY run, type, difference

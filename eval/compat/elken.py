@@ -1,16 +1,27 @@
-"""ELKEN's official scoring, reproduced rule for rule (METHODS.md §3).
+"""ELKEN's scoring rules in two modes (METHODS.md §3, docs/fidelity.md).
 
-* answer normalisation: first line, strip, lower-case, drop ONE trailing period;
-* fact labels = aliases + name; gold "unknown" → right iff the normalised prediction contains
-  "unknown"; otherwise exact match of normalised prediction and a normalised label;
-* tendency: first line; if it contains "(" exactly one "(A)"/"(B)"/"(C)" must occur and that
-  letter is the answer; else if it contains "." the text before the first "."; else the line;
-  compared case-sensitively with the gold letter (so "b" and " B" are wrong);
-* locality: before/after answers normalised, mapped to the first alias when they are an alias,
-  anything containing "unknown" collapsed to "unknown"; unchanged ⇒ local;
-* edit level: an event counts only if all its questions are right.
+``official`` reproduces the released scripts rule for rule (THU-KEG/Event-Level-Knowledge-Editing,
+``metric.py`` and ``overall_event_level_metric.py``), quirks included:
 
-No rule here is "improved": differences from the default scorers are listed in docs/eval.md.
+* answer: first line, strip, lower-case, drop ONE trailing period (``parse_answer``);
+* fact labels: ``alias + [name]``, plus "United States" when the answer id is Q30 (added by
+  ``MetricForFact.load_file``, not by ``overall_event_level_metric.compute_fact``); the gold is
+  unknown when the *string* "unknown" is one of the labels, and then the answer is right when
+  it contains "unknown"; otherwise exact match with a normalised label;
+* tendency: first line, stripped; with "(" exactly one "(A|B|C)" must occur (else the whole
+  line is the answer, which never equals a letter); else with "." the text before the first
+  "."; compared case-sensitively with the letter;
+* locality: ``parse_local_answer`` normalises the answer, replaces it by ``alias[0]`` only when
+  it equals a *raw* alias (aliases with capitals never match a lower-cased answer), then
+  collapses anything containing "unknown"; the name is not an alias here;
+* edit level: consecutive questions with the same event text form an event; it counts when
+  all of them are right.
+
+``knowforge`` (the default) keeps those rules except where we think they are wrong: it reads
+the first *non-empty* line, has no Q30 special case (aliases come from the graph), decides an
+unknown gold by the answer itself (id "NA" or name "unknown"), normalises the aliases and the
+name for locality, compares tendency locality by the picked option, and groups edit-level
+results by event id. Every difference has an example in docs/fidelity.md.
 """
 
 from __future__ import annotations
@@ -20,69 +31,137 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from knowforge.errors import InputError
+from knowforge.errors import ConfigError, InputError
+from knowforge.eval.types import DEFAULT_SCORING, SCORING_MODES, Score
 from knowforge.models.types import BenchmarkItem
-from knowforge.eval.types import Score
 
 UNKNOWN = "unknown"
-_TENDENCY_LETTER = re.compile(r"\((A|B|C)\)")
+US_ID = "Q30"
+US_LABEL = "United States"
+_TENDENCY_LETTER = re.compile(r"\(([ABC])\)")
 _CANDIDATE = re.compile(r"\(([A-C])\)")
 
 
-def normalize(text: str | None) -> str:
-    """First line, strip, lower-case, drop one trailing period."""
-    text = (text or "").split("\n")[0].strip().lower()
+def check_mode(mode: str) -> str:
+    if mode not in SCORING_MODES:
+        raise ConfigError(f"unknown scoring mode {mode!r}; choose one of {', '.join(SCORING_MODES)}")
+    return mode
+
+
+def answer_line(text: str | None, mode: str = DEFAULT_SCORING) -> str:
+    """The line a rule reads: the first line (official), the first non-empty one (knowforge)."""
+    text = text or ""
+    if check_mode(mode) == "official":
+        return text.split("\n")[0]
+    for line in text.split("\n"):
+        if line.strip():
+            return line
+    return ""
+
+
+def normalize(text: str | None, mode: str = "official") -> str:
+    """``parse_answer``: the answer line, stripped, lower-cased, one trailing period dropped."""
+    text = answer_line(text, mode).strip().lower()
     if text.endswith("."):
         text = text[:-1]
     return text
 
 
 def fact_labels(name: str, aliases: Sequence[str] = ()) -> list[str]:
-    """aliases + name, in that order (the first alias is the canonical form for locality)."""
+    """aliases + name, in that order (the released loader's order)."""
     return [*aliases, name]
 
 
-def is_unknown_gold(name: str, aliases: Sequence[str] = ()) -> bool:
-    return normalize(name) == UNKNOWN
+def official_labels(answer: Mapping, *, us_label: bool = True) -> list[str]:
+    """``MetricForFact.load_file``: alias + [name], + "United States" for Q30 (``us_label``;
+    ``overall_event_level_metric.compute_fact`` does not add it)."""
+    labels = [*(answer.get("alias") or []), answer.get("name", "")]
+    if us_label and answer.get("id") == US_ID:
+        labels.append(US_LABEL)
+    return labels
 
 
-def score_fact(prediction: str | None, name: str, aliases: Sequence[str] = ()) -> bool:
-    """One fact question: right or wrong under the official rule."""
-    pred = normalize(prediction)
-    if is_unknown_gold(name, aliases):
+def is_unknown_answer(answer: Mapping, mode: str = DEFAULT_SCORING) -> bool:
+    """Is the gold "unknown"? Official: the string is one of the labels; knowforge: the
+    answer's id is "NA" or its name normalises to "unknown"."""
+    if check_mode(mode) == "official":
+        return UNKNOWN in official_labels(answer, us_label=False)
+    return answer.get("id") == "NA" or normalize(answer.get("name"), "knowforge") == UNKNOWN
+
+
+def fact_right(prediction: str | None, answer: Mapping, mode: str = DEFAULT_SCORING, *,
+               us_label: bool = True) -> bool:
+    """One fact question under ``mode``; ``answer`` is ELKEN's ``{id, name, alias}``."""
+    pred = normalize(prediction, mode)
+    if is_unknown_answer(answer, mode):
         return UNKNOWN in pred
-    return pred in {normalize(label) for label in fact_labels(name, aliases)}
+    labels = (official_labels(answer, us_label=us_label) if mode == "official"
+              else fact_labels(answer.get("name", ""), answer.get("alias") or []))
+    return pred in {normalize(label, mode) for label in labels}
 
 
-def parse_tendency(prediction: str | None) -> str | None:
-    """The option a tendency answer picks, or None when the "(" rule finds not exactly one."""
-    line = (prediction or "").split("\n")[0]
+def score_fact(prediction: str | None, name: str, aliases: Sequence[str] = (), *,
+               answer_id: str | None = None, mode: str = DEFAULT_SCORING) -> bool:
+    """``fact_right`` for a name and its aliases."""
+    answer = {"id": answer_id or ("NA" if name == UNKNOWN else name), "name": name, "alias": list(aliases)}
+    return fact_right(prediction, answer, mode)
+
+
+def parse_tendency(prediction: str | None, mode: str = DEFAULT_SCORING) -> str:
+    """``parse_tendency_answer``: the option a tendency answer picks. When the "(" rule does not
+    find exactly one letter the whole line comes back (it never equals a letter)."""
+    line = answer_line(prediction, mode).strip()
     if "(" in line:
         found = _TENDENCY_LETTER.findall(line)
-        return found[0] if len(found) == 1 else None
+        return found[0] if len(found) == 1 else line
     if "." in line:
         return line.split(".")[0]
     return line
 
 
-def score_tendency(prediction: str | None, gold_letter: str) -> bool:
-    return parse_tendency(prediction) == gold_letter
+def score_tendency(prediction: str | None, gold_letter: str, mode: str = DEFAULT_SCORING) -> bool:
+    return parse_tendency(prediction, mode) == parse_tendency(gold_letter, "official")
 
 
-def locality_label(prediction: str | None, aliases: Sequence[str] = ()) -> str:
-    """A locality answer in canonical form: first alias when it is an alias; "unknown" collapsed."""
-    pred = normalize(prediction)
+def parse_local_answer(prediction: str | None, alias: Sequence[str] | None = None) -> str:
+    """The released ``parse_local_answer``: normalise, map to ``alias[0]`` when the normalised
+    answer equals a raw alias, then collapse anything containing "unknown"."""
+    text = normalize(prediction, "official")
+    if alias is not None and text in alias:
+        text = alias[0]
+    return UNKNOWN if UNKNOWN in text else text
+
+
+def locality_label(prediction: str | None, aliases: Sequence[str] | None = None, *,
+                   name: str | None = None, mode: str = DEFAULT_SCORING) -> str:
+    """An out-of-scope fact answer in canonical form.
+
+    Official: ``parse_local_answer(prediction, aliases)`` (the name is not used). Knowforge:
+    "unknown" collapsed first, then any normalised alias or the name maps to the first of
+    them, normalised.
+    """
+    if check_mode(mode) == "official":
+        return parse_local_answer(prediction, None if aliases is None else list(aliases))
+    pred = normalize(prediction, mode)
     if UNKNOWN in pred:
         return UNKNOWN
-    normalised_aliases = [normalize(a) for a in aliases]
-    if pred in normalised_aliases:
-        return normalised_aliases[0]
-    return pred
+    labels = [normalize(a, mode) for a in [*(aliases or []), *([name] if name else [])]]
+    return labels[0] if pred in labels else pred
 
 
-def locality_unchanged(before: str | None, after: str | None, aliases: Sequence[str] = ()) -> bool:
-    """An out-of-scope answer is local when the edit did not change it."""
-    return locality_label(before, aliases) == locality_label(after, aliases)
+def locality_unchanged(before: str | None, after: str | None, aliases: Sequence[str] | None = None, *,
+                       name: str | None = None, mode: str = DEFAULT_SCORING) -> bool:
+    """An out-of-scope fact answer is local when the edit did not change it."""
+    return (locality_label(before, aliases, name=name, mode=mode)
+            == locality_label(after, aliases, name=name, mode=mode))
+
+
+def tendency_unchanged(before: str | None, after: str | None, mode: str = DEFAULT_SCORING) -> bool:
+    """An out-of-scope tendency answer is local when the edit did not change it: official
+    compares ``parse_local_answer`` of both texts, knowforge the options they pick."""
+    if check_mode(mode) == "official":
+        return parse_local_answer(after) == parse_local_answer(before)
+    return parse_tendency(before, mode) == parse_tendency(after, mode)
 
 
 def edit_level(question_results: Iterable[bool]) -> bool:
@@ -91,20 +170,72 @@ def edit_level(question_results: Iterable[bool]) -> bool:
     return bool(results) and all(results)
 
 
+def event_accuracy(rows: Iterable[tuple[str, bool]], mode: str = DEFAULT_SCORING) -> tuple[int, int]:
+    """(events right, events) over (event key, question right) rows in file order.
+
+    Official (``compute_event_acc``): a run of consecutive rows with the same event text is one
+    event, and the count closes with one more event after the loop even when there were no
+    rows (1 of 1). Knowforge: rows grouped by key wherever they are; no rows, no events.
+    """
+    rows = list(rows)
+    if check_mode(mode) == "official":
+        right = total = 0
+        current, ok = "NA", True
+        for key, correct in rows:
+            if key != current:
+                if current != "NA":
+                    total, right = total + 1, right + int(ok)
+                current, ok = key, True
+            ok = ok and correct
+        return right + int(ok), total + 1
+    groups: dict[str, list[bool]] = {}
+    for key, correct in rows:
+        groups.setdefault(key, []).append(correct)
+    return sum(edit_level(v) for v in groups.values()), len(groups)
+
+
 # --- adapters to BenchmarkItem (scorer registry names "elken-fact", "elken-tendency") --------
+def item_answer(item: BenchmarkItem) -> dict:
+    """ELKEN's ``{id, name, alias}`` of a fact item: ``metadata["answer"]`` when the item
+    carries it (events benchmarks, the released file), else built from ``answers``."""
+    answer = item.metadata.get("answer")
+    if isinstance(answer, Mapping) and "name" in answer:
+        return {"id": answer.get("id"), "name": answer["name"], "alias": list(answer.get("alias") or [])}
+    if item.unknown:
+        return {"id": "NA", "name": UNKNOWN, "alias": [UNKNOWN]}
+    name, *aliases = item.answers or [""]
+    return {"id": None, "name": name, "alias": aliases}
+
+
+def _fact_item(item: BenchmarkItem, response: str, mode: str) -> Score:
+    answer = item_answer(item)
+    right = fact_right(response, answer, mode)
+    return Score(value=1.0 if right else 0.0, answer=normalize(response, mode),
+                 explanation=f"ELKEN {mode}: normalised exact match with aliases + name"
+                             + (" (gold unknown: needs 'unknown')" if is_unknown_answer(answer, mode) else ""))
+
+
+def _tendency_item(item: BenchmarkItem, response: str, mode: str) -> Score:
+    gold = item.answers[0] if item.answers else "ABC"[item.answer_index or 0]
+    parsed = parse_tendency(response, mode)
+    return Score(value=1.0 if parsed == gold else 0.0, answer=parsed,
+                 explanation=f"ELKEN {mode} tendency parsing, case-sensitive letter")
+
+
 def score_fact_item(item: BenchmarkItem, response: str) -> Score:
-    """``item.answers`` holds the fact labels (aliases + name); ``item.unknown`` marks a deleted fact."""
-    pred = normalize(response)
-    right = UNKNOWN in pred if item.unknown else pred in {normalize(a) for a in item.answers}
-    return Score(value=1.0 if right else 0.0, answer=pred,
-                 explanation="ELKEN official: normalised exact match with aliases + name")
+    return _fact_item(item, response, "knowforge")
+
+
+def score_fact_item_official(item: BenchmarkItem, response: str) -> Score:
+    return _fact_item(item, response, "official")
 
 
 def score_tendency_item(item: BenchmarkItem, response: str) -> Score:
-    gold = item.answers[0] if item.answers else "ABC"[item.answer_index or 0]
-    parsed = parse_tendency(response)
-    return Score(value=1.0 if parsed == gold else 0.0, answer=parsed,
-                 explanation="ELKEN official tendency parsing, case-sensitive letter")
+    return _tendency_item(item, response, "knowforge")
+
+
+def score_tendency_item_official(item: BenchmarkItem, response: str) -> Score:
+    return _tendency_item(item, response, "official")
 
 
 # --- the released format ---------------------------------------------------------------------
@@ -115,11 +246,17 @@ def parse_candidates(candidate: str) -> list[str]:
     return [parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)]
 
 
+def candidate_string(choices: Sequence[str]) -> str:
+    """["x", "y", "z"] → "(A) x (B) y (C) z" (the released ``candidate`` layout)."""
+    return " ".join(f"({'ABC'[i]}) {c}" for i, c in enumerate(choices))
+
+
 def read_official(path: str | Path, *, benchmark: str = "elken") -> list[BenchmarkItem]:
-    """Read ELKEN's released JSON (a list of events) into items scored in compat mode.
+    """Read ELKEN's released JSON (a list of events) into items scored by the ELKEN rules.
 
     Fact questions use scorer "elken-fact", tendency questions "elken-tendency"; every item's
-    ``metadata`` keeps the event index, so edit-level reliability can be computed per event.
+    ``metadata`` keeps the event index, the answer record and the question type, so edit-level
+    reliability and the HELM export work per event.
     """
     path = Path(path)
     try:
@@ -146,19 +283,21 @@ def _item(benchmark, e_index, event, part, scope, q_index, qa, path) -> Benchmar
                     context=event["event"],
                     slices={"part": part, "scope": "in" if scope == "qas" else "out",
                             "event_type": event.get("event_type")},
-                    metadata={"event_index": e_index})
+                    metadata={"event_index": e_index, "event_id": str(event.get("id", e_index)),
+                              "event": event["event"]})
         if part == "tendency":
             choices = parse_candidates(qa["candidate"])
+            base["metadata"]["candidate"] = qa["candidate"]
             return BenchmarkItem(**base, task=f"elken/tendency-{base['slices']['scope']}",
                                  form="multi-choice", question=qa["question"], choices=choices,
                                  answers=[qa["answer"]], answer_index="ABC".index(qa["answer"]),
                                  scorer="elken-tendency")
         answer = qa["answer"]
-        base["metadata"].update(name=answer["name"], aliases=list(answer.get("alias") or []),
-                                rel_id=qa.get("rel_id"))
+        record_answer = {"id": answer.get("id"), "name": answer["name"], "alias": list(answer.get("alias") or [])}
+        base["metadata"].update(name=answer["name"], aliases=record_answer["alias"], answer=record_answer,
+                                rel_id=qa.get("rel_id"), question_type=qa.get("type"))
         return BenchmarkItem(**base, task=f"elken/fact-{base['slices']['scope']}", form="generation",
-                             question=qa["question"], answers=fact_labels(answer["name"], answer.get("alias") or []),
-                             unknown=answer.get("id") == "NA" or normalize(answer["name"]) == UNKNOWN,
-                             scorer="elken-fact")
-    except (KeyError, TypeError, ValueError) as exc:
+                             question=qa["question"], answers=fact_labels(answer["name"], record_answer["alias"]),
+                             unknown=is_unknown_answer(record_answer, "knowforge"), scorer="elken-fact")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"malformed question: {exc}", path=str(path), record=record) from exc

@@ -28,6 +28,10 @@ from knowforge.generators.chrono.templates import TEMPLATES, Phrasings, load_phr
 from knowforge.kg.records import stable_id
 from knowforge.kg.store import Store
 from knowforge.kg.temporal import classify_change, object_timelines
+from knowforge.models.questions import read_benchmark as read_benchmark_node
+from knowforge.models.questions import read_items as read_stored_items
+from knowforge.models.questions import source_graph_hash, write_questions
+from knowforge.models.questions import write_benchmark as write_benchmark_node
 
 log = logging.getLogger(__name__)
 
@@ -349,36 +353,35 @@ def build_benchmark(store: Store, config: ChronoConfig, *, backend: Backend | No
     return BuildResult(config.benchmark_id, records, items, stats)
 
 
-def benchmark_props(config: ChronoConfig, stats: dict[str, int], n_records: int, n_items: int) -> dict:
-    lo, hi = config.frame()
-    return {"name": config.name or config.domain, "method": "chrono", "domain": config.domain,
-            "from_year": lo, "to_year": hi, "seed": config.seed, "version": BUILD_VERSION,
-            "templates": list(config.templates), "distractors": config.distractors,
-            "records": n_records, "items": n_items, "stats": json.dumps(stats, sort_keys=True)}
-
-
 def write_benchmark(store: Store, config: ChronoConfig, records: Sequence[ChronoRecord],
                     items: Sequence[BenchmarkItem], stats: dict[str, int], *,
                     progress: Callable[[int], None] | None = None) -> None:
+    """The Benchmark node, its records (:ChronoRecord) and per-year items (:Question, PART_OF
+    their record); questions and records a previous build of the same name had are removed."""
     bid = config.benchmark_id
-    store.run("chrono/upsert_benchmark", id=bid, props=benchmark_props(config, stats, len(records), len(items)))
+    lo, hi = config.frame()
+    params = {"domain": config.domain, "name": config.name or config.domain, "from_year": lo, "to_year": hi,
+              "relations": list(config.relations) if config.relations else None, "seed": config.seed,
+              "fewshot_pool": config.fewshot_pool, "max_per_relation": config.max_per_relation,
+              "min_years": config.min_years, "balance": config.balance, "templates": list(config.templates),
+              "distractors": config.distractors, "relations_file": config.relations_file}
+    write_benchmark_node(store, method="chrono", name=bid.split(":", 1)[1], seed=config.seed, params=params,
+                         source_hash=source_graph_hash(store),
+                         props={"domain": config.domain, "from_year": lo, "to_year": hi,
+                                "version": BUILD_VERSION, "records": len(records), "items": len(items),
+                                "stats": json.dumps(stats, sort_keys=True)})
     record_rows = [{
-        "id": f"{bid}:{r.id}", "benchmark": bid, "part_of": None,
+        "id": f"{bid}:{r.id}", "benchmark": bid,
         "fact_ids": sorted({f for ids in r.fact_ids.values() for f in ids}),
-        "props": {"role": "record", "record": r.model_dump_json(), "relation": r.relation,
-                  "change": r.change, "split": r.split, "domain": r.domain, "subject": r.subject,
-                  "years": r.years, "record_id": r.id},
+        "props": {"record_json": r.model_dump_json(), "relation": r.relation, "change": r.change,
+                  "split": r.split, "domain": r.domain, "subject": r.subject, "years": r.years,
+                  "record_id": r.id},
     } for r in records]
-    item_rows = [{
-        "id": it.id, "benchmark": bid, "part_of": f"{bid}:{it.metadata['record_id']}", "fact_ids": it.fact_ids,
-        "props": {"role": "item", "item": it.model_dump_json(), "task": it.task, "form": it.form,
-                  "question": it.question, "answers": it.answers, "template": it.slices["template"],
-                  "relation": it.slices["relation"], "year": it.slices["year"], "change": it.slices["change"],
-                  "domain": it.slices["domain"], "record_id": it.metadata["record_id"]},
-    } for it in items]
-    store.write("chrono/upsert_questions", record_rows, progress=progress)
-    store.write("chrono/upsert_questions", item_rows, progress=progress)
-    store.run("chrono/prune_questions", benchmark=bid, keep=[r["id"] for r in record_rows + item_rows])
+    store.write("chrono/upsert_records", record_rows, progress=progress)
+    write_questions(store, items, progress=progress)
+    store.write("chrono/link_record_items", [{"question_id": it.id, "record_id": f"{bid}:{it.metadata['record_id']}"}
+                                            for it in items])
+    store.run("chrono/prune_questions", benchmark=bid, keep=[r["id"] for r in record_rows] + [i.id for i in items])
 
 
 # ---- reading a stored benchmark back ------------------------------------------------------------
@@ -395,16 +398,11 @@ def load_records(store: Store, name: str) -> list[ChronoRecord]:
 
 
 def load_items(store: Store, name: str) -> list[BenchmarkItem]:
-    rows = store.read("chrono/read_items", benchmark=_bench_id(name))
-    if not rows:
-        raise KnowforgeError(f"no ChroKnow benchmark {_bench_id(name)!r} in the graph "
-                             "(make one with `knowforge generate chrono`)")
-    return [BenchmarkItem.model_validate_json(r["item"]) for r in rows]
+    return read_stored_items(store, _bench_id(name))
 
 
 def read_benchmark(store: Store, name: str) -> dict | None:
-    rows = store.read("chrono/read_benchmark", id=_bench_id(name))
-    return rows[0]["benchmark"] if rows else None
+    return read_benchmark_node(store, _bench_id(name))
 
 
 # ---- importing ChroKnowBench files as a benchmark in the graph -----------------------------------
@@ -431,22 +429,8 @@ def import_benchmark(store: Store, paths: Sequence[str], *, name: str, seed: int
     return BuildResult(config.benchmark_id, records, items, stats)
 
 
-def export_benchmark(store: Store, name: str, fmt: str, out_dir: str) -> list[str]:
-    """Export ``chrono:<name>`` as ``chroknowbench`` (their layout), ``jsonl`` (our items) or ``hf``."""
-    from pathlib import Path
+def write_chroknowbench(store: Store, name: str, items: Sequence[BenchmarkItem], out) -> list:
+    """ChroKnowBench's own layout (``TimeVariant_<Domain>_Dynamic.jsonl`` ...) from the records."""
+    from knowforge.generators.chrono.chroknowbench_io import export_chroknowbench
 
-    from knowforge.models.items_io import write_items
-    from knowforge.generators.chrono.chroknowbench_io import export_chroknowbench, export_hf
-
-    out = Path(out_dir)
-    if fmt == "chroknowbench":
-        return [str(p) for p in export_chroknowbench(load_records(store, name), out)]
-    items = load_items(store, name)
-    if fmt == "jsonl":
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / f"{_bench_id(name).replace(':', '_')}.jsonl"
-        write_items(path, items)
-        return [str(path)]
-    if fmt == "hf":
-        return [str(export_hf(items, out, benchmark=_bench_id(name)))]
-    raise ConfigError(f"unknown export format {fmt!r}; choose chroknowbench, jsonl or hf")
+    return export_chroknowbench(load_records(store, name), out)

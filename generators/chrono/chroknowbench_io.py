@@ -199,17 +199,3 @@ def import_chroknowbench(paths: Iterable[str | Path], *, skipped: list[str] | No
                     continue
                 records[rec.id] = rec
     return sorted(records.values(), key=lambda r: r.id)
-
-
-def export_hf(items, out_dir: str | Path, *, benchmark: str) -> Path:
-    """A directory ``datasets.load_dataset(out_dir)`` reads: data/test.jsonl + a dataset card."""
-    from knowforge.models.items_io import write_items
-
-    out = Path(out_dir)
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    n = write_items(out / "data" / "test.jsonl", items)
-    card = ("---\nconfigs:\n- config_name: default\n  data_files:\n  - split: test\n    path: data/test.jsonl\n"
-            f"---\n\n# {benchmark}\n\nChroKnow benchmark made by knowforge ({n} items, one per "
-            "(fact, year, template)). Schema: knowforge BenchmarkItem version 1.\n")
-    (out / "README.md").write_text(card, encoding="utf-8")
-    return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from knowforge.models.types import Backend, BenchmarkItem
 from knowforge.kg.store import Store
+from knowforge.models.questions import source_graph_hash, write_benchmark, write_questions
 
 from .instantiate import DEFAULT_DATE, EventPlan, plan_events
 from .layering import apply_events
@@ -38,18 +39,6 @@ class EventsSummary:
     @property
     def n_questions(self) -> int:
         return sum(len(v) for v in self.items.values())
-
-
-def question_rows(plan: EventPlan, items: list[BenchmarkItem]) -> list[dict]:
-    rows = []
-    for item in items:
-        props = {"benchmark": item.benchmark, "task": item.task, "form": item.form,
-                 "text": item.question, "answers": list(item.answers), "unknown": item.unknown,
-                 "scorer": item.scorer, "schema_version": item.version,
-                 "item": item.model_dump_json()}
-        props.update({f"slice_{k}": v for k, v in item.slices.items()})
-        rows.append({"id": item.id, "event_id": plan.id, "props": props})
-    return rows
 
 
 def generate_events(store: Store, *, types: list[str] | None, n: int, seed: int, batch: str,
@@ -78,8 +67,13 @@ def generate_events(store: Store, *, types: list[str] | None, n: int, seed: int,
                  for n, i in enumerate(v)] for k, v in items.items()}
     report.plans = plans
     apply_events(store, report.plans)
-    rows = [row for plan in report.plans for row in question_rows(plan, items[plan.id])]
-    store.write("events/upsert_questions", rows)
+    write_benchmark(store, method="events", name=batch, seed=seed,
+                    params={"types": types, "n": n, "seed": seed, "batch": batch, "date": date,
+                            "templates_dir": templates_dir, "locality_relations": locality_path,
+                            "llm": None if llm is None else {"backend": llm.name, "model": llm.model}},
+                    source_hash=source_graph_hash(store))
+    write_questions(store, [i for plan in report.plans for i in items[plan.id]],
+                    event_ids={i.id: plan.id for plan in report.plans for i in items[plan.id]})
     log.info("batch %s: %d events, %d questions", batch, len(report.plans),
              sum(len(v) for v in items.values()))
     return EventsSummary(batch, report.plans, items, report.requested, report.made,
@@ -92,7 +86,7 @@ def read_batch(store: Store, batch: str) -> list[tuple[dict, list[BenchmarkItem]
     questions: dict[str, list[BenchmarkItem]] = {}
     for rec in store.read("events/read_batch_questions", batch=batch):
         questions.setdefault(rec["event_id"], []).append(
-            BenchmarkItem.model_validate_json(rec["item"]))
+            BenchmarkItem.model_validate_json(rec["item_json"]))
     out = []
     for event in events:
         event = dict(event)

@@ -11,6 +11,10 @@ Format (a JSON list of events, METHODS.md §3)::
 Unknown answers are ``{"id": "NA", "name": "unknown", "alias": ["unknown"]}``. We write
 ``type`` = 1 for questions that need background knowledge and 0 otherwise (our reading of the
 released field; the paper does not define it). JSONL and HF exports use our own item schema.
+
+The record schema is the pydantic model ``ElkenEvent``: the exporter builds its records with
+it (field order = the released order) and the importers validate every record against it.
+Keys beyond the schema are allowed on import (a released file may carry more) and kept.
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from knowforge.errors import InputError
-from knowforge.models.items_io import write_items
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from knowforge.errors import InputError, describe_validation_error
 from knowforge.models.types import BenchmarkItem
 
 log = logging.getLogger(__name__)
@@ -31,28 +37,75 @@ EXPORT_VERSION = "1"
 FIELDS = ("fact.qas", "fact.local_qas", "tendency.qas", "tendency.local_qas")
 
 
-def _fact_qa(item: BenchmarkItem) -> dict:
-    return {"question": item.question, "subject": item.metadata["subject"],
-            "answer": item.metadata["answer"],
-            "type": 1 if item.slices.get("needs_background") else 0,
-            "rel_id": item.slices.get("relation")}
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
 
 
-def _tendency_qa(item: BenchmarkItem) -> dict:
+class ElkenEntity(_Record):
+    id: str
+    name: str
+
+
+class ElkenAnswer(ElkenEntity):
+    alias: list[str]
+
+
+class FactQA(_Record):
+    question: str
+    subject: ElkenEntity
+    answer: ElkenAnswer
+    type: Literal[0, 1]          # 1: needs background knowledge (our reading)
+    rel_id: str | None
+
+
+class TendencyQA(_Record):
+    question: str
+    candidate: str               # "(A) .. (B) .. (C) .."
+    answer: str                  # the letter
+
+
+class FactQAs(_Record):
+    qas: list[FactQA] = Field(default_factory=list)
+    local_qas: list[FactQA] = Field(default_factory=list)
+
+
+class TendencyQAs(_Record):
+    qas: list[TendencyQA] = Field(default_factory=list)
+    local_qas: list[TendencyQA] = Field(default_factory=list)
+
+
+class ElkenEvent(_Record):
+    """One event of a released ELKEN file."""
+
+    event_type: str
+    event: str
+    fact: FactQAs
+    tendency: TendencyQAs
+
+
+def _fact_qa(item: BenchmarkItem) -> FactQA:
+    return FactQA(question=item.question, subject=item.metadata["subject"],
+                  answer=item.metadata["answer"],
+                  type=1 if item.slices.get("needs_background") else 0,
+                  rel_id=item.slices.get("relation"))
+
+
+def _tendency_qa(item: BenchmarkItem) -> TendencyQA:
     candidate = " ".join(f"({'ABC'[i]}) {c}" for i, c in enumerate(item.choices))
-    return {"question": item.question, "candidate": candidate, "answer": item.answers[0]}
+    return TendencyQA(question=item.question, candidate=candidate, answer=item.answers[0])
 
 
 def to_elken_event(event_type: str, text: str, items: Iterable[BenchmarkItem]) -> dict:
-    out = {"event_type": event_type, "event": text,
-           "fact": {"qas": [], "local_qas": []}, "tendency": {"qas": [], "local_qas": []}}
+    parts: dict[str, dict[str, list]] = {"fact": {"qas": [], "local_qas": []},
+                                         "tendency": {"qas": [], "local_qas": []}}
     for item in items:
         scope = "qas" if item.slices.get("scope") == "in" else "local_qas"
         if item.task == "events/tendency":
-            out["tendency"][scope].append(_tendency_qa(item))
+            parts["tendency"][scope].append(_tendency_qa(item))
         else:
-            out["fact"][scope].append(_fact_qa(item))
-    return out
+            parts["fact"][scope].append(_fact_qa(item))
+    return ElkenEvent(event_type=event_type, event=text, fact=FactQAs(**parts["fact"]),
+                      tendency=TendencyQAs(**parts["tendency"])).model_dump(mode="json")
 
 
 def write_elken(path: str | Path, events: list[dict]) -> Path:
@@ -60,24 +113,6 @@ def write_elken(path: str | Path, events: list[dict]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(events, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
-
-
-def write_jsonl(path: str | Path, items: Iterable[BenchmarkItem]) -> int:
-    """Our versioned item JSONL, written by the one serialiser every exporter shares."""
-    return write_items(path, items)
-
-
-def write_hf(folder: str | Path, items: list[BenchmarkItem], *, name: str) -> Path:
-    """A Hugging Face dataset repository layout (``load_dataset(folder)`` reads it)."""
-    folder = Path(folder)
-    write_jsonl(folder / "data" / "test.jsonl", items)
-    card = ["---", "configs:", "- config_name: default", "  data_files:", "  - split: test",
-            "    path: data/test.jsonl", "license: cc-by-nc-sa-4.0", "---", "",
-            f"# {name}", "", "Event-level knowledge editing questions (ELKEN-style) made by "
-            "knowforge from a knowledge graph. One row per question; `slices` hold "
-            "event_type, relation, known, needs_background and scope (in/out).", ""]
-    (folder / "README.md").write_text("\n".join(card), encoding="utf-8")
-    return folder
 
 
 # --- import -------------------------------------------------------------------------------------
@@ -89,19 +124,29 @@ class ElkenImport:
     recovered: int = 0                 # complete events read
     damage_offset: int | None = None   # byte offset where a truncated file stops parsing
     skipped: int = 0                   # records that parsed but are not valid events
+    problems: list[str] = field(default_factory=list)   # why each skipped record was skipped
 
 
-def _check_event(event, index: int, path: str) -> str | None:
-    if not isinstance(event, dict):
-        return f"record {index} is not an object"
-    for key in ("event_type", "event", "fact", "tendency"):
-        if key not in event:
-            return f"record {index} lacks {key!r}"
-    for part in ("fact", "tendency"):
-        if not isinstance(event[part], dict) or not all(isinstance(event[part].get(s, []), list)
-                                                         for s in ("qas", "local_qas")):
-            return f"record {index}: {part} needs lists qas and local_qas"
+def _check_event(event) -> str | None:
+    """Why a decoded record is not a valid ELKEN event (``field ...: ...``), or None."""
+    try:
+        ElkenEvent.model_validate(event)
+    except ValidationError as exc:
+        return describe_validation_error(exc)
     return None
+
+
+def _record_line(text: str, index: int) -> int | None:
+    """The line on which record ``index`` of a JSON list starts (for error messages)."""
+    decoder = json.JSONDecoder()
+    pos = text.index("[") + 1
+    for _ in range(index + 1):
+        pos = _skip_ws(text, pos)
+        if text.startswith(",", pos):
+            pos = _skip_ws(text, pos + 1)
+        start = pos
+        _, pos = decoder.raw_decode(text, pos)
+    return text.count("\n", 0, start) + 1
 
 
 def _summarise(events: list[dict]) -> tuple[dict[str, int], dict[str, int]]:
@@ -127,9 +172,10 @@ def import_elken(path: str | Path) -> ElkenImport:
     if not isinstance(events, list):
         raise InputError("expected a JSON list of events", path=str(path))
     for index, event in enumerate(events):
-        problem = _check_event(event, index, str(path))
+        problem = _check_event(event)
         if problem:
-            raise InputError(problem, path=str(path), record=str(index))
+            raise InputError(f"record {index}: {problem}", path=str(path),
+                             line=_record_line(text, index))
     counts, types = _summarise(events)
     return ElkenImport(events, counts, types, recovered=len(events))
 
@@ -151,6 +197,7 @@ def salvage_elken(path: str | Path) -> ElkenImport:
     pos = _skip_ws(text, pos + 1)
     events: list[dict] = []
     skipped = 0
+    problems: list[str] = []
     damage = None
     index = 0
     while pos < len(text):
@@ -161,10 +208,13 @@ def salvage_elken(path: str | Path) -> ElkenImport:
         except json.JSONDecodeError:
             damage = _byte(text, pos)
             break
-        if _check_event(record, index, str(path)) is None:
+        problem = _check_event(record)
+        if problem is None:
             events.append(record)
         else:
             skipped += 1
+            problems.append(f"record {index}: {problem}")
+            log.warning("%s: skipped record %d: %s", path, index, problem)
         index += 1
         pos = _skip_ws(text, end)
         if pos < len(text) and text[pos] == ",":
@@ -180,7 +230,7 @@ def salvage_elken(path: str | Path) -> ElkenImport:
     if damage is not None:
         log.warning("%s: damaged at byte %d; recovered %d complete events", path, damage, len(events))
     return ElkenImport(events, counts, types, recovered=len(events), damage_offset=damage,
-                       skipped=skipped)
+                       skipped=skipped, problems=problems)
 
 
 def _skip_ws(text: str, pos: int) -> int:

@@ -1,10 +1,12 @@
 """Plan events: fill a template's slots and compute its impacted triplets from the graph.
 
-Planning is deterministic: candidate lists come from Cypher ordered by id, and every choice
-is drawn in Python from ``random.Random(f"{seed}:events:{type}")``, weighted by popularity
-(capped like ELKEN's Wikipedia frequency, at 300). A filling whose constraints fail, whose
-required impact path is empty, or that repeats an earlier event is rejected and another is
-drawn (backtracking, bounded). Planning only reads the graph; ``layering.apply_events`` writes.
+Planning is deterministic: a slot's candidates are the entities of its label, read by a named
+statement ordered by id and kept when every ``where`` predicate holds (each predicate one
+batched named read, ``predicates.evaluate``); every choice is drawn in Python from
+``random.Random(f"{seed}:events:{type}")``, weighted by popularity (capped like ELKEN's
+Wikipedia frequency, at 300). A filling whose constraints fail, whose required impact path
+is empty, or that repeats an earlier event is rejected and another is drawn (backtracking,
+bounded). Planning only reads the graph; ``layering.apply_events`` writes.
 """
 
 from __future__ import annotations
@@ -14,17 +16,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import neo4j
-from neo4j import Query, RoutingControl
-
 from knowforge.errors import ConfigError
 from knowforge.kg.cypher import validate_label
 from knowforge.kg.records import stable_id
 from knowforge.kg.store import Store
 
 from .paths import Hop, Target, describe_path, follow, read_current
-from .templates import (Constraint, EventTemplate, Impact, PathRef, Retract, ValueRef,
-                        load_relations)
+from .predicates import Predicate, PredicateCache
+from .templates import EventTemplate, Impact, PathRef, Retract, ValueRef, load_relations
 
 log = logging.getLogger(__name__)
 
@@ -92,37 +91,6 @@ class PlanReport:
     rejected: dict[str, int] = field(default_factory=dict)   # fillings rejected by constraints
 
 
-def compose_candidate_query(template: EventTemplate, slot_name: str) -> str:
-    """The candidate query of one slot, composed ONLY from the template file's own parts.
-
-    Earlier slots are bound by id (``$slots``); the slot's label is allow-listed; its
-    constraints are the template's read-only predicates. Output ends with ORDER BY id.
-    """
-    order = template.slot_order()
-    bound = order[: order.index(slot_name)]
-    slot = template.slots[slot_name]
-    label = f":{validate_label(slot.label)}" if slot.label else ""
-    lines = [f"MATCH ({b}:Entity {{id: $slots.{b}}})" for b in bound]
-    lines.append(f"MATCH ({slot_name}:Entity{label})")
-    conditions = [f"coalesce({slot_name}.stub, false) = false",
-                  f"NOT {slot_name}.id IN $bound_ids",
-                  f"($only IS NULL OR {slot_name}.id IN $only)"]
-    conditions += [f"({c.cypher})" for c in slot.where]
-    lines.append("WHERE " + "\n  AND ".join(conditions))
-    lines.append(f"RETURN {slot_name}.id AS id, {slot_name}.name AS name, "
-                 f"coalesce({slot_name}.aliases, []) AS aliases, "
-                 f"coalesce({slot_name}.popularity, 0.0) AS popularity\nORDER BY id")
-    return "\n".join(lines)
-
-
-def compose_condition_query(template: EventTemplate, condition: Constraint) -> str:
-    """The query checking an impact's ``when`` predicate for one filling (every slot bound by
-    id), composed ONLY from the template file's own parts; it returns one row, ``holds``."""
-    lines = [f"MATCH ({name}:Entity {{id: $slots.{name}}})" for name in template.slot_order()]
-    lines.append(f"RETURN coalesce(({condition.cypher}), false) AS holds")
-    return "\n".join(lines)
-
-
 class Planner:
     """Plans events of one batch against the graph as it stands now."""
 
@@ -138,36 +106,48 @@ class Planner:
         except ValueError as exc:
             raise ConfigError(f"event date {date!r} must be YYYY-MM-DD") from exc
         self.relations = load_relations()
+        self._member_lists: dict[tuple, list[dict]] = {}
+        self._predicates = PredicateCache(store)
         self._candidates: dict[tuple, list[dict]] = {}
-        self._conditions: dict[tuple, bool] = {}
         self._used: set[tuple] = set()
 
     # -- reads ----------------------------------------------------------------------------------
+    def _members(self, label: str | None, only: list[str] | None) -> list[dict]:
+        """Loaded entities with ``label`` (any when None), restricted to ``only`` ids; by id."""
+        labels = [validate_label(label)] if label else []
+        key = (label, tuple(only) if only is not None else None)
+        if key not in self._member_lists:
+            self._member_lists[key] = (
+                self.store.read("events/read_slot_members", labels=labels) if only is None
+                else self.store.read("events/read_slot_entities", labels=labels, ids=only))
+        return self._member_lists[key]
+
     def _candidates_for(self, template: EventTemplate, slot_name: str, bound: dict[str, Slot],
                         only: list[str] | None) -> list[dict]:
+        """The slot's fillers given the slots bound so far: not a stub, not already bound,
+        within ``only`` (a derived slot), every ``where`` predicate holding. Ordered by id."""
         key = (template.type, slot_name, tuple((k, v.id) for k, v in bound.items()),
                tuple(only) if only is not None else None)
         if key not in self._candidates:
-            text = compose_candidate_query(template, slot_name)
-            params = {"slots": {k: v.id for k, v in bound.items()},
-                      "bound_ids": [v.id for v in bound.values()], "only": only}
-            self._candidates[key] = self.store.driver.execute_query(
-                Query(text, metadata={"app": "knowforge", "statement": f"events/candidates/{template.type}/{slot_name}"}),
-                params, routing_=RoutingControl.READ, database_=self.store.database,
-                result_transformer_=neo4j.Result.data)
+            slot = template.slots[slot_name]
+            ids = {k: v.id for k, v in bound.items()}
+            rows = [r for r in self._members(slot.label, only) if r["id"] not in ids.values()]
+            for predicate in slot.where:
+                keep = self._predicates.evaluate(predicate, [{**ids, slot_name: r["id"]} for r in rows])
+                rows = [r for r, ok in zip(rows, keep) if ok]
+            self._candidates[key] = rows
         return list(self._candidates[key])
 
-    def _holds(self, template: EventTemplate, condition: Constraint, bound: dict[str, Slot]) -> bool:
-        """Whether an impact's ``when`` predicate holds for this filling (cached per filling)."""
-        key = (template.type, condition.cypher, tuple((k, v.id) for k, v in bound.items()))
-        if key not in self._conditions:
-            rows = self.store.driver.execute_query(
-                Query(compose_condition_query(template, condition),
-                      metadata={"app": "knowforge", "statement": f"events/when/{template.type}"}),
-                {"slots": {k: v.id for k, v in bound.items()}}, routing_=RoutingControl.READ,
-                database_=self.store.database, result_transformer_=neo4j.Result.data)
-            self._conditions[key] = bool(rows and rows[0]["holds"])
-        return self._conditions[key]
+    def candidates(self, template: EventTemplate, slot_name: str,
+                   fillers: dict[str, str] | None = None) -> list[str]:
+        """Ids of the entities that may fill ``slot_name`` of a sampled slot, given the ids of
+        the slots before it (e.g. which countries qualify for a win-election)."""
+        bound = {k: Slot(k, v, v) for k, v in (fillers or {}).items()}
+        return [c["id"] for c in self._candidates_for(template, slot_name, bound, None)]
+
+    def _holds(self, condition: Predicate, bound: dict[str, Slot]) -> bool:
+        """Whether an impact's ``when`` predicate holds for this filling."""
+        return self._predicates.evaluate(condition, [{k: v.id for k, v in bound.items()}])[0]
 
     def _targets(self, ref, bound: dict[str, Slot]) -> list[Target] | None:
         """Targets of a slot name or a path; None for 'unknown' and literal values."""
@@ -268,7 +248,7 @@ class Planner:
         impacts: list[ImpactedTriplet] = []
         retract_specs: list[tuple[Target, str, list[str] | None, str]] = []
         for spec in template.impacts:
-            if spec.when is not None and not self._holds(template, spec.when, bound):
+            if spec.when is not None and not self._holds(spec.when, bound):
                 continue
             subjects = self._targets(spec.subject, bound) or []
             if isinstance(spec.object, ValueRef):
@@ -364,4 +344,4 @@ def plan_events(store: Store, templates: dict[str, EventTemplate], types: list[s
 
 
 __all__ = ["EventPlan", "Hop", "ImpactedTriplet", "PlanReport", "Planner", "Retraction", "Slot",
-           "Target", "compose_candidate_query", "compose_condition_query", "plan_events"]
+           "Target", "plan_events"]

@@ -12,6 +12,10 @@ is listed with the path that reached it and classified:
   country's capital, the spouse's residence).
 
 The declared impacted triplets of an event are listed too (``changes``).
+
+``ripple_graph`` turns a report into a networkx multigraph (entities as nodes, facts as
+edges keyed by fact id) for graph algorithms and for a GraphML export (``write_graphml``)
+that Gephi, Cytoscape or networkx read back.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
+import networkx as nx
 import yaml
 
 from knowforge.errors import ConfigError, InputError
@@ -204,6 +210,49 @@ def ripple_edit(store: Store, edit: str, hops: int = 1) -> RippleReport:
 def ripple_cypher(report: RippleReport) -> str:
     """A Neo4j Browser snippet: the parameter line, then the named query."""
     return f":param fact_ids => {json.dumps(report.fact_ids())}\n\n{load_cypher('events/show_ripple_subgraph')}"
+
+
+def ripple_graph(report: RippleReport) -> nx.MultiDiGraph:
+    """The ripple subgraph: entities are nodes, facts are edges keyed by fact id.
+
+    Node attributes: ``name``, ``kind`` (``entity``; ``value`` for a literal or unknown object,
+    one node per fact, id ``value:<fact key>``) and ``edited`` (a start of the walk). Edge
+    attributes: ``relation``, ``kind`` (``retracted``, ``asserted``, ``declared``,
+    ``candidate``), ``depth`` (0 for the edited facts), ``reason`` and ``fact_id`` when the
+    fact exists in the graph (an ad-hoc edit's new fact does not). Only GraphML scalar types.
+    """
+    graph = nx.MultiDiGraph(target=report.target, hops=report.hops)
+    starts = {x for _, f in report.edited for x in (f.subject_id, f.object_id) if x}
+
+    def add(fact: FactRef, kind: str, depth: int, reason: str) -> None:
+        key = fact.fact_id or f"{kind}:{fact.subject_id}|{fact.relation}|{fact.object_id or fact.object}"
+        graph.add_node(fact.subject_id, name=fact.subject, kind="entity",
+                       edited=fact.subject_id in starts)
+        if fact.object_id:
+            target = fact.object_id
+            graph.add_node(target, name=fact.object or target, kind="entity", edited=target in starts)
+        else:
+            target = f"value:{key}"
+            graph.add_node(target, name=fact.object or "unknown", kind="value", edited=False)
+        attrs = {"relation": fact.relation, "kind": kind, "depth": depth, "reason": reason}
+        if fact.fact_id:
+            attrs["fact_id"] = fact.fact_id
+        graph.add_edge(fact.subject_id, target, key=key, **attrs)
+
+    for change, fact in report.edited:
+        add(fact, change, 0, "edited")
+    for f in report.facts:
+        add(f.fact, f.kind, f.depth, f.reason)
+    return graph
+
+
+def write_graphml(report: RippleReport, path: str | Path) -> nx.MultiDiGraph:
+    """Write the ripple subgraph as GraphML (``networkx.read_graphml`` reads it back)."""
+    graph = ripple_graph(report)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nx.write_graphml(graph, path)
+    return graph
 
 
 def ripple_table_rows(report: RippleReport) -> list[list[str]]:

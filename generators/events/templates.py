@@ -1,14 +1,15 @@
 """Event templates: one declarative YAML file per event type, loaded and validated here.
 
 A template names typed slots (sampled from a domain label, or derived from an earlier slot
-through a path of relations), slot constraints written as Cypher predicates, a
+through a path of relations), slot constraints from a closed vocabulary of predicates
+(``predicates.py``: has_fact, lacks_fact, shares_object, terms_within, any_of), a
 natural-language text, and the impacted triplets as graph paths from the slots. Adding an
 event type means adding a YAML file; no Python changes.
 
-The Cypher predicates are data that is reviewed like code: they are only ever composed with
-fixed text from this package (``instantiate.compose_candidate_query``), never with user
-input, and every label and relation a template names is checked against an allow-list
-(``kg.cypher.ALLOWED_LABELS`` and ``relations.yaml``).
+A template holds no Cypher. Every value it gives reaches the graph only as a parameter of a
+named statement under ``cypher/events/``; labels are checked against ``kg.cypher.ALLOWED_LABELS``
+and relations against ``relations.yaml`` when the template is parsed, so a user's
+``--templates-dir`` is validated against this schema before anything runs.
 """
 
 from __future__ import annotations
@@ -23,32 +24,17 @@ from typing import Literal, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from knowforge.errors import ConfigError, InputError, UnsafeIdentifier
+from knowforge.errors import ConfigError, InputError, UnsafeIdentifier, describe_validation_error
 from knowforge.kg.cypher import validate_label
 
+from .predicates import RELATION_ID, SLOT_NAME, Predicate
+
 TEMPLATE_VERSION = "1"
-SLOT_NAME = re.compile(r"^[A-Z][A-Za-z0-9]{0,15}$")
-RELATION_ID = re.compile(r"^(P[0-9]{1,7}|[a-z][a-z0-9_]{1,63})$")
 HOP = re.compile(r"^\^?(P[0-9]{1,7}|[a-z][a-z0-9_]{1,63})$")
-# Words a constraint may not contain: a template constraint is a read-only predicate.
-_WRITE_WORDS = re.compile(r"\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|CALL|LOAD|FOREACH|DROP)\b",
-                          re.IGNORECASE)
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Constraint(Strict):
-    name: str
-    cypher: str
-
-    @field_validator("cypher")
-    @classmethod
-    def read_only(cls, text: str) -> str:
-        if _WRITE_WORDS.search(text) or ";" in text:
-            raise ValueError(f"constraint Cypher must be a read-only predicate: {text!r}")
-        return text
 
 
 class PathRef(Strict):
@@ -80,7 +66,7 @@ ObjectRef = Union[str, PathRef, ValueRef]  # a slot name, "unknown", a path, or 
 class Slot(Strict):
     label: str | None = None
     derive: PathRef | None = None
-    where: tuple[Constraint, ...] = ()
+    where: tuple[Predicate, ...] = ()
 
     @model_validator(mode="after")
     def sampled_or_derived(self) -> Slot:
@@ -96,9 +82,9 @@ class Impact(Strict):
     replace: bool = False        # retract the subject's current facts of this relation first
     optional: bool = False       # skip (instead of rejecting the event) when a path is empty
     needs_background: bool | None = None  # default: computed from the paths and the text
-    # Declared only when this read-only Cypher predicate over the slots holds (e.g. the
-    # winner of a presidential election is head of government only in a presidential republic).
-    when: Constraint | None = None
+    # Declared only when this predicate over the slots holds (e.g. the winner of a
+    # presidential election is head of government only in a presidential republic).
+    when: Predicate | None = None
 
 
 class Retract(Strict):
@@ -109,7 +95,7 @@ class Retract(Strict):
 
 class EventTemplate(Strict):
     version: str = TEMPLATE_VERSION
-    type: str
+    type: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
     split: Literal["train", "test", "custom"] = "custom"
     text: str
     slots: dict[str, Slot]
@@ -120,7 +106,20 @@ class EventTemplate(Strict):
     @field_validator("version", mode="before")
     @classmethod
     def version_text(cls, v) -> str:
+        if str(v) != TEMPLATE_VERSION:
+            raise ValueError(f"template version {v!r} is not supported (this knowforge reads "
+                             f"version {TEMPLATE_VERSION})")
         return str(v)
+
+    @field_validator("text")
+    @classmethod
+    def plain_placeholders(cls, text: str) -> str:
+        # {A} and {date} only: no attribute access, conversions or format specs
+        for _, name, spec, conversion in string.Formatter().parse(text):
+            if name is not None and (spec or conversion or not re.fullmatch(r"[A-Za-z0-9]+", name)):
+                raise ValueError(f"placeholder {{{name}{'!' + conversion if conversion else ''}"
+                                 f"{':' + spec if spec else ''}}} must be a plain slot name or date")
+        return text
 
     def text_slots(self) -> set[str]:
         """Slot names the event text states."""
@@ -136,59 +135,79 @@ class RelationInfo(Strict):
 
 
 def _validate(template: EventTemplate, relations: dict[str, RelationInfo]) -> None:
-    """Cross-field checks: slot names, references, labels and relations on allow-lists."""
+    """Cross-field checks: slot names, references, labels and relations on allow-lists.
+
+    Messages start with the field (``slots.B.where[0].has_fact.object``) so a user can find it.
+    """
     seen: list[str] = []
     for name, slot in template.slots.items():
+        at = f"slots.{name}"
         if not SLOT_NAME.match(name):
-            raise ValueError(f"slot name {name!r} must look like A, B, Club1")
+            raise ValueError(f"{at}: slot name {name!r} must look like A, B, Club1")
         if slot.label is not None:
-            validate_label(slot.label)
+            try:
+                validate_label(slot.label)
+            except UnsafeIdentifier as exc:
+                raise ValueError(f"{at}.label: {exc}") from exc
         if slot.derive is not None:
-            _check_path(slot.derive, seen, relations, f"slot {name}")
-        for constraint in slot.where:
-            _check_slot_vars(constraint.cypher, set(seen) | {name}, template.slots)
+            _check_path(slot.derive, seen, relations, f"{at}.derive")
+        for i, predicate in enumerate(slot.where):
+            _check_predicate(predicate, set(seen) | {name}, relations, f"{at}.where[{i}]",
+                             order=template.slot_order())
         seen.append(name)
     known = set(template.slots)
     for name in template.text_slots() - {"date"}:
         if name not in known:
-            raise ValueError(f"text mentions {{{name}}}, which is not a slot")
-    for impact in (*template.impacts, *template.retracts):
-        _check_relation(impact.relation, relations)
-        _check_ref(impact.subject, known, relations, allow_unknown=False)
-        if impact.object is not None:
-            _check_ref(impact.object, known, relations, allow_unknown=isinstance(impact, Impact))
+            raise ValueError(f"text: mentions {{{name}}}, which is not a slot")
+    for field, specs in (("impacts", template.impacts), ("retracts", template.retracts)):
+        for i, impact in enumerate(specs):
+            at = f"{field}[{i}]"
+            _check_relation(impact.relation, relations, f"{at}.relation")
+            _check_ref(impact.subject, known, relations, allow_unknown=False, at=f"{at}.subject")
+            if impact.object is not None:
+                _check_ref(impact.object, known, relations, allow_unknown=isinstance(impact, Impact),
+                           at=f"{at}.object")
+            if isinstance(impact, Impact) and impact.when is not None:
+                _check_predicate(impact.when, known, relations, f"{at}.when",
+                                 order=template.slot_order())
 
 
-def _check_slot_vars(cypher: str, bound: set[str], slots: dict[str, Slot]) -> None:
-    # A constraint may only use slots bound before (or at) its own slot.
-    for name in slots:
-        if name not in bound and re.search(rf"\(\s*{name}\s*[)\:]", cypher):
-            raise ValueError(f"constraint {cypher!r} uses slot {name} before it is bound")
+def _check_predicate(predicate: Predicate, bound: set[str], relations, at: str, *,
+                     order: list[str]) -> None:
+    # A slot constraint may only use slots filled before (or at) its own slot.
+    for where, kind, value in predicate.references(at):
+        if kind == "relation":
+            _check_relation(value, relations, where)
+        elif value not in order:
+            raise ValueError(f"{where}: {value!r} is not a slot")
+        elif value not in bound:
+            raise ValueError(f"{where}: slot {value} is used before it is filled (slots are "
+                             f"filled in the order {', '.join(order)})")
 
 
-def _check_relation(relation: str, relations: dict[str, RelationInfo]) -> None:
+def _check_relation(relation: str, relations: dict[str, RelationInfo], at: str) -> None:
     if not RELATION_ID.match(relation) or relation not in relations:
-        raise UnsafeIdentifier(f"relation {relation!r} is not in relations.yaml (the allow-list of "
-                               "template relations); add it there with a question")
+        raise ValueError(f"{at}: relation {relation!r} is not in relations.yaml (the allow-list of "
+                         "template relations); add it there with a question")
 
 
-def _check_path(ref: PathRef, known, relations, what: str) -> None:
+def _check_path(ref: PathRef, known, relations, at: str) -> None:
     if ref.from_ not in known:
-        raise ValueError(f"{what}: path starts at {ref.from_!r}, which is not an earlier slot")
+        raise ValueError(f"{at}: path starts at {ref.from_!r}, which is not an earlier slot")
     for hop in ref.path:
-        _check_relation(hop.lstrip("^"), relations)
+        _check_relation(hop.lstrip("^"), relations, f"{at}.path")
 
 
-def _check_ref(ref, known, relations, *, allow_unknown: bool) -> None:
+def _check_ref(ref, known, relations, *, allow_unknown: bool, at: str) -> None:
     if isinstance(ref, PathRef):
-        _check_path(ref, known, relations, "impact")
+        _check_path(ref, known, relations, at)
     elif isinstance(ref, ValueRef):
         return
     elif ref == "unknown":
         if not allow_unknown:
-            raise ValueError("only an impact's object can be 'unknown'")
+            raise ValueError(f"{at}: only an impact's object can be 'unknown'")
     elif ref not in known:
-        raise ValueError(f"{ref!r} is not a slot")
+        raise ValueError(f"{at}: {ref!r} is not a slot")
 
 
 def _read_yaml(path: Path | resources.abc.Traversable, name: str) -> dict:
@@ -226,11 +245,14 @@ def load_locality_relations(path: str | None = None) -> tuple[tuple[str, ...], i
 
 
 def parse_template(data: dict, name: str) -> EventTemplate:
+    """Validate one template against the schema; InputError naming ``name`` and the field."""
     try:
         template = EventTemplate(**data, source_path=name)
         _validate(template, load_relations())
-    except (ValidationError, ValueError, UnsafeIdentifier) as exc:
-        raise InputError(f"invalid event template: {exc}", path=name) from exc
+    except ValidationError as exc:
+        raise InputError(f"invalid event template: {describe_validation_error(exc)}", path=name) from exc
+    except ValueError as exc:
+        raise InputError(f"invalid event template: field {exc}", path=name) from exc
     return template
 
 

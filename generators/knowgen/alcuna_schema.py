@@ -1,4 +1,5 @@
-"""A validator of the ALCUNA export (METHODS.md §1), used by tests and ``knowforge export``.
+"""The ALCUNA export's record schema (METHODS.md §1) as pydantic models, and its validator,
+used by tests and ``knowforge export``.
 
 meta_data.jsonl, one artificial entity a line:
   {"artificial_entity": ENTITY, "parent_entity": ENTITY,
@@ -13,114 +14,115 @@ id2question.json:
                                 "Knowledge Association",
                         "meta_data": {"related_property": str, "difference": str,
                                       "hop_triplets"?: [[str, str, str], ...]}}]}
+
+Records are validated from JSON text in strict mode: no key beyond the schema, no missing
+key, and no coercion (``"5"`` is not an id, ``5`` is not a name).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
-from knowforge.errors import InputError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-FORMS = {"boolean", "fill-in-blank", "multi-choice"}
-TYPES = {"Knowledge Understanding", "Knowledge Differentiation", "Knowledge Association"}
-DIFFERENCES = {"heredity", "variation", "dropout", "extension"}
+from knowforge.errors import InputError, describe_validation_error
 
-
-def _fail(path: Path, line: int | None, message: str):
-    raise InputError(f"{path}{f':{line}' if line else ''}: {message}", path=str(path), line=line)
-
-
-def _check_prop(p, path, line, where):
-    if not isinstance(p, dict) or set(p) != {"name", "type", "values"}:
-        _fail(path, line, f"{where}: a property is {{name, type, values}}, got {p!r}")
-    if not isinstance(p["name"], str) or not p["name"]:
-        _fail(path, line, f"{where}: property name must be a non-empty string")
-    if p["type"] not in ("attribute", "relation"):
-        _fail(path, line, f"{where}: property type must be attribute or relation, got {p['type']!r}")
-    if not isinstance(p["values"], list) or not p["values"] or not all(isinstance(v, str) for v in p["values"]):
-        _fail(path, line, f"{where}: values must be a non-empty list of strings")
+Form = Literal["boolean", "fill-in-blank", "multi-choice"]
+QuestionType = Literal["Knowledge Understanding", "Knowledge Differentiation", "Knowledge Association"]
+DifferenceName = Literal["heredity", "variation", "dropout", "extension"]
 
 
-def _check_entity(e, path, line, where, *, negative: bool):
-    if not isinstance(e, dict) or set(e) != {"name", "id", "rank", "property"}:
-        _fail(path, line, f"{where} must have exactly name, id, rank, property")
-    if not isinstance(e["name"], str) or not e["name"]:
-        _fail(path, line, f"{where}.name must be a non-empty string")
-    if negative and not (isinstance(e["id"], int) and e["id"] < 0):
-        _fail(path, line, f"{where}.id must be a negative integer, got {e['id']!r}")
-    if not isinstance(e["property"], list):
-        _fail(path, line, f"{where}.property must be a list")
-    for p in e["property"]:
-        _check_prop(p, path, line, f"{where}.property")
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class AlcunaProperty(_Record):
+    name: str = Field(min_length=1)
+    type: Literal["attribute", "relation"]
+    values: list[str] = Field(min_length=1)
+
+
+class AlcunaEntity(_Record):
+    name: str = Field(min_length=1)
+    id: int
+    rank: str | None
+    property: list[AlcunaProperty]
+
+
+class ArtificialEntity(AlcunaEntity):
+    id: int = Field(lt=0)
+
+
+class Difference(_Record):
+    extension: list[AlcunaProperty]
+    variation: list[tuple[AlcunaProperty, AlcunaProperty]]    # [old, new] pairs
+    heredity: list[AlcunaProperty]
+    dropout: list[AlcunaProperty]
+
+
+class MetaRecord(_Record):
+    """One line of meta_data.jsonl."""
+
+    artificial_entity: ArtificialEntity
+    parent_entity: AlcunaEntity
+    difference: Difference
+
+
+class QuestionMeta(_Record):
+    related_property: str
+    difference: DifferenceName
+    hop_triplets: list[tuple[str, str, str]] | None = None
+
+
+class AlcunaQuestion(_Record):
+    question: str = Field(min_length=1)
+    answers: list[str] = Field(min_length=1)
+    form: Form
+    type: QuestionType
+    meta_data: QuestionMeta
+
+    @model_validator(mode="after")
+    def _chains(self) -> AlcunaQuestion:
+        if self.type == "Knowledge Association" and len(self.meta_data.hop_triplets or ()) < 2:
+            raise ValueError("KA questions need meta_data.hop_triplets [[s, r, o], ...] (2+ hops)")
+        return self
+
+
+ID2QUESTION = TypeAdapter(dict[str, list[AlcunaQuestion]])
 
 
 def validate_alcuna_export(out_dir: str | Path) -> dict[str, int]:
-    """Raise InputError (file and line) at the first violation; return counts when valid."""
+    """Raise InputError (file and line, or entity id and question index) at the first bad
+    record; return counts when every record is valid."""
     out = Path(out_dir)
     meta_path, q_path = out / "meta_data.jsonl", out / "id2question.json"
     for p in (meta_path, q_path):
         if not p.is_file():
-            _fail(p, None, "missing")
+            raise InputError("missing", path=str(p))
     ids: set[str] = set()
     for n, text in enumerate(meta_path.read_text(encoding="utf-8").splitlines(), start=1):
         try:
-            rec = json.loads(text)
-        except json.JSONDecodeError as exc:
-            _fail(meta_path, n, f"not JSON: {exc}")
-        if not isinstance(rec, dict) or set(rec) != {"artificial_entity", "parent_entity", "difference"}:
-            _fail(meta_path, n, "a line has exactly artificial_entity, parent_entity, difference")
-        _check_entity(rec["artificial_entity"], meta_path, n, "artificial_entity", negative=True)
-        _check_entity(rec["parent_entity"], meta_path, n, "parent_entity", negative=False)
-        diff = rec["difference"]
-        if not isinstance(diff, dict) or set(diff) != DIFFERENCES:
-            _fail(meta_path, n, "difference has exactly extension, variation, heredity, dropout")
-        for key in ("extension", "heredity", "dropout"):
-            for p in diff[key]:
-                _check_prop(p, meta_path, n, f"difference.{key}")
-        for pair in diff["variation"]:
-            if not isinstance(pair, list) or len(pair) != 2:
-                _fail(meta_path, n, "difference.variation holds [old_prop, new_prop] pairs")
-            for p in pair:
-                _check_prop(p, meta_path, n, "difference.variation")
-        key = str(rec["artificial_entity"]["id"])
+            record = MetaRecord.model_validate_json(text)
+        except ValidationError as exc:
+            raise InputError(describe_validation_error(exc), path=str(meta_path), line=n) from exc
+        key = str(record.artificial_entity.id)
         if key in ids:
-            _fail(meta_path, n, f"duplicate artificial entity id {key}")
+            raise InputError(f"duplicate artificial entity id {key}", path=str(meta_path), line=n)
         ids.add(key)
+    text = q_path.read_text(encoding="utf-8")
     try:
-        id2q = json.loads(q_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        _fail(q_path, exc.lineno, f"not JSON: {exc}")
-    if not isinstance(id2q, dict):
-        _fail(q_path, None, "top level must be an object {entity_id: [questions]}")
-    questions = 0
-    for key, qs in id2q.items():
+        id2q = ID2QUESTION.validate_json(text)
+    except ValidationError as exc:
+        line = None
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as decode:
+            line = decode.lineno
+        raise InputError(describe_validation_error(exc), path=str(q_path), line=line) from exc
+    for key in id2q:
         if key not in ids:
-            _fail(q_path, None, f"entity id {key} is not in meta_data.jsonl")
-        if not isinstance(qs, list):
-            _fail(q_path, None, f"{key}: questions must be a list")
-        for i, q in enumerate(qs):
-            where = f"{key}[{i}]"
-            if not isinstance(q, dict) or set(q) != {"question", "answers", "form", "type", "meta_data"}:
-                _fail(q_path, None, f"{where}: a question has exactly question, answers, form, type, meta_data")
-            if not isinstance(q["question"], str) or not q["question"]:
-                _fail(q_path, None, f"{where}: empty question")
-            if not isinstance(q["answers"], list) or not q["answers"] or not all(isinstance(a, str) for a in q["answers"]):
-                _fail(q_path, None, f"{where}: answers must be a non-empty list of strings")
-            if q["form"] not in FORMS:
-                _fail(q_path, None, f"{where}: form {q['form']!r} not in {sorted(FORMS)}")
-            if q["type"] not in TYPES:
-                _fail(q_path, None, f"{where}: type {q['type']!r} not in {sorted(TYPES)}")
-            m = q["meta_data"]
-            if not isinstance(m, dict) or not {"related_property", "difference"} <= set(m) \
-                    or not set(m) <= {"related_property", "difference", "hop_triplets"}:
-                _fail(q_path, None, f"{where}: meta_data has related_property, difference[, hop_triplets]")
-            if m["difference"] not in DIFFERENCES:
-                _fail(q_path, None, f"{where}: difference {m['difference']!r} not in {sorted(DIFFERENCES)}")
-            if q["type"] == "Knowledge Association":
-                hops = m.get("hop_triplets")
-                if not isinstance(hops, list) or len(hops) < 2 or not all(
-                        isinstance(t, list) and len(t) == 3 and all(isinstance(x, str) for x in t) for t in hops):
-                    _fail(q_path, None, f"{where}: KA questions need hop_triplets [[s, r, o], ...] (2+ hops)")
-            questions += 1
-    return {"entities": len(ids), "questions": questions}
+            raise InputError(f"entity id {key} is not in meta_data.jsonl", path=str(q_path),
+                             record=key)
+    return {"entities": len(ids), "questions": sum(len(qs) for qs in id2q.values())}

@@ -35,4 +35,7 @@ def drop_batch(store: Store, batch: str) -> DropSummary:
             rels += s["relationships_deleted"]
             if s["nodes_deleted"] == 0:
                 break
+    s = store.run("benchmark/delete_benchmark", id=f"knowgen:{batch}")
+    nodes += s["nodes_deleted"]
+    rels += s["relationships_deleted"]
     return DropSummary(batch=batch, nodes_deleted=nodes, relationships_deleted=rels)

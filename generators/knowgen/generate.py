@@ -7,7 +7,6 @@ writes: a constant per batch plus a constant per 250-1000 entities, never one pe
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -16,12 +15,13 @@ from datetime import datetime, timezone
 
 from knowforge.errors import InputError
 from knowforge.kg.store import Store, chunked
+from knowforge.models.questions import source_graph_hash, write_benchmark, write_questions
 
 from .apply import apply_plan
 from .names import NameIndex
 from .params import KnowGenParams
 from .plan import PlannedEntity, plan_entities
-from .questions import build_questions, pick_ka_groups, question_rows
+from .questions import build_questions, pick_ka_groups
 from .read import read_inputs, read_name_index_names
 
 log = logging.getLogger(__name__)
@@ -38,20 +38,6 @@ class GenerationSummary:
     by_type: dict[str, int]
     timings: dict[str, float] = field(default_factory=dict)
     source_hash: str = ""
-
-
-def source_graph_hash(store: Store) -> str:
-    """sha256 over the ids and values of every non-generated fact and every real entity."""
-    row = store.read("knowgen/read_source_checksum")[0]
-    h = hashlib.sha256()
-    for fact in row["facts"]:
-        h.update(fact.encode("utf-8"))
-        h.update(b"\n")
-    h.update(b"--entities--\n")
-    for eid in row["entities"]:
-        h.update(eid.encode("utf-8"))
-        h.update(b"\n")
-    return h.hexdigest()
 
 
 KA_BATCH_SIZE = 250
@@ -120,8 +106,10 @@ def generate_batch(store: Store, params: KnowGenParams, *,
     items = build_questions(entities, inputs, params, chains2, chains3)
     timings["questions_build"] = time.perf_counter() - t
     t = time.perf_counter()
-    store.write("knowgen/write_questions", question_rows(items, params), batch_size=QUESTION_BATCH_SIZE,
-                progress=(lambda n: progress("questions", n, len(items))) if progress else None)
+    write_benchmark(store, method="knowgen", name=params.batch, seed=params.seed,
+                    params=params.model_dump(mode="json"), source_hash=source_hash)
+    write_questions(store, items, extra_props={"batch": params.batch}, batch_size=QUESTION_BATCH_SIZE,
+                    progress=(lambda n: progress("questions", n, len(items))) if progress else None)
     timings["questions_write"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0
     by_type: dict[str, int] = {}

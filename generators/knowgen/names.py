@@ -78,9 +78,6 @@ class NameIndex:
     def __len__(self) -> int:
         return len(self._keys) + len(self._added_set)
 
-    def _max_distance(self, a: int, b: int) -> int:
-        return math.floor((1.0 - self.cutoff / 100.0) * (a + b) + 1e-9)
-
     def _length_window(self, length: int) -> tuple[int, int]:
         c = self.cutoff / 100.0
         return math.ceil(length * c / (2 - c) - 1e-9), math.floor(length * (2 - c) / c + 1e-9)

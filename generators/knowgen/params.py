@@ -5,44 +5,65 @@ from __future__ import annotations
 import json
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
+
+from knowforge.models.method import MethodParams
 
 PARAMS_VERSION = "1"
 FORMS = ("boolean", "fill-in-blank", "multi-choice")
 _BATCH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-class KnowGenParams(BaseModel):
+def _cli(**options) -> dict:
+    return {"cli": options}
+
+
+class KnowGenParams(MethodParams):
     """Everything that changes a batch's output; same params + same graph = same batch."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    version: str = Field(PARAMS_VERSION, json_schema_extra=_cli(hidden=True))
+    name: str | None = Field(None, validation_alias=AliasChoices("name", "batch"),
+                             description="Batch id (letters, digits, _-.); default kg<SEED>. "
+                                         "Its benchmark is knowgen:BATCH.",
+                             json_schema_extra=_cli(flags=["--batch", "--name"]))
+    n: int = Field(100, ge=1, description="Artificial entities to generate.")
+    classes: tuple[str, ...] | None = Field(
+        None, description="Class C to draw parents from (id like ncbi:9835 or name like Camelidae); "
+                          "repeatable. Default: every class with at least two members.",
+        json_schema_extra=_cli(flags=["--class"], multiple=True))
+    class_label: str = Field("Taxon", description="Label of class members (any class in the graph, "
+                                                  "not only taxa).")
+    parent_rel: str = Field("P171", description="Relation from a member to its class "
+                                                "(taxonomy: P171 parent taxon).")
+    min_members: int = Field(2, ge=2, description="A class needs a parent and at least one sibling.")
+    heredity_ratio: float = Field(0.5, ge=0, description="Share of the parent's facts inherited unchanged.",
+                                  json_schema_extra=_cli(flags=["--heredity"]))
+    variation_ratio: float = Field(0.3, ge=0, description="Share of the parent's facts varied.",
+                                   json_schema_extra=_cli(flags=["--variation"]))
+    dropout_ratio: float = Field(0.2, ge=0, description="Share of the parent's facts dropped.",
+                                 json_schema_extra=_cli(flags=["--dropout"]))
+    max_extension: int = Field(2, ge=0, description="Extension facts sampled from siblings per entity "
+                                                    "(uniform 0..MAX).")
+    name_cutoff: float = Field(85.0, gt=0, le=100, description="rapidfuzz ratio at or above which a new "
+                                                                "name counts as a collision.")
+    max_ku: int = Field(6, ge=0, description="Properties asked about in KU questions per entity (0 = all).")
+    max_ka2: int = Field(2, ge=0, description="2-hop KA questions per entity (per form).")
+    max_ka3: int = Field(1, ge=0, description="3-hop KA questions per entity (per form).")
+    max_hop_triplets: int = Field(3, ge=1, description="Chains recorded per KA question.")
+    forms: tuple[str, ...] = Field(FORMS, description="Question forms.", json_schema_extra=_cli(separator=","))
+    few_shot: int = Field(2, ge=0, description="Few-shot exemplars per question.")
 
-    version: str = PARAMS_VERSION
-    batch: str
-    seed: int = 0
-    n: int = Field(100, ge=1)
-    classes: tuple[str, ...] | None = None   # class ids or names; None = every class
-    class_label: str = "Taxon"                # label of class members
-    parent_rel: str = "P171"                  # member -> class relation (taxonomy: parent taxon)
-    min_members: int = Field(2, ge=2)         # a class needs a parent and at least one sibling
-    heredity_ratio: float = Field(0.5, ge=0)
-    variation_ratio: float = Field(0.3, ge=0)
-    dropout_ratio: float = Field(0.2, ge=0)
-    max_extension: int = Field(2, ge=0)       # extension facts per entity: uniform in 0..max
-    name_cutoff: float = Field(85.0, gt=0, le=100)
-    max_ku: int = Field(6, ge=0)              # KU properties asked per entity (0 = every one)
-    max_ka2: int = Field(2, ge=0)             # 2-hop KA questions (per form) per entity
-    max_ka3: int = Field(1, ge=0)             # 3-hop KA questions (per form) per entity
-    max_hop_triplets: int = Field(3, ge=1)    # chains recorded per KA question
-    forms: tuple[str, ...] = FORMS
-    few_shot: int = Field(2, ge=0)
+    @model_validator(mode="after")
+    def _default_name(self) -> KnowGenParams:
+        if self.name is None:
+            object.__setattr__(self, "name", f"kg{self.seed}")
+        if not _BATCH.match(self.name):
+            raise ValueError(f"batch id {self.name!r} must be letters, digits, '_', '-', '.' (max 64)")
+        return self
 
-    @field_validator("batch")
-    @classmethod
-    def _batch_id(cls, value: str) -> str:
-        if not _BATCH.match(value):
-            raise ValueError(f"batch id {value!r} must be letters, digits, '_', '-', '.' (max 64)")
-        return value
+    @property
+    def batch(self) -> str:
+        return self.name
 
     @field_validator("forms")
     @classmethod

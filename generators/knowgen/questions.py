@@ -13,7 +13,6 @@ yes/no balance.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -56,12 +55,6 @@ def templates(relation: str, label: str, kind: str) -> tuple[str, str]:
             f"Which entity is the {label} of {{name}}?", f"Is {{value}} the {label} of {{name}}?")
     return ATTRIBUTE_TEMPLATES.get(relation) or (
         f"What is the {label} of {{name}}?", f"Is the {label} of {{name}} {{value}}?")
-
-
-@dataclass(frozen=True)
-class Answer:
-    text: str
-    aliases: tuple[str, ...] = ()
 
 
 @dataclass
@@ -417,23 +410,6 @@ def _gold_text(item: BenchmarkItem) -> str:
     if item.form == "multi-choice" and item.answer_index is not None:
         return "ABCD"[item.answer_index]
     return item.answers[0] if item.answers else ""
-
-
-def question_rows(items: list[BenchmarkItem], params: KnowGenParams) -> list[dict]:
-    rows = []
-    for it in items:
-        props = {"benchmark": it.benchmark, "batch": params.batch, "task": it.task,
-                 "type": it.slices["type"], "form": it.form, "difference": it.slices["difference"],
-                 "hop_count": it.slices["hop_count"], "class": it.slices["class"],
-                 "question": it.question, "answers": it.answers, "choices": it.choices,
-                 "unknown": it.unknown, "source": "knowgen", "text": it.question,
-                 # the eval engine's slice properties, so Cypher slicing works before any run
-                 **{f"slice_{k}": v for k, v in it.slices.items()},
-                 "item_json": json.dumps(it.model_dump(mode="json"), sort_keys=True,
-                                         ensure_ascii=False, separators=(",", ":"))}
-        rows.append({"id": it.id, "props": props, "fact_ids": it.fact_ids,
-                     "entity_ids": it.entity_ids})
-    return rows
 
 
 def build_questions(entities: list[PlannedEntity], inputs: GraphInputs, params: KnowGenParams,

@@ -16,10 +16,9 @@ import time
 import unicodedata
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from knowforge.errors import InputError
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
@@ -67,10 +66,6 @@ class LoadReport:
     problem_count: int = 0
     errors: int = 0
     seconds: float = 0.0
-
-    @property
-    def skipped_total(self) -> int:
-        return sum(self.skipped.values())
 
     def add_problem(self, problem: Problem) -> None:
         self.problem_count += 1
@@ -351,7 +346,3 @@ def files_under(paths, patterns: tuple[str, ...]) -> list[Path]:
         else:
             raise InputError("no such file or directory", path=str(p))
     return out
-
-
-def clean_props(props: Mapping[str, Any]) -> dict:
-    return {k: v for k, v in props.items() if v is not None}

@@ -2,6 +2,13 @@
 statement pattern (``wd:Q76 p:P39 s:…``, ``s: ps:P39 wd:Q11696``, ``s: pq:P580 "2009-01-20"``,
 ``s: pqv:P580 v:`` with ``v: wikibase:timePrecision 11``, ``s: wikibase:rank …``).
 
+Popularity: real dumps put ``wikibase:sitelinks``, ``wikibase:statements`` and
+``wikibase:identifiers`` on the entity's *data node*
+(``<https://www.wikidata.org/wiki/Special:EntityData/Q42> schema:about wd:Q42``), which the
+dumps list just before the entity. They are read from the data node that is about the entity
+(``popularity`` = sitelinks; ``statement_count``, ``identifier_count`` on the entity); the
+query service's munged form, with the counts on ``wd:Q42`` itself, is read too.
+
 N-Triples (``.nt``, ``.nt.gz``, ``.nt.bz2``) is parsed in chunks of lines with rdflib, so a
 dump never sits in memory; a chunk that fails is re-parsed line by line to report the bad
 line. Triples are grouped by entity (statement nodes belong to the entity in their name), and
@@ -44,6 +51,11 @@ LABEL_PREDICATES = {"http://www.w3.org/2000/01/rdf-schema#label",
 ALIAS = "http://www.w3.org/2004/02/skos/core#altLabel"
 DESCRIPTION = "http://schema.org/description"
 SITELINK_COUNT = WIKIBASE + "sitelinks"
+# the data node's counts -> the entity property they become
+DATA_COUNTS = {WIKIBASE + "sitelinks": "sitelinks", WIKIBASE + "statements": "statement_count",
+               WIKIBASE + "identifiers": "identifier_count"}
+SCHEMA_ABOUT = "http://schema.org/about"
+ENTITY_DATA = "/Special:EntityData/"
 _RANKS = {WIKIBASE + "NormalRank": "normal", WIKIBASE + "PreferredRank": "preferred",
           WIKIBASE + "DeprecatedRank": "deprecated"}
 _NUMERIC = {"decimal", "integer", "double", "float"}
@@ -56,13 +68,18 @@ class _Entity:
     name: str | None = None
     aliases: list[str] = field(default_factory=list)
     description: str | None = None
-    popularity: float | None = None
     instance_of: set[str] = field(default_factory=set)
     truthy: list[tuple[str, object]] = field(default_factory=list)
     statements: dict[str, dict] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)              # munged: on wd:Q itself
+    data_nodes: dict[str, dict] = field(default_factory=dict)         # data node URI -> about, counts
 
 
 def _entity_key(uri: str) -> str | None:
+    if ENTITY_DATA in uri:
+        # a data node groups with the entity it is named after (the dumps list it just before)
+        local = uri.rsplit(ENTITY_DATA, 1)[1]
+        return local if local[:1] in ("Q", "P") and local[1:].isdigit() else None
     if uri.startswith(STATEMENT):
         local = uri[len(STATEMENT):]
         return local.split("-", 1)[0].split("$", 1)[0].upper()
@@ -103,6 +120,13 @@ class RdfGrouper:
             self.flush()
             self.current = _Entity(key)
         ent = self.current
+        if ENTITY_DATA in s_uri:
+            node = ent.data_nodes.setdefault(s_uri, {"about": None, "counts": {}})
+            if p_uri == SCHEMA_ABOUT:
+                node["about"] = str(o)
+            elif p_uri in DATA_COUNTS:
+                self._add_count(node["counts"], p_uri, o, s_uri)
+            return
         if s_uri.startswith(STATEMENT):
             st = ent.statements.setdefault(s_uri, {"qualifiers": {}, "qualifier_values": {}})
             if p_uri.startswith(PS):
@@ -120,8 +144,8 @@ class RdfGrouper:
             ent.aliases.append(str(o))
         elif p_uri == DESCRIPTION and _english(o):
             ent.description = str(o)
-        elif p_uri == SITELINK_COUNT:
-            ent.popularity = float(o)
+        elif p_uri in DATA_COUNTS:
+            self._add_count(ent.counts, p_uri, o, s_uri)
         elif p_uri.startswith(WDT):
             pid = p_uri[len(WDT):]
             if pid == "P31" and str(o).startswith(ENTITY_URI):
@@ -143,10 +167,12 @@ class RdfGrouper:
         name = ent.name or ent.qid
         labels = tuple(sorted({self.vocab.domain_labels[c] for c in ent.instance_of
                                if c in self.vocab.domain_labels}))
+        counts = self._counts(ent)
+        sitelinks = counts.pop("sitelinks", None)
         self.ctx.sink.entity(EntityRecord(
             id=ent.qid, name=name, labels=labels, aliases=tuple(dict.fromkeys(ent.aliases)),
-            description=ent.description, popularity=ent.popularity, domain=DOMAIN, source=SOURCE,
-            source_file=self.source_file))
+            description=ent.description, popularity=float(sitelinks) if sitelinks is not None else None,
+            domain=DOMAIN, source=SOURCE, source_file=self.source_file, extra=counts or None))
         statement_props = set()
         for uri, st in ent.statements.items():
             pid = st.get("property")
@@ -168,6 +194,25 @@ class RdfGrouper:
             fact = self._fact(ent.qid, name, pid, obj, rank=None, statement_id=None, time={})
             if fact is not None:
                 self.ctx.sink.fact(fact)
+
+    def _add_count(self, counts: dict[str, int], p_uri: str, o, where: str) -> None:
+        try:
+            counts[DATA_COUNTS[p_uri]] = int(str(o))
+        except ValueError:
+            self.ctx.skip("bad_value", f"{where}: {p_uri.rsplit('#', 1)[-1]} is not a count: {o!s}",
+                          path=self.source_file)
+
+    def _counts(self, ent: _Entity) -> dict[str, int]:
+        """Sitelink, statement and identifier counts of ``ent``: from its data node (the one
+        ``schema:about`` the entity), else from the entity itself (munged dumps)."""
+        counts = dict(ent.counts)
+        target = ENTITY_URI + ent.qid
+        for node in ent.data_nodes.values():
+            if node["about"] == target:
+                counts.update(node["counts"])
+            else:
+                self.ctx.drop("data_node_about_another_entity" if node["about"] else "data_node_without_about")
+        return counts
 
     def _times(self, st: dict, where: str) -> dict:
         out = {}

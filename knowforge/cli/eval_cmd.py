@@ -11,9 +11,6 @@ import click
 from knowforge.cli.common import console, handle_errors, home_option, open_graph, silent_option
 from knowforge.errors import BackendError, ConfigError
 
-SETTINGS = ("zero-shot", "few-shot", "chain-of-thought", "vanilla")
-
-
 @contextlib.contextmanager
 def _request_bar(total: int | None, silent: bool):
     """A progress bar with requests/s and cache hits; yields ``advance(n, cache_stats)``."""
@@ -51,8 +48,16 @@ def _options(**kw):
 
 @click.command("eval")
 @click.option("--benchmark", required=True,
-              help="A JSONL file of benchmark items, or PREFIX:SPEC (knowgen:, chrono:, events:) "
-                   "handed to that method's evaluator.")
+              help="METHOD:NAME of a benchmark in the graph (knowforge methods --benchmarks lists them), "
+                   "or a JSONL file of benchmark items.")
+@click.option("--task", "tasks", multiple=True,
+              help="Run only this task of the method (repeatable), e.g. knowgen/KA. Default: every task.")
+@click.option("--solver", "--setting", "solver", default=None,
+              help="Solver for every task instead of the tasks' own (knowforge methods --solvers): "
+                   "vanilla, zero-shot, few-shot, chain-of-thought, chrono-check, chronoprompt, ice, bm25, "
+                   "dense, no-edit, ... A file benchmark takes a prompting setting (default zero-shot).")
+@click.option("--solver-arg", "-S", "solver_args", multiple=True, metavar="KEY=VALUE",
+              help="An argument of the solver, e.g. -S span=both (repeatable; checked against the solver).")
 @click.option("--backend", type=click.Choice(["hf", "openai", "vllm"]), default="hf", show_default=True)
 @click.option("--model", required=True, help="Model id or local directory.")
 @click.option("--base-url", default=None, help="openai: server URL, e.g. http://127.0.0.1:8000/v1.")
@@ -61,9 +66,9 @@ def _options(**kw):
 @click.option("--n", "n", type=int, default=1, show_default=True, help="Samples per question.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed (per sample derived).")
 @click.option("--max-tokens", type=int, default=64, show_default=True)
-@click.option("--limit", type=int, default=None, help="Only the first K items.")
-@click.option("--setting", type=click.Choice(SETTINGS), default="zero-shot", show_default=True,
-              help="Prompting setting (knowgen benchmarks always run all four ALCUNA settings).")
+@click.option("--limit", type=int, default=None,
+              help="Only the first K units of each run: items, or whole groups where a method's items "
+                   "belong together (all years of a ChroKnow fact, all questions of an ELKEN event).")
 @click.option("--chat/--no-chat", default=False, show_default=True,
               help="Send chat messages (the model's chat template) instead of a plain prompt.")
 @click.option("--mc-scoring", type=click.Choice(["generate", "likelihood"]), default="generate",
@@ -73,40 +78,43 @@ def _options(**kw):
                    "with loglikelihood, plain prompts, a setting other than chain-of-thought).")
 @click.option("--mc-continuation", type=click.Choice(["text", "letter"]), default="text", show_default=True,
               help="Likelihood scoring: score each option's text (\" Jupiter\") or its letter (\" B\").")
-@click.option("--log-samples", is_flag=True, help="Write samples.jsonl (prompt, raw, parsed, score) to the run dir.")
+@click.option("--scoring", type=click.Choice(["knowforge", "official"]), default="knowforge", show_default=True,
+              help="official: each benchmark's released scoring script, rule for rule (ELKEN, NewTerm), "
+                   "to compare with published numbers; knowforge: our rules (docs/fidelity.md lists "
+                   "the differences). Every report names the mode.")
+@click.option("--log-samples", is_flag=True,
+              help="Write samples.jsonl (prompt, raw, parsed, score) to each run's directory.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               envvar="KNOWFORGE_CACHE_DIR", help="Response cache directory (default: the user cache dir).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
-              show_default=True, help="Reports go to OUT/<run_id>/.")
+              show_default=True, help="Reports go to OUT/<run_id>/ and OUT/<method>-<name>/summary.md.")
 @click.option("--device", default=None, help="hf: cpu or cuda.")
 @click.option("--batch-size", type=int, default=8, show_default=True, help="hf: sequences per forward pass.")
 @click.option("--revision", default=None, help="hf / vllm: model revision (part of the cache key).")
 @click.option("--tensor-parallel-size", type=int, default=1, show_default=True, help="vllm only.")
+@click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",
+              help="vllm: an engine argument passed to vllm.LLM (repeatable), e.g. pipeline_parallel_size=2, "
+                   "data_parallel_size=2, max_num_seqs=256, enable_prefix_caching=false. Values are read "
+                   "as JSON when they parse (numbers, true/false), else as text.")
 @click.option("--concurrency", type=int, default=8, show_default=True, help="openai: parallel requests.")
-@click.option("--check", default=None, help="Method option (chrono: knowledge check variant).")
-@click.option("--chronoprompt", is_flag=True, default=None, help="Method option (chrono: run ChroKnowPrompt).")
-@click.option("--span", type=click.Choice(["total", "previous", "both"]), default=None,
-              help="ChroKnowPrompt spans (chrono): total (previous + next), previous only, or both reported.")
-@click.option("--method", default=None,
-              help="Editing method for events benchmarks: ice|bm25|dense|none (e5 = dense).")
+@click.option("--timeout", type=float, default=120.0, show_default=True,
+              help="openai: seconds per HTTP request before it is retried.")
 @click.option("--judge-backend", type=click.Choice(["hf", "openai", "vllm"]), default=None,
-              help="events: backend of the LLM judge of open tendency answers (Tendency-G); "
-                   "default: --backend.")
-@click.option("--judge-model", default=None,
-              help="events: judge model id or local directory; turns Tendency-G on.")
+              help="Backend of an LLM judge for solvers that use one (ELKEN's Tendency-G); default: --backend.")
+@click.option("--judge-model", default=None, help="Judge model id or local directory; turns judging on.")
 @click.option("--judge-base-url", default=None,
-              help="events: judge server URL (openai); default: --base-url when the backends match.")
-@click.option("--name", default=None, help="A name stored on the Run.")
+              help="Judge server URL (openai); default: --base-url when the backends match.")
+@click.option("--name", default=None, help="A name stored on the Run (file benchmarks).")
 @home_option
 @silent_option
 @handle_errors
-def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, max_tokens, limit, setting,
-             chat, mc_scoring, mc_continuation, log_samples, no_cache, cache_dir, out_dir, device, batch_size,
-             revision, tensor_parallel_size, concurrency,
-             check, chronoprompt, span, method, judge_backend, judge_model, judge_base_url, name, home,
-             silent):
-    """Evaluate a model on a benchmark; results go to the graph and to OUT/<run_id>/.
+def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, temperature, top_p, n, seed,
+             max_tokens, limit, chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir,
+             device, batch_size, revision, tensor_parallel_size, engine_args, concurrency, timeout,
+             judge_backend, judge_model, judge_base_url, name, home, silent):
+    """Evaluate a model on a benchmark: each task under its solvers, one run per solver; results go
+    to the graph and to OUT/.
 
     Every request goes through the on-disk response cache, so an interrupted run resumes where
     it stopped and a repeated run asks the model nothing.
@@ -114,38 +122,67 @@ def eval_cmd(benchmark, backend, model, base_url, temperature, top_p, n, seed, m
     \b
     Examples:
       knowforge tiny-model models/tiny
-      knowforge eval --benchmark items.jsonl --backend hf --model models/tiny --limit 20
-      knowforge eval --benchmark items.jsonl --backend openai --model m \\
-          --base-url http://127.0.0.1:8000/v1 --temperature 0.7 --n 5 --seed 1 --log-samples
+      knowforge eval --benchmark knowgen:demo --backend hf --model models/tiny --limit 20
+      knowforge eval --benchmark knowgen:demo --task knowgen/KA --solver few-shot --model models/tiny
+      knowforge eval --benchmark chrono:legal --solver chronoprompt -S span=both --model models/tiny
+      knowforge eval --benchmark events:e0 --solver bm25 --backend openai --model m \\
+          --base-url http://127.0.0.1:8000/v1
       knowforge eval --benchmark items.jsonl --backend hf --model models/tiny --mc-scoring likelihood
-      knowforge eval --benchmark chrono:general --backend vllm --model meta-llama/Llama-3.1-8B-Instruct
-      knowforge eval --benchmark events:e0 --backend hf --model models/tiny --method ice \\
-          --judge-backend openai --judge-model gpt-4o --judge-base-url http://127.0.0.1:8000/v1
+      knowforge eval --benchmark events:e0 --backend hf --model models/tiny --scoring official
+      knowforge eval --benchmark knowgen:demo --backend vllm --model Qwen/Qwen2.5-7B-Instruct \\
+          --tensor-parallel-size 2 --engine-arg max_num_seqs=256
     """
-    if (judge_backend or judge_model or judge_base_url) and not benchmark.startswith("events:"):
-        raise ConfigError("--judge-backend/--judge-model/--judge-base-url apply to events: "
-                          "benchmarks only (Tendency-G)")
+    from knowforge.eval.solvers import parse_solver_args
+
     options = _options(backend=backend, model=model, base_url=base_url, temperature=temperature, top_p=top_p,
                        n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
                        cache=not no_cache, cache_dir=cache_dir, out_dir=out_dir, silent=silent, device=device,
                        batch_size=batch_size, revision=revision, mc_scoring=mc_scoring,
-                       mc_continuation=mc_continuation, tensor_parallel_size=tensor_parallel_size,
-                       concurrency=concurrency,
-                       extra={"setting": setting, "chat": chat or None, "check": check,
-                              "chronoprompt": chronoprompt, "span": span, "method": method,
-                              "judge_backend": judge_backend, "judge_model": judge_model,
-                              "judge_base_url": judge_base_url})
+                       mc_continuation=mc_continuation, scoring=scoring,
+                       tensor_parallel_size=tensor_parallel_size, concurrency=concurrency, timeout=timeout,
+                       extra={"chat": chat or None, "judge_backend": judge_backend, "judge_model": judge_model,
+                              "judge_base_url": judge_base_url,
+                              "vllm_engine_kwargs": parse_engine_args(engine_args) or None})
+    args = parse_solver_args(solver_args)
     path = Path(benchmark)
     if path.is_file():
+        if tasks or args:
+            raise ConfigError("--task and --solver-arg apply to benchmarks in the graph (METHOD:NAME)")
+        if judge_backend or judge_model or judge_base_url:
+            raise ConfigError("--judge-backend/--judge-model/--judge-base-url are used by the ELKEN editing "
+                              "solvers (ice, bm25, dense, no-edit) on a benchmark in the graph only")
         from knowforge.models.items_io import read_items
 
         items = read_items(path, limit=options.limit)   # bad input fails before anything starts
         with contextlib.closing(open_graph(home)) as store:
-            _eval_file(items, options, store, setting=setting, name=name or path.stem, silent=silent)
-    else:
-        _check_named(benchmark)
-        with contextlib.closing(open_graph(home)) as store:
-            _eval_named(benchmark, options, store)
+            _eval_file(items, options, store, setting=solver or "zero-shot", name=name or path.stem,
+                       silent=silent)
+        return
+    from knowforge.methods import split_benchmark
+    from knowforge.models.task import Component
+
+    if ":" not in benchmark:
+        raise ConfigError(f"--benchmark {benchmark!r} is neither a file nor METHOD:NAME (e.g. knowgen:demo)")
+    split_benchmark(benchmark)                # an unknown method fails before the graph opens
+    component = Component(name=solver, args=args) if solver else None
+    if args and component is None:
+        raise ConfigError("--solver-arg needs --solver")
+    with contextlib.closing(open_graph(home)) as store:
+        _eval_named(benchmark, options, store, tasks=tasks, solver=component, silent=silent)
+
+
+def parse_engine_args(pairs) -> dict:
+    """``["max_num_seqs=256", "enforce_eager=true"]`` → {"max_num_seqs": 256, "enforce_eager": True}."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--engine-arg {pair!r} is not KEY=VALUE")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
 
 
 def _eval_file(items, options, store, *, setting, name, silent):
@@ -170,34 +207,22 @@ def _eval_file(items, options, store, *, setting, name, silent):
     click.echo(outcome.run_id)
 
 
-def _check_named(benchmark: str) -> None:
-    from knowforge.cli.generate_cmd import EVALUATORS
+def _eval_named(benchmark: str, options, store, *, tasks, solver, silent):
+    from knowforge import workflow
+    from knowforge.eval.report import headline_table, load_report
 
-    prefix, sep, _ = benchmark.partition(":")
-    if not sep or prefix not in EVALUATORS:
-        raise ConfigError(f"--benchmark {benchmark!r} is neither a file nor PREFIX:SPEC with PREFIX one of "
-                          f"{', '.join(sorted(EVALUATORS))}")
-
-
-def _eval_named(benchmark: str, options, store):
-    from knowforge.cli.generate_cmd import EVALUATORS, resolve
-
-    prefix, _, spec = benchmark.partition(":")
     try:
-        evaluator = resolve(EVALUATORS[prefix])
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"the {prefix} evaluator is not available in this installation: {exc}") from exc
-    report_dir = Path(evaluator(spec, options, store))
-    if (report_dir / "report.json").is_file():
-        from knowforge.eval.report import headline_table, load_report
-
-        report = load_report(report_dir)
-        console.print(headline_table(report))
-        rate = report["run"].get("cache_hit_rate")
-        if rate is not None:
-            console.print(f"cache hit rate {100 * rate:.1f}%")
-    console.print(f"report in {report_dir}")
-    click.echo(str(report_dir))
+        with _request_bar(None, silent) as advance:
+            evaluation = workflow.evaluate(store, benchmark, options, tasks=tasks, solver=solver,
+                                           progress=lambda k: advance(k))
+    except BackendError as exc:
+        hint = " Run the same command again to resume: answered requests are cached." if options.cache else ""
+        raise BackendError(f"{exc}.{hint}") from exc
+    for run in evaluation.runs:
+        console.print(headline_table(load_report(run.report_dir)))
+    console.print((evaluation.summary_dir / "summary.md").read_text(encoding="utf-8"))
+    console.print(f"summary in {evaluation.summary_dir}")
+    click.echo(str(evaluation.summary_dir))
 
 
 @click.command("results")

@@ -17,11 +17,13 @@ COMMANDS = {
     "stats": "knowforge.cli.graph_cmd:stats_cmd",
     "query": "knowforge.cli.graph_cmd:query_cmd",
     "load": "knowforge.cli.load_cmd:load_cmd",
+    "methods": "knowforge.cli.methods_cmd:methods_cmd",
     "generate": "knowforge.cli.generate_cmd:generate_group",
     "export": "knowforge.cli.generate_cmd:export_group",
     "eval": "knowforge.cli.eval_cmd:eval_cmd",
     "results": "knowforge.cli.eval_cmd:results_cmd",
     "report": "knowforge.cli.eval_cmd:report_cmd",
+    "score": "knowforge.cli.score_cmd:score_group",
     "ripple": "knowforge.cli.ripple_cmd:ripple_cmd",
     "tiny-model": "knowforge.cli.eval_cmd:tiny_model_cmd",
 }

@@ -16,9 +16,12 @@ from knowforge.cli.common import console, handle_errors, home_option, open_graph
 @click.option("--hops", type=int, default=1, show_default=True, help="How many facts away to look.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "cypher"]), default="table",
               show_default=True, help="cypher prints a query that shows the subgraph in Neo4j Browser.")
+@click.option("--graphml", type=click.Path(dir_okay=False), default=None,
+              help="Also write the ripple subgraph as GraphML (entities as nodes, facts as edges), "
+                   "for networkx, Gephi or Cytoscape.")
 @home_option
 @handle_errors
-def ripple_cmd(event_id, edit, hops, fmt, home):
+def ripple_cmd(event_id, edit, hops, fmt, graphml, home):
     """List every fact whose truth changes or may change within k hops of an edit.
 
     Facts the event's template declared (retracted facts, facts its answers were read
@@ -29,10 +32,11 @@ def ripple_cmd(event_id, edit, hops, fmt, home):
       knowforge ripple ev:0123abcd --hops 2
       knowforge ripple --edit "Q11571,P54,Q1104->Q8682" --hops 2 --format json
       knowforge ripple ev:0123abcd --format cypher    # paste into Neo4j Browser
+      knowforge ripple ev:0123abcd --hops 2 --graphml out/ripple.graphml
     """
     from knowforge.errors import ConfigError
     from knowforge.generators.events.ripple import (ripple_cypher, ripple_edit, ripple_event,
-                                                    ripple_table_rows)
+                                                    ripple_table_rows, write_graphml)
 
     if (event_id is None) == (edit is None):
         raise ConfigError("give either an EVENT_ID or --edit SUBJECT,RELATION,OLD->NEW")
@@ -43,6 +47,10 @@ def ripple_cmd(event_id, edit, hops, fmt, home):
         report = ripple_event(store, event_id, hops) if event_id else ripple_edit(store, edit, hops)
     finally:
         store.close()
+    if graphml:
+        graph = write_graphml(report, graphml)
+        click.echo(f"wrote {graph.number_of_nodes()} nodes and {graph.number_of_edges()} edges "
+                   f"to {graphml}", err=True)
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     elif fmt == "cypher":

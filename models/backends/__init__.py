@@ -20,13 +20,20 @@ openai     yes       yes   completions     passed on; honoured only if the serve
 
 With ``openai_api="chat"`` the openai backend drops ``loglikelihood``: chat completions
 cannot score a given continuation.
+
+A backend may also offer ``generate_each(requests, on_result)`` and
+``loglikelihood_each(requests, on_result)``: the same work, with ``on_result(index, result)``
+called as each request completes (possibly from a worker thread, one call at a time). ``CachedBackend`` then stores every answer the moment it
+arrives instead of after a chunk (what makes a killed run resume without repeats).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from knowforge.errors import BackendError, ConfigError
 
@@ -108,9 +115,16 @@ def cached(backend: Backend, cache: ResponseCache | None, *, chunk_size: int | N
 class CachedBackend:
     """A backend in front of a ``ResponseCache``.
 
-    Misses are sent to the inner backend in chunks of ``chunk_size`` requests and each chunk
-    is written before the next is asked, so a run killed midway loses at most one chunk and a
-    rerun asks only for what was never answered. ``backend_calls`` counts requests sent on.
+    Only what the cache lacks is sent to the inner backend, and every answer is written the
+    moment it is there, so a run killed midway (even with SIGKILL) loses only the requests that
+    were still in flight and a rerun never asks an answered request again:
+
+    * a backend with ``generate_each(requests, on_result)`` / ``loglikelihood_each`` (openai)
+      hands each result over as it completes; it is stored right away, one row per sample;
+    * any other backend (hf, vllm: a batch finishes as a whole) is asked in chunks of
+      ``chunk_size`` requests and each chunk is stored as soon as it returns.
+
+    ``backend_calls`` counts requests sent on.
     """
 
     def __init__(self, backend: Backend, cache: ResponseCache, *, chunk_size: int | None = None):
@@ -126,6 +140,28 @@ class CachedBackend:
     @property
     def model_key(self) -> str:
         return model_key(self.model, self.revision)
+
+    def _ask(self, method: str, requests: list, take: Callable[[int, Any], list]) -> None:
+        """Send ``requests`` to the inner backend. ``take(index, result)`` records a result and
+        returns its cache rows, which are written as soon as the backend lets us have them:
+        per result for a backend with ``<method>_each``, per chunk otherwise."""
+        if not requests:
+            return
+        each = getattr(self.inner, f"{method}_each", None)
+        if each is not None:
+            def on_result(k: int, result) -> None:
+                self.backend_calls += 1
+                self.cache.put_many(take(k, result))
+
+            each(requests, on_result)
+            return
+        for start in range(0, len(requests), self.chunk_size):
+            chunk = requests[start:start + self.chunk_size]
+            answers = getattr(self.inner, method)(chunk)
+            if len(answers) != len(chunk):
+                raise BackendError(f"backend {self.name} returned {len(answers)} results for {len(chunk)} requests")
+            self.backend_calls += len(chunk)
+            self.cache.put_many([row for k, answer in enumerate(answers) for row in take(start + k, answer)])
 
     def generate(self, requests: list[GenerationRequest]) -> list[GenerationResult]:
         require_capability(self, CAP_GENERATE)
@@ -145,24 +181,23 @@ class CachedBackend:
                 lo, hi = missing[0], missing[-1]
                 todo.append((i, lo, replace(request, n=hi - lo + 1, sample_offset=request.sample_offset + lo)))
 
-        for start in range(0, len(todo), self.chunk_size):
-            chunk = todo[start:start + self.chunk_size]
-            answers = self.inner.generate([sub for _, _, sub in chunk])
-            self.backend_calls += len(chunk)
+        def take(k: int, answer: GenerationResult) -> list:
+            i, lo, _ = todo[k]
+            if answer.error is not None:
+                errors[i] = answer.error
+                return []
             rows = []
-            for (i, lo, sub), answer in zip(chunk, answers, strict=True):
-                if answer.error is not None:
-                    errors[i] = answer.error
+            for j, (text, reason) in enumerate(zip(answer.texts, answer.finish_reasons, strict=True)):
+                slot = lo + j
+                if hit[i][slot]:
                     continue
-                for j, (text, reason) in enumerate(zip(answer.texts, answer.finish_reasons, strict=True)):
-                    slot = lo + j
-                    if hit[i][slot]:
-                        continue
-                    texts[i][slot], reasons[i][slot] = text, reason
-                    rows.append((keys[i][slot], "generation", self.name, self.model_key,
-                                 requests[i].sample_offset + slot,
-                                 _request_json(requests[i]), {"text": text, "finish_reason": reason}))
-            self.cache.put_many(rows)
+                texts[i][slot], reasons[i][slot] = text, reason
+                rows.append((keys[i][slot], "generation", self.name, self.model_key,
+                             requests[i].sample_offset + slot,
+                             _request_json(requests[i]), {"text": text, "finish_reason": reason}))
+            return rows
+
+        self._ask("generate", [sub for _, _, sub in todo], take)
 
         results = []
         for i in range(len(requests)):
@@ -182,20 +217,16 @@ class CachedBackend:
                                 is_greedy=found[k]["is_greedy"], cached=True) if k in found else None
             for k in keys]
         todo = [i for i, r in enumerate(results) if r is None]
-        for start in range(0, len(todo), self.chunk_size):
-            chunk = todo[start:start + self.chunk_size]
-            answers = self.inner.loglikelihood([requests[i] for i in chunk])
-            self.backend_calls += len(chunk)
-            rows = []
-            for i, answer in zip(chunk, answers, strict=True):
-                results[i] = replace(answer, cached=False)
-                rows.append((keys[i], "loglikelihood", self.name, self.model_key, 0,
-                             _ll_request_json(requests[i]),
-                             {"total": answer.total, "token_logprobs": list(answer.token_logprobs),
-                              "is_greedy": answer.is_greedy}))
-            self.cache.put_many(rows)
-        return [r for r in results if r is not None]
 
+        def take(k: int, answer: LoglikelihoodResult) -> list:
+            i = todo[k]
+            results[i] = replace(answer, cached=False)
+            return [(keys[i], "loglikelihood", self.name, self.model_key, 0, _ll_request_json(requests[i]),
+                     {"total": answer.total, "token_logprobs": list(answer.token_logprobs),
+                      "is_greedy": answer.is_greedy})]
+
+        self._ask("loglikelihood", [requests[i] for i in todo], take)
+        return [r for r in results if r is not None]
 
 
 def _request_json(request: GenerationRequest) -> str:

@@ -5,21 +5,27 @@ Prompts go to ``/v1/completions`` and chat messages to ``/v1/chat/completions``
 endpoint with ``echo=True, logprobs=1, max_tokens=0``, which ``vllm serve`` supports and
 api.openai.com does not; a server that refuses gives a ``BackendError`` naming the fix.
 
-Retries are ours, not the SDK's (``max_retries=0`` on the client): 429, 5xx, connection
-errors and timeouts are retried with exponential back-off (``retry_backoff * 2**attempt``,
-capped, honouring ``Retry-After``), everything else fails at once. Requests run on a thread
-pool of ``concurrency`` workers; results come back in request order.
+Retries are the SDK's (``max_retries`` on the client): it retries connection errors,
+timeouts, 408, 409, 429 and 5xx with exponential back-off (0.5 s doubling to 8 s, minus up to
+25 % jitter) and waits what a ``Retry-After`` / ``retry-after-ms`` header asks, up to two
+minutes (a longer wait is not retried). When it gives up, the ``BackendError`` says what
+failed, where and after how many attempts; other HTTP errors fail at once.
+
+Requests run on a thread pool of ``concurrency`` workers. ``generate_each`` /
+``loglikelihood_each`` hand every result to a callback from the worker that received it, so
+the response cache stores each answer as it completes and a resumed run does not ask again
+what a killed one was answered; ``generate`` / ``loglikelihood`` return the results in request
+order.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import random
 import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any, TypeVar
 
 from knowforge.errors import BackendError
 
@@ -31,19 +37,18 @@ from . import CAPABILITIES, MISSING_CAPABILITY_HINTS, derive_seed, require_capab
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-MAX_BACKOFF_S = 30.0
 PER_REQUEST_STATUSES = frozenset({400, 413, 422})   # the request, not the server, is at fault
 _FINISH = {"stop": "stop", "length": "length", "eos": "stop", "stop_sequence": "stop"}
+RETRY_COUNT_HEADER = "x-stainless-retry-count"      # the SDK numbers each attempt's retry
 
 
 class OpenAIBackend:
-    """``OpenAIBackend(model, base_url=None, api_key=None, concurrency=8, timeout=120, ...)``."""
+    """``OpenAIBackend(model, base_url=None, api_key=None, concurrency=8, timeout=120, max_retries=4, ...)``."""
 
     name = "openai"
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 concurrency: int = 8, timeout: float = 120.0, max_retries: int = 4,
-                 retry_backoff: float = 1.0, api: str = "auto"):
+                 concurrency: int = 8, timeout: float = 120.0, max_retries: int = 4, api: str = "auto"):
         try:
             import openai
         except ImportError as exc:
@@ -57,85 +62,98 @@ class OpenAIBackend:
         self.api = api
         self.capabilities = CAPABILITIES["openai" if api == "auto" else "openai-chat"]
         self.concurrency = max(1, concurrency)
-        self.batch_size = 4 * self.concurrency   # requests per cache write
+        self.batch_size = 4 * self.concurrency   # requests per call when a caller chunks
         self.timeout = timeout
         self.max_retries = max(0, max_retries)
-        self.retry_backoff = retry_backoff
         self.client = openai.OpenAI(base_url=self.base_url,
                                     api_key=api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY",
-                                    max_retries=0, timeout=timeout)
-        self._jitter = random.Random(f"{model}:retry-jitter")
+                                    max_retries=self.max_retries, timeout=timeout)
         self._lock = threading.Lock()
-        self.retries = 0          # retried attempts, for logs and tests
-        self.http_requests = 0    # attempts sent
+        self.retries = 0          # retries the SDK made for requests that succeeded, for logs and tests
 
     @classmethod
     def from_options(cls, options) -> OpenAIBackend:
         options = as_backend_config(options)
         return cls(options.model, base_url=options.base_url, concurrency=options.concurrency,
-                   timeout=options.timeout, max_retries=options.max_retries,
-                   retry_backoff=options.retry_backoff, api=options.openai_api)
+                   timeout=options.timeout, max_retries=options.max_retries, api=options.openai_api)
 
     # -- plumbing -----------------------------------------------------------------------------
 
     def _where(self) -> str:
         return str(self.client.base_url)
 
-    def _call(self, what: str, fn: Callable[[], T]) -> T:
-        """Run ``fn`` with our retry policy; raise ``BackendError`` when it gives up."""
+    def _call(self, what: str, resource: Any, **kwargs) -> Any:
+        """``resource.create(**kwargs)`` through the SDK's retries; its errors become
+        ``BackendError`` with the number of attempts made."""
         openai = self.openai
-        for attempt in range(self.max_retries + 1):
+        try:
+            raw = resource.with_raw_response.create(**kwargs)
+            reply = raw.parse()
+        except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
+            # APITimeoutError is an APIConnectionError; the SDK has retried all of these.
+            kind = "timed out" if isinstance(exc, openai.APITimeoutError) else f"failed ({_describe(exc)})"
+            raise BackendError(f"{what} to {self._where()} {kind} after {_attempts(exc)} attempts "
+                               f"(timeout {self.timeout}s each, max_retries {self.max_retries}); check "
+                               f"the server, or raise the timeout / max_retries") from exc
+        except openai.APIStatusError as exc:
+            raise BackendError(f"{what} to {self._where()} was refused: HTTP {exc.status_code}: "
+                               f"{_describe(exc)}") from exc
+        except ValueError as exc:   # the body said JSON but was not
+            raise BackendError(f"{what} to {self._where()}: malformed JSON reply ({exc})") from exc
+        if raw.retries_taken:
             with self._lock:
-                self.http_requests += 1
-            try:
-                return fn()
-            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
-                # APITimeoutError is an APIConnectionError.
-                if attempt == self.max_retries:
-                    kind = "timed out" if isinstance(exc, openai.APITimeoutError) else f"failed ({_describe(exc)})"
-                    raise BackendError(f"{what} to {self._where()} {kind} after {attempt + 1} attempts "
-                                       f"(timeout {self.timeout}s each); check the server, or raise "
-                                       f"--timeout / max_retries") from exc
-                delay = self._delay(attempt, exc)
-                with self._lock:
-                    self.retries += 1
-                log.warning("%s to %s: %s; retry %d/%d in %.2fs", what, self._where(), _describe(exc),
-                            attempt + 1, self.max_retries, delay)
-                time.sleep(delay)
-            except openai.APIStatusError as exc:
-                raise BackendError(f"{what} to {self._where()} was refused: HTTP {exc.status_code}: "
-                                   f"{_describe(exc)}") from exc
-            except ValueError as exc:   # the body said JSON but was not
-                raise BackendError(f"{what} to {self._where()}: malformed JSON reply ({exc})") from exc
-        raise AssertionError("unreachable")
+                self.retries += raw.retries_taken
+            log.info("%s to %s answered after %d retries", what, self._where(), raw.retries_taken)
+        return reply
 
-    def _delay(self, attempt: int, exc: Exception) -> float:
-        delay = self.retry_backoff * 2 ** attempt
-        response = getattr(exc, "response", None)
-        retry_after = response.headers.get("retry-after") if response is not None else None
-        if retry_after is not None:
-            try:
-                delay = float(retry_after)
-            except ValueError:
-                pass
-        with self._lock:
-            jitter = self._jitter.uniform(0, 0.1 * delay)
-        return min(MAX_BACKOFF_S, delay + jitter)
+    def _map(self, fn: Callable[[Any], T], items: list[Any],
+             on_result: Callable[[int, T], None] | None = None) -> list[T]:
+        """``fn`` over ``items`` on the pool; the list comes back in item order.
 
-    def _map(self, fn: Callable[[Any], T], items: list[Any]) -> list[T]:
+        Each result goes to ``on_result(index, result)`` from the worker that got it, right after
+        the reply is parsed (one call at a time, in completion order): the shortest path from an
+        answer to the response cache. On a failure nothing still queued is sent; what is in
+        flight is awaited (and handed over) before the error is raised.
+        """
+        results: list[Any] = [None] * len(items)
+        handing_over = threading.Lock()
+
+        def run(i: int, item: Any) -> None:
+            results[i] = fn(item)
+            if on_result is not None:
+                with handing_over:
+                    on_result(i, results[i])
+
         if len(items) <= 1 or self.concurrency == 1:
-            return [fn(item) for item in items]
+            for i, item in enumerate(items):
+                run(i, item)
+            return results
         pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="knowforge-openai")
         try:
-            return list(pool.map(fn, items))
+            futures = [pool.submit(run, i, item) for i, item in enumerate(items)]
+            failure: BaseException | None = None
+            for future in as_completed(futures):
+                if future.cancelled() or future.exception() is None:
+                    continue
+                if failure is None:
+                    failure = future.exception()
+                    for other in futures:
+                        other.cancel()
+            if failure is not None:
+                raise failure
+            return results
         finally:
-            # On a failure, do not send what is still queued; wait for what is in flight.
             pool.shutdown(wait=True, cancel_futures=True)
 
     # -- generation ---------------------------------------------------------------------------
 
     def generate(self, requests: list[GenerationRequest]) -> list[GenerationResult]:
         return self._map(self._generate_one, requests)
+
+    def generate_each(self, requests: list[GenerationRequest],
+                      on_result: Callable[[int, GenerationResult], None]) -> list[GenerationResult]:
+        """``generate``, handing each result to ``on_result(index, result)`` as it arrives."""
+        return self._map(self._generate_one, requests, on_result)
 
     def _generate_one(self, request: GenerationRequest) -> GenerationResult:
         try:
@@ -162,12 +180,11 @@ class OpenAIBackend:
         if request.messages is not None or self.api == "chat":
             messages = ([{"role": r, "content": c} for r, c in request.messages] if request.messages is not None
                         else [{"role": "user", "content": request.prompt}])
-            reply = self._call("chat completion", lambda: self.client.chat.completions.create(
-                messages=messages, **common))
+            reply = self._call("chat completion", self.client.chat.completions, messages=messages, **common)
             choices = self._choices(reply, "chat completion")
             texts = tuple(_text(c.message.content) for c in choices)
         else:
-            reply = self._call("completion", lambda: self.client.completions.create(prompt=request.prompt, **common))
+            reply = self._call("completion", self.client.completions, prompt=request.prompt, **common)
             choices = self._choices(reply, "completion")
             texts = tuple(_text(c.text) for c in choices)
         if len(texts) != request.n:
@@ -190,12 +207,18 @@ class OpenAIBackend:
         require_capability(self, CAP_LOGLIKELIHOOD)
         return self._map(self._loglikelihood_one, requests)
 
+    def loglikelihood_each(self, requests: list[LoglikelihoodRequest],
+                           on_result: Callable[[int, LoglikelihoodResult], None]) -> list[LoglikelihoodResult]:
+        """``loglikelihood``, handing each result to ``on_result(index, result)`` as it arrives."""
+        require_capability(self, CAP_LOGLIKELIHOOD)
+        return self._map(self._loglikelihood_one, requests, on_result)
+
     def _loglikelihood_one(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
         hint = MISSING_CAPABILITY_HINTS[("openai", CAP_LOGLIKELIHOOD)]
         try:
-            reply = self._call("log-likelihood completion", lambda: self.client.completions.create(
-                model=self.model, prompt=request.context + request.continuation, echo=True, logprobs=1,
-                max_tokens=0, temperature=0.0))
+            reply = self._call("log-likelihood completion", self.client.completions, model=self.model,
+                               prompt=request.context + request.continuation, echo=True, logprobs=1,
+                               max_tokens=0, temperature=0.0)
         except BackendError as exc:
             if isinstance(exc.__cause__, self.openai.APIStatusError):
                 raise BackendError(f"{exc}. {hint}") from exc
@@ -222,6 +245,18 @@ class OpenAIBackend:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _attempts(exc: Exception) -> int:
+    """Attempts the SDK made before ``exc``: the retry number it sent with the last request + 1."""
+    request = getattr(exc, "request", None)
+    if request is None:
+        response = getattr(exc, "response", None)
+        request = getattr(response, "request", None)
+    try:
+        return int(request.headers.get(RETRY_COUNT_HEADER, 0)) + 1
+    except (AttributeError, TypeError, ValueError):
+        return 1
 
 
 def _describe(exc: Exception) -> str:

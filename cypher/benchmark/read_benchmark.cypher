@@ -1,0 +1,3 @@
+// One benchmark node's properties (provenance for export manifests), or no row.
+MATCH (b:Benchmark {id: $id})
+RETURN properties(b) AS benchmark

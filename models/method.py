@@ -1,0 +1,143 @@
+"""The method contract: what every benchmark family provides, so that one pipeline serves all.
+
+graph → ``generate`` → items in the graph → ``items`` → tasks (solver, scorer, metrics) →
+runs and reports; and ``items`` → exports (the method's own formats, plus JSONL, Hugging Face
+datasets and lm-evaluation-harness tasks for every method).
+
+A method is one ``Method`` value in one module (``generators/<method>/method.py``), published
+through the ``knowforge.methods`` entry-point group, so another package can add a method
+without editing knowforge. The CLI and ``knowforge.workflow`` never name a method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .task import Task
+from .types import BenchmarkItem
+
+Progress = Callable[[int], None]
+"""Called with the amount of work just finished (rows, requests, entities...)."""
+
+
+class MethodParams(BaseModel):
+    """Base of every method's generation parameters.
+
+    The generic ``knowforge generate METHOD`` command turns each field into an option: the
+    field name with dashes (``max_ka2`` → ``--max-ka2``), its type, default and description.
+    ``json_schema_extra={"cli": {...}}`` on a field adjusts that: ``flags`` (option names, e.g.
+    ``["--batch", "--name"]``), ``multiple`` (repeatable option), ``separator`` (a tuple given as
+    one comma-separated value) and ``hidden``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="Benchmark name; its id is METHOD:NAME.")
+    seed: int = Field(0, description="Seed of the one random generator every choice is drawn from.")
+
+
+class GenerationSummary(BaseModel):
+    """What one ``generate`` (or import) made, for the console and the logs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: str
+    name: str
+    benchmark: str                        # "<method>:<name>"
+    counts: dict[str, int] = Field(default_factory=dict)     # e.g. entities, facts, questions
+    breakdown: dict[str, dict[str, int]] = Field(default_factory=dict)   # e.g. questions by type
+    timings: dict[str, float] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)           # warnings a user should read
+
+    def line(self) -> str:
+        counts = ", ".join(f"{v:,} {k}" for k, v in self.counts.items())
+        seconds = self.timings.get("total")
+        return f"{self.benchmark}: {counts}" + (f" in {seconds:.1f}s" if seconds is not None else "")
+
+
+ExportWriter = Callable[[Any, str, Sequence[BenchmarkItem], Path], list[Path]]
+"""``(store, name, items, out) -> files written``; ``out`` is a folder, or a file path for
+single-file formats that accept one."""
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    name: str
+    description: str
+    write: ExportWriter
+    # A format that writes one file: ``--out x<suffix>`` names that file, and the manifest is
+    # ``<file>.manifest.json`` beside it (several such exports may share a folder).
+    single_file_suffix: str | None = None
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    title: str                            # "KnowGen (ALCUNA)"
+    description: str                      # one paragraph: what it manufactures
+    params: type[MethodParams]
+    # (store, params, backend | None, progress | None) -> GenerationSummary
+    generate: Callable[..., GenerationSummary]
+    # (store, name) -> the benchmark's items, in a stable order
+    items: Callable[[Any, str], list[BenchmarkItem]]
+    tasks: tuple[Task, ...]
+    exports: Mapping[str, ExportFormat] = field(default_factory=dict)
+    # (store, name) -> {what: count} deleted; restores the graph as before generate
+    drop: Callable[[Any, str], Mapping[str, int]] | None = None
+    # (store, paths, params, progress | None) -> GenerationSummary: a released benchmark in
+    importer: Callable[..., GenerationSummary] | None = None
+    backend: Literal["none", "optional", "required"] = "none"   # does generation ask an LLM?
+    report_slices: tuple[str, ...] = ()   # item slices the summary tables break results down by
+    # Items that belong together (all years of a ChroKnow fact, all questions of an ELKEN
+    # event) share ``metadata[item_group]``; ``--limit K`` keeps K such units whole.
+    item_group: str | None = None
+    unit: str = "items"                   # what --limit counts, for help texts
+    docs: str = ""                        # the method's page, e.g. "docs/knowgen.md"
+    # Command lines shown in --help: {"generate": (...), "export": (...), "eval": (...)}
+    examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    licence: str = "CC BY 4.0"            # licence of the generated data (dataset cards)
+
+    def task(self, name: str) -> Task:
+        full = name if "/" in name else f"{self.name}/{name}"
+        for task in self.tasks:
+            if task.name == full:
+                return task
+        known = ", ".join(t.name for t in self.tasks)
+        from knowforge.errors import ConfigError
+
+        raise ConfigError(f"method {self.name!r} has no task {name!r}; its tasks: {known}")
+
+    def benchmark_id(self, name: str) -> str:
+        return f"{self.name}:{name}"
+
+    def make_params(self, **values: Any) -> MethodParams:
+        return self.params(**values)
+
+
+def check_method(method: Any, where: str) -> Method:
+    """``method`` if it is a well-formed ``Method``; a ``ConfigError`` naming ``where`` if not."""
+    from knowforge.errors import ConfigError
+
+    if not isinstance(method, Method):
+        raise ConfigError(f"{where} is not a knowforge.models.method.Method (got {type(method).__name__})")
+    if not method.name.isidentifier() or method.name != method.name.lower():
+        raise ConfigError(f"{where}: method name {method.name!r} must be a lower-case identifier")
+    if not issubclass(method.params, MethodParams):
+        raise ConfigError(f"{where}: params must subclass MethodParams")
+    seen = set()
+    for task in method.tasks:
+        if task.method != method.name:
+            raise ConfigError(f"{where}: task {task.name!r} must be named '{method.name}/...'")
+        if task.name in seen:
+            raise ConfigError(f"{where}: task {task.name!r} is declared twice")
+        seen.add(task.name)
+    return method
+
+
+__all__ = ["ExportFormat", "ExportWriter", "GenerationSummary", "Method", "MethodParams",
+           "Progress", "check_method"]

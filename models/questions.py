@@ -1,0 +1,132 @@
+"""Benchmarks and their questions in the graph: one writer, one property naming, every method.
+
+    (:Benchmark {id: '<method>:<name>', method, name, seed, params_json, source_hash, ...})
+    (:Question {id, benchmark, task, form, text, context, choices, answers, answer_index,
+                unknown, scorer, schema_version, item_json, metadata_json, slice_<key>...})
+      -[:IN_BENCHMARK]->(:Benchmark)
+      -[:TESTS]->(:Fact)        the facts a question tests
+      -[:TESTS]->(:Event)       the event an ELKEN question is about
+      -[:ABOUT]->(:Entity)      the entities it is about
+
+``item_json`` is the whole ``BenchmarkItem``: ``read_items`` gives back exactly what the
+generator wrote, so exports and evaluations read the graph, not a side file. The other
+properties are for people writing Cypher (``slice_relation``, ``slice_year``, ...).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from knowforge.errors import ConfigError, InputError
+from knowforge.kg.store import Store
+
+from .types import BenchmarkItem
+
+QUESTION_KEYS = ("benchmark", "task", "form", "scorer")
+_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+
+
+def property_value(value: Any) -> Any:
+    """Neo4j stores primitives and homogeneous lists of them; anything else as JSON text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                 for v in value):
+        return list(value)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def slice_property(key: str) -> str:
+    """The Question property a slice key lives in (``year`` → ``slice_year``; task/form as is)."""
+    if not _KEY.match(key or ""):
+        raise ConfigError(f"bad slice key {key!r}: use letters, digits and _")
+    if key in QUESTION_KEYS:
+        return key
+    return key if key.startswith("slice_") else f"slice_{key}"
+
+
+def question_row(item: BenchmarkItem, *, event_id: str | None = None,
+                 extra_props: Mapping[str, Any] | None = None) -> dict:
+    """The ``benchmark/upsert_questions`` row of one item."""
+    props = {"benchmark": item.benchmark, "task": item.task, "form": item.form,
+             "text": item.question, "context": item.context, "choices": list(item.choices),
+             "answers": list(item.answers), "answer_index": item.answer_index,
+             "unknown": item.unknown, "scorer": item.scorer, "schema_version": item.version,
+             "item_json": item.model_dump_json(),
+             "metadata_json": json.dumps(item.metadata, sort_keys=True, ensure_ascii=False, default=str)}
+    for key, value in item.slices.items():
+        props[slice_property(key)] = property_value(value)
+    for key, value in (extra_props or {}).items():
+        if not _KEY.match(key) or key in props:
+            raise ConfigError(f"bad or reserved question property {key!r}")
+        props[key] = property_value(value)
+    return {"id": item.id, "benchmark": item.benchmark, "props": props, "fact_ids": list(item.fact_ids),
+            "entity_ids": list(item.entity_ids), "event_ids": [event_id] if event_id else []}
+
+
+def write_questions(store: Store, items: Iterable[BenchmarkItem], *, overwrite: bool = True,
+                    event_ids: Mapping[str, str] | None = None,
+                    extra_props: Mapping[str, Any] | None = None, batch_size: int | None = None,
+                    progress=None) -> int:
+    """MERGE ``items`` as questions (``overwrite=False``: only create missing ones)."""
+    rows = (question_row(i, event_id=(event_ids or {}).get(i.id), extra_props=extra_props) for i in items)
+    return store.write("benchmark/upsert_questions", rows, overwrite=overwrite, batch_size=batch_size,
+                       progress=progress).rows
+
+
+def write_benchmark(store: Store, *, method: str, name: str, seed: int | None, params: Mapping[str, Any],
+                    source_hash: str | None, props: Mapping[str, Any] | None = None) -> str:
+    """MERGE the ``(:Benchmark)`` node of ``method:name`` with its provenance; returns its id."""
+    from knowforge import __version__
+
+    bid = f"{method}:{name}"
+    base = {"method": method, "name": name, "seed": seed,
+            "params_json": json.dumps(dict(params), sort_keys=True, ensure_ascii=False, default=str),
+            "source_hash": source_hash, "knowforge_version": __version__,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    store.run("benchmark/upsert_benchmark", id=bid,
+              props={**base, **{k: property_value(v) for k, v in (props or {}).items()}})
+    return bid
+
+
+def read_benchmark(store: Store, benchmark: str) -> dict | None:
+    rows = store.read("benchmark/read_benchmark", id=benchmark)
+    return rows[0]["benchmark"] if rows else None
+
+
+def read_items(store: Store, benchmark: str) -> list[BenchmarkItem]:
+    """The stored items of ``benchmark`` in id order (an InputError if there are none)."""
+    rows = store.read("benchmark/read_items", benchmark=benchmark)
+    if not rows:
+        method = benchmark.partition(":")[0]
+        raise InputError(f"no questions of benchmark {benchmark!r} in the graph (make it with "
+                         f"`knowforge generate {method}`; `knowforge methods --benchmarks` lists them)")
+    return [BenchmarkItem.model_validate_json(r["item_json"]) for r in rows]
+
+
+def source_graph_hash(store: Store) -> str:
+    """sha256 over every source-layer fact (id, relation, object or value) and every real
+    entity id, streamed in id order: the "source graph" a benchmark was made from."""
+    digest = hashlib.sha256()
+    for row in store.stream("benchmark/read_source_facts"):
+        digest.update(f"{row['id']}|{row['relation']}|{row['object_id'] or ''}|{row['value'] or ''}|"
+                      f"{'' if row['value_num'] is None else row['value_num']}\n".encode("utf-8"))
+    digest.update(b"--entities--\n")
+    for row in store.stream("benchmark/read_source_entities"):
+        digest.update(f"{row['id']}\n".encode("utf-8"))
+    return digest.hexdigest()
+
+
+def list_benchmarks(store: Store) -> list[dict]:
+    return store.read("benchmark/list_benchmarks")
+
+
+__all__ = ["QUESTION_KEYS", "list_benchmarks", "property_value", "question_row", "read_benchmark",
+           "read_items", "slice_property", "source_graph_hash", "write_benchmark", "write_questions"]

@@ -1,0 +1,65 @@
+"""A third-party method, as another package would write one: arithmetic questions stored in the
+graph. tests/test_method_seam.py installs it through a ``knowforge.methods`` entry point and
+runs it through the CLI without any change to knowforge."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from pydantic import Field
+
+from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
+from knowforge.models.questions import read_items, source_graph_hash, write_benchmark, write_questions
+from knowforge.models.task import Component, ItemFilter, Task
+from knowforge.models.types import BenchmarkItem
+
+
+class TinyParams(MethodParams):
+    name: str = Field("t", description="Benchmark name.")
+    size: int = Field(4, ge=1, description="Questions to make.")
+    forms: tuple[str, ...] = Field(("generation", "boolean"), description="Question forms.",
+                                   json_schema_extra={"cli": {"separator": ","}})
+
+
+def generate(store, params: TinyParams, backend=None, progress=None) -> GenerationSummary:
+    rng = random.Random(f"{params.seed}:tiny")
+    items = []
+    for i in range(params.size):
+        a, b = rng.randint(1, 9), rng.randint(1, 9)
+        form = params.forms[i % len(params.forms)]
+        if form == "boolean":
+            shown = a + b + (i % 2)
+            items.append(BenchmarkItem(id=f"tiny:{params.name}:{i}", benchmark=f"tiny:{params.name}",
+                                       task="tiny/add", form="boolean", question=f"Is {a} + {b} = {shown}?",
+                                       answers=["yes" if shown == a + b else "no"], scorer="boolean",
+                                       slices={"kind": "check"}))
+        else:
+            items.append(BenchmarkItem(id=f"tiny:{params.name}:{i}", benchmark=f"tiny:{params.name}",
+                                       task="tiny/add", form="generation", question=f"What is {a} + {b}?",
+                                       answers=[str(a + b)], scorer="exact", slices={"kind": "sum"}))
+    write_benchmark(store, method="tiny", name=params.name, seed=params.seed, params=params.model_dump(),
+                    source_hash=source_graph_hash(store))
+    write_questions(store, items)
+    if progress:
+        progress(len(items))
+    return GenerationSummary(method="tiny", name=params.name, benchmark=f"tiny:{params.name}",
+                             counts={"questions": len(items)})
+
+
+def write_sums(store, name, items, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "sums.json"
+    path.write_text(json.dumps([{"q": i.question, "a": i.answers[0]} for i in items], indent=1) + "\n")
+    return [path]
+
+
+METHOD = Method(
+    name="tiny", title="Tiny sums", description="One-digit additions, for testing the method seam.",
+    params=TinyParams, generate=generate, items=lambda store, name: read_items(store, f"tiny:{name}"),
+    tasks=(Task(name="tiny/add", dataset=ItemFilter(tasks=("tiny/add",)), solver=Component(name="zero-shot"),
+                metrics=("accuracy", "balanced_accuracy")),),
+    exports={"sums": ExportFormat("sums", "a JSON list of {q, a}", write_sums)},
+    report_slices=("kind",),
+)

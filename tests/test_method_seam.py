@@ -1,0 +1,127 @@
+"""The method seam: a method from another package plugs in through the ``knowforge.methods``
+entry-point group and runs generate → export → eval through the CLI, with nothing in knowforge
+naming it; the built-in methods satisfy the contract; tasks are data."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from knowforge import methods
+from knowforge.cli.main import cli
+from knowforge.models.method import check_method
+from knowforge.models.task import Task
+
+PLUGIN = Path(__file__).parent / "plugins" / "kf_tiny_method.py"
+
+
+@pytest.fixture
+def tiny_plugin(tmp_path, monkeypatch):
+    """Install tests/plugins/kf_tiny_method.py as a distribution with an entry point, the way
+    pip would (a module and a .dist-info with entry_points.txt on sys.path)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    shutil.copy(PLUGIN, site / PLUGIN.name)
+    dist = site / "kf_tiny_method-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-tiny-method\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[knowforge.methods]\ntiny = kf_tiny_method:METHOD\n")
+    monkeypatch.syspath_prepend(str(site))
+    methods.refresh()
+    yield
+    methods.refresh()
+
+
+def test_builtin_methods_satisfy_the_contract():
+    found = methods.available()
+    assert {"knowgen", "chrono", "events"} <= set(found)
+    assert methods.load_errors() == {}
+    for name, method in found.items():
+        assert check_method(method, name) is method
+        for task in method.tasks:
+            # a task is data: YAML out, the same task back
+            assert Task.from_yaml(task.to_yaml()) == task
+
+
+def test_methods_command_lists_methods_tasks_and_formats():
+    result = CliRunner().invoke(cli, ["methods"], catch_exceptions=False)
+    assert result.exit_code == 0
+    for text in ("knowgen:", "task knowgen/KA", "chrono:", "task chrono/generation", "events:",
+                 "task events/locality", "formats: alcuna, jsonl, hf, lm-eval"):
+        assert text in result.output, text
+    task = CliRunner().invoke(cli, ["methods", "--task", "knowgen/KA"], catch_exceptions=False).output
+    assert yaml.safe_load(task)["solver"] == {"name": "zero-shot", "args": {}}
+    described = json.loads(CliRunner().invoke(cli, ["methods", "events", "--json"]).output)
+    assert described[0]["formats"].keys() >= {"elken", "jsonl", "hf", "lm-eval"}
+
+
+@pytest.mark.hf
+def test_a_plugin_method_runs_generate_export_eval_through_the_cli(tiny_plugin, store, graph_env,
+                                                                     tiny_model_dir, tmp_path):
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["methods"], catch_exceptions=False).output
+    assert "tiny: Tiny sums" in listed and "task tiny/add" in listed
+    help_text = runner.invoke(cli, ["generate", "tiny", "--help"]).output
+    assert "--size INTEGER" in help_text and "Questions to make." in help_text
+
+    result = runner.invoke(cli, ["generate", "tiny", "--name", "t1", "--size", "6", "--seed", "3", "--silent"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().splitlines()[-1] == "tiny:t1"
+    stored = store.user_query("MATCH (q:Question)-[:IN_BENCHMARK]->(:Benchmark {id:'tiny:t1'}) "
+                              "RETURN count(q) AS n, collect(DISTINCT q.slice_kind) AS kinds")[0]
+    assert stored["n"] == 6 and sorted(stored["kinds"]) == ["check", "sum"]
+
+    bad = runner.invoke(cli, ["generate", "tiny", "--name", "t2", "--size", "0", "--silent"])
+    assert bad.exit_code != 0 and "--size" in bad.output
+
+    out = tmp_path / "sums"
+    result = runner.invoke(cli, ["export", "tiny", "--benchmark", "t1", "--format", "sums", "--out", str(out)],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len(json.loads((out / "sums.json").read_text())) == 6
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["method"] == "tiny" and manifest["seed"] == 3 and manifest["params"]["size"] == 6
+    assert manifest["files"].keys() == {"sums.json"} and len(manifest["source_graph_sha256"]) == 64
+
+    result = runner.invoke(cli, ["export", "tiny", "--benchmark", "tiny:t1", "--format", "jsonl",
+                                 "--out", str(tmp_path / "t1.jsonl")], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len((tmp_path / "t1.jsonl").read_text().splitlines()) == 6
+
+    result = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
+                                 "--max-tokens", "4", "--out", str(tmp_path / "runs"),
+                                 "--cache-dir", str(tmp_path / "cache"), "--silent"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "runs" / "tiny-t1" / "summary.json").read_text())
+    run = summary["runs"]["zero-shot"]
+    assert run["tasks"] == ["tiny/add"] and run["samples"] == 6
+    assert set(run["by"]["kind"]) == {"check", "sum"}
+    assert run["metrics"]["tiny/add"]["balanced_accuracy"] is not None
+    answers = store.user_query("MATCH (:Run {id:$id})-[:GAVE]->(a:Answer)-[:ANSWERS]->(:Question)-[:IN_BENCHMARK]->"
+                               "(:Benchmark {id:'tiny:t1'}) RETURN count(a) AS n", {"id": run["run_id"]})[0]["n"]
+    assert answers == 6
+
+
+def test_a_broken_plugin_does_not_break_the_others(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    dist = site / "kf_broken-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-broken\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[knowforge.methods]\nbroken = kf_no_such_module:METHOD\n")
+    monkeypatch.syspath_prepend(str(site))
+    methods.refresh()
+    try:
+        assert "knowgen" in methods.available()
+        assert "broken" in methods.load_errors()
+        result = CliRunner().invoke(cli, ["methods"])
+        assert result.exit_code == 0 and "broken: failed to load" in result.output
+        with pytest.raises(Exception, match="failed to load"):
+            methods.get_method("broken")
+    finally:
+        methods.refresh()
