@@ -40,7 +40,8 @@ from pathlib import Path
 from knowforge.errors import ConfigError, InputError
 from knowforge.kg.bulk import layout
 from knowforge.kg.loaders.base import MAX_LISTED_PROBLEMS, LoadReport, Problem
-from knowforge.kg.loaders.wikidata_common import default_properties, vocabulary
+from knowforge.kg.loaders.wikidata_common import (default_properties, parse_property_list,
+                                                  read_entity_list, vocabulary)
 from knowforge.kg.loaders.wikidata_json import PROBLEM_REASONS, SOURCE, WikidataDocParser
 from knowforge.kg.records import RelationRecord
 
@@ -65,6 +66,7 @@ class SparkLoadResult:
     out_dir: Path
     counts: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    splits: int = 0  # parse tasks' splits over all files
 
 
 # ---- the Spark session -----------------------------------------------------------------------
@@ -441,6 +443,7 @@ def load_wikidata_spark(paths: Iterable[str | Path], out_dir: str | Path, *,
             stats_by_file.append(_parse_file(spark, path, index, props, wanted, parts, partitions))
             report.files.append(str(path))
         result.seconds["parse"] = time.monotonic() - t0
+        result.splits = sum(len(stats) for stats in stats_by_file)
         offsets, relations, properties_seen, multiline, fact_repeats = _account(report, paths, stats_by_file)
         if strict and report.problem_count:
             first = report.problems[0]
@@ -462,6 +465,19 @@ def load_wikidata_spark(paths: Iterable[str | Path], out_dir: str | Path, *,
     layout_manifest["load_report"] = report.as_dict()
     (out / layout.MANIFEST).write_text(json.dumps(layout_manifest, indent=2, ensure_ascii=False) + "\n")
     return result
+
+
+def run_spark_load(paths: Iterable[str | Path], out_dir: str | Path, *, strict: bool = False,
+                   properties: str | None = None, entities_file: str | None = None,
+                   master: str | None = None, spark_conf: dict[str, str] | None = None,
+                   partitions: int | None = None, overwrite: bool = False,
+                   progress: StageProgress | None = None) -> SparkLoadResult:
+    """``knowforge load wikidata --engine spark``: the textual options → ``load_wikidata_spark``."""
+    props = parse_property_list(properties) if properties else None
+    entities = read_entity_list(entities_file) if entities_file else None
+    return load_wikidata_spark(paths, out_dir, properties=props, entities=entities, strict=strict,
+                               master=master, spark_conf=spark_conf, partitions=partitions,
+                               overwrite=overwrite, progress=progress)
 
 
 def _with_references(spark, paths, entities, props, partitions) -> frozenset[str]:
