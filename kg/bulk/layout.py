@@ -72,30 +72,45 @@ FACT_EXTRA_COLUMNS = _columns("subject_name object_name")
 _ENTITY_PROPS = frozenset(c.name for c in ENTITY_COLUMNS) - {"id", "labels", "stub"}
 _FACT_PROPS = frozenset(c.name for c in FACT_COLUMNS)
 _PY_TYPES = {"string": (str,), "double": (float,), "long": (int,), "boolean": (bool,)}
+_EXACT = {"string": str, "double": float, "long": int, "boolean": bool}
 
 
 class NotRepresentable(ValueError):
     """A record whose properties do not fit the bulk layout (name or type)."""
 
 
-def _check(columns: Iterable[Column], values: dict) -> dict:
-    for column in columns:
-        value = values.get(column.name)
+def _fits(kind: str, value) -> bool:
+    if kind.endswith("[]"):
+        item_types = _PY_TYPES[kind[:-2]]
+        ok = isinstance(value, list) and all(
+            isinstance(v, item_types) and not (kind == "long[]" and isinstance(v, bool)) for v in value)
+        if ok and kind == "string[]":
+            ok = not any(ARRAY_DELIMITER in v for v in value) and value != [""]
+        return ok
+    if kind == "long":
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, _PY_TYPES[kind])
+
+
+def _kinds(columns: Iterable[Column]) -> dict[str, str]:
+    return {column.name: column.kind for column in columns}
+
+
+_ENTITY_KINDS = _kinds(ENTITY_COLUMNS)
+_FACT_KINDS = _kinds(FACT_COLUMNS)
+
+
+def _check(kinds: dict[str, str], values: dict) -> dict:
+    # Runs once per record on the Spark executors: only the properties present are looked at,
+    # and a value of exactly the column's type (most of them) without the general test.
+    for name, value in values.items():
         if value is None:
             continue
-        kind = column.kind
-        if kind.endswith("[]"):
-            item_types = _PY_TYPES[kind[:-2]]
-            ok = isinstance(value, list) and all(
-                isinstance(v, item_types) and not (kind == "long[]" and isinstance(v, bool)) for v in value)
-            if ok and kind == "string[]":
-                ok = not any(ARRAY_DELIMITER in v for v in value) and value != [""]
-        elif kind == "long":
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        else:
-            ok = isinstance(value, _PY_TYPES[kind])
-        if not ok:
-            raise NotRepresentable(f"property {column.name}={value!r} is not a {kind} the import "
+        kind = kinds.get(name)
+        if kind is None or type(value) is _EXACT.get(kind):
+            continue
+        if not _fits(kind, value):
+            raise NotRepresentable(f"property {name}={value!r} is not a {kind} the import "
                                    "tool can store")
     return values
 
@@ -112,7 +127,7 @@ def entity_values(record: EntityRecord) -> dict:
     values["id"] = row["id"]
     values["labels"] = ["Entity", *[label for label in row["labels"] if label != "Entity"]]
     values["stub"] = False
-    return _check(ENTITY_COLUMNS, values)
+    return _check(_ENTITY_KINDS, values)
 
 
 def fact_values(record: FactRecord) -> dict:
@@ -124,7 +139,7 @@ def fact_values(record: FactRecord) -> dict:
     if unknown:
         raise NotRepresentable(f"fact {row['id']}: properties {sorted(unknown)} are not in the "
                                "bulk layout (kg/bulk/layout.py FACT_COLUMNS)")
-    _check(FACT_COLUMNS, values)
+    _check(_FACT_KINDS, values)
     values["subject_name"] = row["subject_name"]
     values["object_name"] = row["object_name"]
     return values
