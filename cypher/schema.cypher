@@ -15,6 +15,13 @@ CREATE CONSTRAINT chrono_record_id IF NOT EXISTS FOR (r:ChronoRecord) REQUIRE r.
 CREATE INDEX chrono_record_benchmark IF NOT EXISTS FOR (r:ChronoRecord) ON (r.benchmark);
 CREATE CONSTRAINT run_id IF NOT EXISTS FOR (r:Run) REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT answer_id IF NOT EXISTS FOR (a:Answer) REQUIRE a.id IS UNIQUE;
+// NewTerm: a benchmark's terms, their related terms (phrases that are not lemmas), the lines of
+// its release files that are not questions, and the run that generated it
+CREATE CONSTRAINT term_entry_id IF NOT EXISTS FOR (e:TermEntry) REQUIRE e.id IS UNIQUE;
+CREATE CONSTRAINT phrase_id IF NOT EXISTS FOR (p:Phrase) REQUIRE p.id IS UNIQUE;
+CREATE CONSTRAINT release_record_id IF NOT EXISTS FOR (r:ReleaseRecord) REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT generation_run_id IF NOT EXISTS FOR (g:GenerationRun) REQUIRE g.id IS UNIQUE;
+CREATE INDEX release_record_benchmark IF NOT EXISTS FOR (r:ReleaseRecord) ON (r.benchmark);
 
 // ---- temporal and lookup indexes ----
 // "the object timeline of (s, r)" is one lookup on (subject_id, relation)

@@ -118,6 +118,22 @@ def _chronoprompt_gain(items, samples, details) -> list[dict] | None:
     return gain_table(results) if results else None
 
 
+def _newterm(name: str) -> TaskMetric:
+    def metric(items, samples, details):
+        from knowforge.eval import newterm_eval
+
+        return getattr(newterm_eval, f"metric_{name}")(items, samples, details)
+    return metric
+
+
+def _link(name: str) -> TaskMetric:
+    def metric(items, samples, details):
+        from knowforge.eval.link_probe import LINK_METRICS
+
+        return LINK_METRICS[name](items, samples, details)
+    return metric
+
+
 METRICS: dict[str, TaskMetric] = {
     "accuracy": _accuracy,
     "balanced_accuracy": _balanced_accuracy,
@@ -126,6 +142,17 @@ METRICS: dict[str, TaskMetric] = {
     "tendency_accuracy": _tendency_accuracy,
     "chrono_categories": _chrono_categories,
     "chronoprompt_gain": _chronoprompt_gain,
+    # NewTerm: the run's setting pooled over phrasings (CSJ balanced), Base, Gold, Base - Gold,
+    # and the three per term category and year
+    "newterm_score": _newterm("score"),
+    "newterm_base": _newterm("base"),
+    "newterm_gold": _newterm("gold"),
+    "newterm_gap": _newterm("gap"),
+    "newterm_breakdown": _newterm("breakdown"),
+    # LINT: per template, all-13 "known", head vs long tail with the relative drop, and the
+    # same by domain, rule and graph premises (knowforge.eval.link_probe)
+    **{name: _link(name) for name in ("link_templates", "link_known", "link_head_tail", "link_by_domain",
+                                      "link_by_rule", "link_by_graph_premises")},
 }
 
 

@@ -17,6 +17,10 @@ chronoprompt           the check, then ChroKnowPrompt on Partial Known facts (``
 ice / bm25 / dense     ELKEN editing: the gold event, or the top-1 retrieved event, in context;
                        out-of-scope questions also asked without it (locality)
 no-edit                ELKEN's unedited baseline
+newterm                NewTerm's Base or Gold setting (``-S setting=base|gold``): the three
+                       official phrasings, greedy, pooled; the Gold run also reports the gap
+link-probe             LINT's entailment probe: each of a statement's 13 template items as it is,
+                       scored by the first token of the reply (``-S scoring=robust``: any yes/no)
 =====================  =========================================================================
 
 Methods add solvers by name here only when the prompt-building is generic; a solver's
@@ -34,6 +38,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knowforge.errors import ConfigError
+from knowforge.eval.link_probe import LinkProbeSolver, ProbeArgs
 from knowforge.eval.runner import DEFAULT_CHUNK_SIZE, SampleResult, evaluate_items
 from knowforge.eval.types import EvalOptions
 from knowforge.models.task import Component
@@ -159,6 +164,19 @@ class EditingSolver:
                              judge=judge_from_options(options), progress=progress)
 
 
+# --- NewTerm --------------------------------------------------------------------------------------
+def _newterm(component: Component, args: BaseModel) -> Solver:
+    from knowforge.eval.newterm_eval import NewTermSolver
+
+    return NewTermSolver(component, args)
+
+
+def _newterm_args() -> type[BaseModel]:
+    from knowforge.eval.newterm_eval import NewTermArgs
+
+    return NewTermArgs
+
+
 def _prompt(setting: str, description: str) -> SolverSpec:
     return SolverSpec(setting, description, NoArgs,
                       lambda component, _args: PromptSolver(component, setting))
@@ -182,6 +200,10 @@ SOLVERS: dict[str, SolverSpec] = {spec.name: spec for spec in (
     _editing("bm25", "bm25", "ELKEN: the top-1 event retrieved by BM25 from all edits"),
     _editing("dense", "dense", "ELKEN: the top-1 event retrieved by a dense (E5-style) encoder"),
     _editing("no-edit", "none", "ELKEN: the unedited model"),
+    SolverSpec("newterm", "NewTerm: Base or Gold (-S setting=base|gold), three official phrasings pooled",
+               _newterm_args(), _newterm),
+    SolverSpec("link-probe", "LINT's entailment probe: the 13 templates per statement, first-token scoring",
+               ProbeArgs, lambda component, args: LinkProbeSolver(component, args)),
 )}
 
 

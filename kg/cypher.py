@@ -23,6 +23,8 @@ ALLOWED_LABELS = frozenset({
     "Building", "University", "Item",
     # other domains
     "Taxon", "Concept", "MathConcept", "CommonsenseConcept", "Term", "LegalProvision",
+    # the lexical graph (WordNet)
+    "Lemma", "Synset",
     "Class",
 })
 

@@ -33,6 +33,12 @@ OUT="$OUT/chrono" bash scripts/demo_chrono.sh
 section "ELKEN: events and their ripples"
 OUT="$OUT/events" bash scripts/demo_events.sh
 
+section "NewTerm: new dictionary terms"
+OUT="$OUT/newterm" bash scripts/demo_newterm.sh
+
+section "LINK / LINT: long-tail statements from symbolic-rule chains"
+OUT="$OUT/link" bash scripts/demo_link.sh
+
 section "Done in ${SECONDS}s"
 echo "Reports and exports are under $OUT/; the graph is at $($KF neo4j status --json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["uri"] or "NEO4J_URI")')."
 echo "Explore it in Neo4j Browser ($KF neo4j status) or with: $KF query \"MATCH (e:Artificial) RETURN e.name LIMIT 10\""

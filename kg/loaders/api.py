@@ -11,6 +11,12 @@ from knowforge.kg.loaders.wikidata_common import parse_property_list, read_entit
 from knowforge.kg.store import Store
 
 
+def read_word_list(path: str) -> frozenset[str]:
+    """Words from a text file, one per line (``#`` starts a comment): a partial WordNet load."""
+    with open(path, encoding="utf-8") as fh:
+        return frozenset(w for w in (line.split("#", 1)[0].strip() for line in fh) if w)
+
+
 def run_load(store: Store, source: str, paths: Sequence[str] = (), *, strict: bool = False,
              properties: str | None = None, entities_file: str | None = None,
              year: int | None = None, endpoint: str | None = None, page_size: int | None = None,
@@ -22,7 +28,9 @@ def run_load(store: Store, source: str, paths: Sequence[str] = (), *, strict: bo
     if properties:
         props = (parse_property_list(properties) if source in ("wikidata", "rdf", "wikidata-sparql")
                  else frozenset(p.strip() for p in properties.split(",") if p.strip()))
-    entities = read_entity_list(entities_file) if entities_file else None
+    entities = None
+    if entities_file:
+        entities = read_word_list(entities_file) if source == "wordnet" else read_entity_list(entities_file)
     return [load_source(store, source, paths, strict=strict, progress=progress, properties=props,
                         entities=entities, year=year, endpoint=endpoint, page_size=page_size,
                         max_pages=max_pages)]

@@ -24,7 +24,10 @@ LOADERS = {
     "cskg": ("knowforge.kg.loaders.cskg", "load_cskg"),
     "cfr": ("knowforge.kg.loaders.cfr", "load_cfr"),
     "newterms": ("knowforge.kg.loaders.newterms", "load_newterms"),
+    "wordnet": ("knowforge.kg.loaders.wordnet", "load_wordnet"),
 }
+# sources whose loader finds its input itself when no PATH is given
+NO_PATH_SOURCES = ("wikidata-sparql", "wordnet")
 SOURCES = tuple(LOADERS) + ("samples",)
 
 
@@ -47,6 +50,8 @@ def load_source(store: Store, source: str, paths: Iterable[str | Path] = (), *,
         kwargs["relations"] = properties
     if source == "newterms" and year is not None:
         kwargs["year"] = year
+    if source == "wordnet" and entities is not None:
+        kwargs["words"] = entities
     if source == "wikidata-sparql":
         for key, value in (("endpoint", endpoint), ("page_size", page_size), ("max_pages", max_pages)):
             if value is not None:

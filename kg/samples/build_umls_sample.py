@@ -94,6 +94,15 @@ CONCEPTS = [
     ("C9000053", "T185", [(span(2020, 2021), "Invented tropical disease")], [], span(2020, 2021)),
     ("C9000054", "T185", [(span(2022), "Invented viral hemorrhagic fever")], [], span(2022)),
     ("C9000055", "T185", [(ALL, "Invented gastrointestinal disease")], [], ALL),
+    # added for the LINK rules on treatments, prevention and side effects (all releases, static)
+    ("C9000056", "T121", [(ALL, "Shamcillin (invented)")], [], ALL),
+    ("C9000057", "T121", [(ALL, "Figmentol (invented)")], [], ALL),
+    ("C9000058", "T129", [(ALL, "Notarealumab (invented)")], [], ALL),
+    ("C9000059", "T047", [(ALL, "Figment fungal infection (invented)")], [], ALL),
+    ("C9000060", "T047", [(ALL, "Sham anemia (invented)")], ["Sham anaemia (invented)"], ALL),
+    ("C9000061", "T047", [(ALL, "Phantom gout (invented)")], [], ALL),
+    ("C9000062", "T129", [(ALL, "Mockpox vaccine (invented)")], [], ALL),
+    ("C9000063", "T047", [(ALL, "Mockpox (invented)")], [], ALL),
 ]
 NAME_CUI = {}
 for _cui, _tui, _names, _syn, _years in CONCEPTS:
@@ -161,6 +170,15 @@ FACTS = [
     ("Tarnel gastric ulcer", "isa", "Invented gastrointestinal disease", ALL),
     ("Fictive reflux disease", "isa", "Invented gastrointestinal disease", ALL),
     ("Blenkin hepatitis", "isa", "Invented gastrointestinal disease", span(2020, 2022)),
+    ("Shamcillin", "may_treat", "Quillon pneumonia", ALL),
+    ("Shamcillin", "may_treat", "Prill dermatitis", ALL),
+    ("Shamcillin", "isa", "Invented antibacterial agent", ALL),
+    ("Figmentol", "may_treat", "Figment fungal infection", ALL),
+    ("Figmentol", "induces", "Mock hypokalemia", ALL),
+    ("Notarealumab", "may_treat", "Phantom gout", ALL),
+    ("Notarealumab", "may_treat", "Grommet arthritis", ALL),
+    ("Notarealumab", "induces", "Sham anemia", ALL),
+    ("Mockpox vaccine", "may_prevent", "Mockpox", ALL),
 ]
 # RELA -> (REL of the row that states it, inverse RELA, REL of the inverse row)
 RELATIONS = {
@@ -194,6 +212,9 @@ def main() -> None:
             atom(cui, name)
         for s in synonyms:
             atom(cui, s)
+        if cui == "C9000055":
+            # the Spanish atom's ids were allocated here before the LINK concepts were added
+            atom("C9000001", "Examplomicina (inventada)")
     rui_of: dict[tuple, str] = {}
     for subject, rela, obj, years in FACTS:
         s, o = NAME_CUI[subject], NAME_CUI[obj]

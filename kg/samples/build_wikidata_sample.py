@@ -1333,6 +1333,92 @@ claim("Platonic Academy", "P159", "Athens")
 
 
 
+# =========================================================================== LINK rule groundings
+# Facts the bundled LINK rules ground (generators/link/rules, docs/link.md): towns that lie in
+# a region of a country (towns carry P131 only, so their country is two facts away),
+# inventions with their dates (P31 invention, P571), and historical figures with their dates
+# of death (P570), so that "a contemporary of H could not have used C" has answers.
+entity("town", "human settlement smaller than a city", 170)
+entity("region", "first-level administrative division of a country", 60)
+entity("invention", "novel device, method or process", 150)
+REGIONS = [  # region, country, popularity
+    ("Auvergne-Rhône-Alpes", "France", 120), ("Grand Est", "France", 100), ("Basilicata", "Italy", 110),
+    ("Apulia", "Italy", 130), ("Andalusia", "Spain", 150), ("Catalonia", "Spain", 180),
+    ("Lisbon District", "Portugal", 60), ("Overijssel", "Netherlands", 90), ("Gifu Prefecture", "Japan", 90),
+    ("Bavaria", "Germany", 170), ("Rhineland-Palatinate", "Germany", 120), ("Minas Gerais", "Brazil", 120),
+    ("Jalisco", "Mexico", 110), ("Tierra del Fuego Province", "Argentina", 70),
+    ("North Yorkshire", "United Kingdom", 80), ("Canterbury Region", "New Zealand", 70),
+    ("Western Australia", "Australia", 130), ("Alberta", "Canada", 140), ("Karnataka", "India", 130),
+    ("Shanxi", "People's Republic of China", 110), ("Vladimir Oblast", "Russia", 90),
+    ("Karabük Province", "Turkey", 60), ("Washington", "United States of America", 190),
+    ("North Jeolla Province", "South Korea", 70),
+]
+TOWNS = [  # town, region, popularity
+    ("Annecy", "Auvergne-Rhône-Alpes", 70), ("Colmar", "Grand Est", 60), ("Matera", "Basilicata", 80),
+    ("Alberobello", "Apulia", 50), ("Ronda", "Andalusia", 60), ("Cadaqués", "Catalonia", 40),
+    ("Sintra", "Lisbon District", 70), ("Giethoorn", "Overijssel", 40), ("Takayama", "Gifu Prefecture", 50),
+    ("Rothenburg ob der Tauber", "Bavaria", 60), ("Cochem", "Rhineland-Palatinate", 40),
+    ("Ouro Preto", "Minas Gerais", 60), ("Tequila", "Jalisco", 40), ("Ushuaia", "Tierra del Fuego Province", 70),
+    ("Whitby", "North Yorkshire", 50), ("Akaroa", "Canterbury Region", 30), ("Broome", "Western Australia", 40),
+    ("Banff", "Alberta", 50), ("Hampi", "Karnataka", 60), ("Pingyao", "Shanxi", 50),
+    ("Suzdal", "Vladimir Oblast", 60), ("Safranbolu", "Karabük Province", 50), ("Leavenworth", "Washington", 30),
+    ("Jeonju", "North Jeolla Province", 60),
+]
+for _region, _country, _pop in REGIONS:
+    entity(_region, f"region of {_country}", _pop, ["region"])
+    claim(_region, "P17", _country)
+for _town, _region, _pop in TOWNS:
+    entity(_town, f"town in {_region}", _pop, ["town"])
+    claim(_town, "P131", _region)
+INVENTIONS = [  # invention, date, popularity
+    ("compound microscope", "1590", 120), ("telescope", "1608", 240), ("barometer", "1643", 110),
+    ("mechanical calculator", "1642", 50), ("pendulum clock", "1656", 60), ("steam engine", "1712", 190),
+    ("mercury thermometer", "1714", 60), ("lightning rod", "1752", 70), ("hot air balloon", "1783", 100),
+    ("voltaic pile", "1800", 50), ("stethoscope", "1816", 90), ("bicycle", "1817", 200),
+    ("sewing machine", "1846", 100), ("safety elevator", "1852", 40), ("dynamite", "1867", 110),
+    ("typewriter", "1868", 120), ("telephone", "1876", 250), ("phonograph", "1877", 90),
+    ("incandescent light bulb", "1879", 160), ("dishwasher", "1886", 70), ("radio", "1895", 240),
+    ("escalator", "1896", 70), ("airplane", "1903", 240), ("television", "1927", 260),
+    ("ballpoint pen", "1938", 100), ("microwave oven", "1945", 110), ("transistor", "1947", 150),
+    ("laser", "1960", 170), ("digital camera", "1975", 90), ("World Wide Web", "1989", 200),
+    ("smartphone", "1994", 170),
+]
+for _name, _date, _pop in INVENTIONS:
+    entity(_name, "invention", _pop, ["invention"])
+    claim(_name, "P571", _date, "time")
+REAL_QIDS.update({"Julius Caesar": "Q1048", "Napoleon": "Q517", "Leonardo da Vinci": "Q762",
+                  "William Shakespeare": "Q692", "Isaac Newton": "Q935", "Galileo Galilei": "Q307",
+                  "Charles Darwin": "Q1035", "Johann Sebastian Bach": "Q1339", "Alexander the Great": "Q8409"})
+HISTORICAL_FIGURES = [  # name, description, popularity, sex, born, died
+    ("Hammurabi", "king of Babylon", 150, M, "-1810", "-1750"),
+    ("Ramesses II", "pharaoh of ancient Egypt", 180, M, "-1303", "-1213"),
+    ("Confucius", "Chinese philosopher", 240, M, "-0551", "-0479"),
+    ("Alexander the Great", "king of Macedon", 270, M, "-0356", "-0323-06-11"),
+    ("Ashoka", "emperor of the Maurya dynasty", 150, M, "-0304", "-0232"),
+    ("Julius Caesar", "Roman general and statesman", 260, M, "-0100", "-0044-03-15"),
+    ("Cleopatra", "queen of the Ptolemaic Kingdom of Egypt", 230, F, "-0069", "-0030"),
+    ("Hypatia", "Greek mathematician and philosopher in Alexandria", 120, F, "0360", "0415"),
+    ("Charlemagne", "king of the Franks and emperor", 230, M, "0748", "0814-01-28"),
+    ("Avicenna", "Persian physician and philosopher", 170, M, "0980", "1037"),
+    ("Saladin", "sultan of Egypt and Syria", 160, M, "1137", "1193"),
+    ("Genghis Khan", "founder of the Mongol Empire", 230, M, "1162", "1227-08-18"),
+    ("Marco Polo", "Venetian merchant and traveller", 200, M, "1254", "1324"),
+    ("Mansa Musa", "ruler of the Mali Empire", 120, M, "1280", "1337"),
+    ("Joan of Arc", "French heroine of the Hundred Years' War", 220, F, "1412", "1431-05-30"),
+    ("Sejong the Great", "king of Joseon", 110, M, "1397", "1450"),
+    ("Leonardo da Vinci", "Italian polymath of the Renaissance", 280, M, "1452-04-15", "1519-05-02"),
+    ("William Shakespeare", "English playwright and poet", 290, M, "1564", "1616-04-23"),
+    ("Galileo Galilei", "Italian astronomer and physicist", 260, M, "1564-02-15", "1642-01-08"),
+    ("Isaac Newton", "English mathematician and physicist", 270, M, "1643-01-04", "1727-03-31"),
+    ("Johann Sebastian Bach", "German composer", 230, M, "1685-03-31", "1750-07-28"),
+    ("Napoleon", "French emperor and military leader", 290, M, "1769-08-15", "1821-05-05"),
+    ("Charles Darwin", "English naturalist", 260, M, "1809-02-12", "1882-04-19"),
+    ("Ada Lovelace", "English mathematician", 160, F, "1815-12-10", "1852-11-27"),
+]
+for (_n, _d, _p, _s, _b, _x) in HISTORICAL_FIGURES:
+    person(_n, _d, _p, _s, _b, died=_x)
+
+
 # =========================================================================== output
 WIKIS = ("en de fr es it ru ja zh pt pl nl sv uk ar fa ca cs ko fi hu no id tr ro he vi da sr bg el "
          "ms sk eu hr lt sl et gl hy ka az be kk ta hi th ur bn la simple eo nn cy uz mk lv bs ga is "

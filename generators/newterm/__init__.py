@@ -1,0 +1,1 @@
+"""NewTerm (new dictionary terms), built on a lexical graph: see ``method.py`` and docs/newterm.md."""

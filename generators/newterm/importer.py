@@ -1,0 +1,164 @@
+"""A NewTerm release (any year, the multilingual set, ``*_clean`` and sample files) as a
+benchmark in the graph: ``knowforge generate newterm --import benchmark_2022/``.
+
+Terms go into the graph as for ``knowforge load newterms`` (Term entities with meaning
+facts of the release's year, linked to WordNet when it is loaded); each question file's
+lines become items, ``new_terms.jsonl`` lines term entries, ``term_generation.jsonl`` lines
+the entries' related terms (origin ``release``). Lines that are not valid records are
+counted by reason and listed with file and line; the rest is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+from knowforge.errors import ConfigError, InputError
+from knowforge.kg.loaders.newterms import category_of, entity_id, load_term_records
+from knowforge.kg.store import Store
+from knowforge.models.method import GenerationSummary
+from knowforge.models.questions import source_graph_hash, write_benchmark, write_questions
+
+from . import graph
+from .params import NewTermParams
+from .release import check_record, entry_id, make_item, release_files, year_from_paths
+
+MAX_LISTED = 20
+
+
+def import_release(store: Store, paths, params: NewTermParams, progress=None) -> GenerationSummary:
+    started = time.monotonic()
+    paths = [Path(p) for p in paths]
+    files, other = release_files(paths)
+    if not files:
+        raise InputError("no NewTerm release files here (COMA.jsonl, COST.jsonl, CSJ.jsonl, *_clean.jsonl, "
+                         "new_terms.jsonl, term_generation.jsonl)", path=str(paths[0]))
+    year = params.year or year_from_paths(paths)
+    if year is None:
+        raise ConfigError("the release's year is not in its folder name: pass --year")
+    name = params.name or str(year)
+    bid = f"newterm:{name}"
+    problems: list[str] = []
+    skipped: Counter = Counter()
+    parsed: dict = {}
+    for spec in files:
+        rows = []
+        with spec.path.open(encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                    _check(record, spec)
+                except (ValueError, TypeError) as exc:
+                    reason = "malformed JSON" if isinstance(exc, json.JSONDecodeError) else "malformed record"
+                    skipped[reason] += 1
+                    if len(problems) < MAX_LISTED:
+                        problems.append(f"{spec.path}:{lineno}: {exc}")
+                    continue
+                rows.append((lineno, record))
+        parsed[spec] = rows
+        if progress:
+            progress(len(rows))
+
+    graph.drop_benchmark(store, name)
+    # terms first: every (term, meaning) of every file, so questions can point at their facts
+    term_records = [(spec.path, lineno, {"term": r["term"], "meaning": r["meaning"], "type": r.get("type")})
+                    for spec, rows in parsed.items() for lineno, r in rows]
+    load_term_records(store, term_records, year=year)
+    write_benchmark(store, method="newterm", name=name, seed=params.seed, params=params.model_dump(mode="json"),
+                    source_hash=source_graph_hash(store),
+                    props={"year": year, "origin": "imported",
+                           "imported_from": sorted({str(spec.path) for spec in files})})
+    run_id = f"{bid}:run"
+    graph.write_generation_run(store, bid, run_id, {
+        "kind": "import", "files_json": {spec.name: len(rows) for spec, rows in parsed.items()},
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds")})
+
+    entries: dict[str, dict] = {}
+    listed = [(lineno, r) for spec, rows in parsed.items() if spec.kind == "terms" for lineno, r in rows]
+    for lineno, r in listed:
+        eid = entry_id(bid, r["term"], r["meaning"])
+        entries.setdefault(eid, _entry(eid, r, year, position=lineno, listed=True))
+    for spec, rows in parsed.items():
+        for _lineno, r in rows:
+            eid = entry_id(bid, r["term"], r["meaning"])
+            entries.setdefault(eid, _entry(eid, r, year, position=None, listed=False))
+    graph.write_entries(store, bid, entries.values())
+
+    release_rows, related_rows, phrases = [], [], {}
+    for spec, rows in parsed.items():
+        if spec.kind == "question":
+            continue
+        for lineno, r in rows:
+            release_rows.append((spec.name, lineno, r))
+            if spec.kind != "related":
+                continue
+            eid = entry_id(bid, r["term"], r["meaning"])
+            for position, text in enumerate(r["phrases"]):
+                rank = phrases.setdefault(eid, {}).setdefault(text.lower(), len(phrases[eid]))
+                related_rows.append({"entry_id": eid, "rank": rank, "text": text, "node_id": None,
+                                     "props": {"kind": "unknown", "origin": "release", "kept": True,
+                                               "position": position, "line": lineno}})
+    graph.write_release_records(store, bid, release_rows)
+    graph.write_related(store, related_rows)
+
+    built, links = [], []
+    for spec, rows in parsed.items():
+        if spec.kind != "question":
+            continue
+        stem = spec.name.rsplit(".", 1)[0]
+        for lineno, r in rows:
+            extra = {"sample": spec.sample} if spec.sample else {}
+            item = make_item(r, benchmark=bid, task=spec.task, variant=spec.variant, file=spec.name,
+                             position=lineno, year=year, item_id=f"{bid}:{stem}:{lineno:05d}",
+                             extra_slices=extra, extra_metadata={"generation_run": run_id})
+            built.append(item)
+            eid = item.metadata["entry_id"]
+            ranks = phrases.get(eid, {})
+            distractors = [{"rank": ranks[c.lower()], "position": i} for i, c in enumerate(item.choices)
+                           if i != item.answer_index and c.lower() in ranks]
+            links.append({"question_id": item.id, "entry_id": eid, "run_id": run_id, "verdict": {},
+                          "distractors": distractors})
+    write_questions(store, built)
+    graph.link_questions(store, links)
+
+    by_file = {spec.name: len(rows) for spec, rows in parsed.items()}
+    notes = [f"not a release file, left out: {p}" for p in other[:MAX_LISTED]]
+    notes += problems
+    if skipped and sum(skipped.values()) > len(problems):
+        notes.append(f"... {sum(skipped.values()) - len(problems)} more bad lines")
+    return GenerationSummary(
+        method="newterm", name=name, benchmark=bid,
+        counts={"files": len(files), "questions": len(built),
+                "terms": sum(e["props"]["listed"] for e in entries.values()),
+                "term entries": len(entries), "related terms": len(related_rows)},
+        breakdown={"lines by file": by_file, **({"lines skipped": dict(skipped)} if skipped else {}),
+                   "questions by task": dict(Counter(i.task.split("/", 1)[1] for i in built))},
+        timings={"total": time.monotonic() - started}, notes=notes)
+
+
+def _check(record, spec) -> None:
+    if spec.kind == "question":
+        check_record(record, spec.task)
+        return
+    if not isinstance(record, dict):
+        raise ValueError("a record must be a JSON object")
+    for key in ("term", "meaning"):
+        if not isinstance(record.get(key), str) or not record[key].strip():
+            raise ValueError(f"'{key}' must be a non-empty string")
+    if spec.kind == "related":
+        phrases = record.get("phrases")
+        if not isinstance(phrases, list) or not all(isinstance(p, str) for p in phrases):
+            raise ValueError("'phrases' must be a list of strings")
+
+
+def _entry(eid: str, record: dict, year: int, *, position: int | None, listed: bool) -> dict:
+    term = record["term"]
+    return {"id": eid, "term_id": entity_id(term),
+            "props": {"term": term, "meaning": record["meaning"], "term_type": record.get("type"),
+                      "category": category_of(record.get("type"), term), "year": year, "position": position,
+                      "selected": listed, "listed": listed, "reason": "released"}}

@@ -1,0 +1,142 @@
+"""LINT's entailment probe: first-token scoring, and the solver against a scripted
+OpenAI-compatible server on 127.0.0.1 whose answers are set per template, so per-template
+accuracy, the all-13 "known" rate, head vs long tail and the relative drop have known values."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from knowforge.eval.link_probe import (first_token, head_tail, known_rate, relative_drop, score_probe,
+                                       template_accuracy)
+from knowforge.eval.metrics import compute_metric
+from knowforge.eval.solvers import make_solver
+from knowforge.eval.types import EvalOptions
+from knowforge.generators.link.rules import load_rules
+from knowforge.generators.link.search import Beam, Proof, Value
+from knowforge.generators.link.statements import probe_items, statement_of
+from knowforge.models.backends import make_backend
+from knowforge.models.task import Component
+from knowforge.models.types import BenchmarkItem
+
+
+@pytest.mark.parametrize("reply,label,right", [
+    ("Yes", "Yes", True), ("yes.", "Yes", True), ("  No, because the premise ...", "No", True),
+    ("True!", "True", True), ("Right", "Right", True), ("Wrong.", "Wrong", True),
+    ("True", "Yes", False),            # the official rule wants the template's own word
+    ("**Yes**", "Yes", False), ("", "No", False), ("I think yes", "Yes", False), ("Yesterday", "Yes", False),
+])
+def test_first_token_scoring(reply, label, right):
+    item = BenchmarkItem(id="i", benchmark="link:t", task="link/entailment", form="boolean", question="q",
+                         answers=[label], scorer="boolean")
+    assert score_probe(item, reply).value == (1.0 if right else 0.0)
+
+
+def test_first_token():
+    assert first_token("  No, because") == "No" and first_token("**Yes**") == "**" and first_token(None) == ""
+    assert relative_drop(0.8, 0.6) == pytest.approx(-0.25) and relative_drop(0.0, 0.5) is None
+
+
+def _items():
+    """Two head and two long-tail statements of the allergy rule, 13 items each."""
+    rule = load_rules().rules["outcome_allergy_dish"]
+    items = []
+    for distribution, rank, allergen, ingredient, dish in (("head", 0, "tree nut", "pine nut", "pesto"),
+                                                           ("head", 1, "shellfish", "shrimp", "paella"),
+                                                           ("longtail", 0, "tree nut", "walnut", "churchkhela"),
+                                                           ("longtail", 1, "fish", "anchovy", "bagna cauda")):
+        beam = Beam(values=(("P", Value("PersonX", None, "generic")),
+                            ("A", Value(allergen, f"a:{allergen}", "graph")),
+                            ("Z", Value(ingredient, f"z:{ingredient}", "graph")),
+                            ("B", Value(dish, f"b:{dish}", "graph"))),
+                    proofs=(Proof("is_one_type_of(Z, A)", "graph", (f"f:{ingredient}-isa",)),
+                            Proof("is_ingredient_in(Z, B)", "graph", (f"f:{dish}-madeof",))))
+        items.extend(probe_items(statement_of(rule, beam, distribution, rank), "link:t"))
+    return items
+
+
+class Probe(BaseHTTPRequestHandler):
+    answers: dict[str, str] = {}
+    calls: list[str] = []
+
+    def do_POST(self):  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        prompt = body.get("prompt") or ""
+        Probe.calls.append(prompt)
+        reply = {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
+                 "choices": [{"index": 0, "text": " " + Probe.answers.get(prompt, "Maybe"), "finish_reason": "stop",
+                              "logprobs": None}]}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        return
+
+
+@pytest.fixture
+def probe_url():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Probe)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    Probe.answers, Probe.calls = {}, []
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def script(items):
+    """Head statements: every template right. Long tail: churchkhela right except template 5;
+    bagna cauda answered "Yes" to everything (right only where the label is Yes)."""
+    answers = {}
+    for item in items:
+        label = item.answers[0]
+        if item.slices["distribution"] == "head":
+            answers[item.question] = f"{label}."
+        elif "churchkhela" in item.question:
+            answers[item.question] = "No, it does not." if item.slices["template"] == "05" else label
+        else:
+            answers[item.question] = "Yes"
+    return answers
+
+
+def test_probe_solver_with_scripted_answers_for_all_13_templates(probe_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    items = _items()
+    assert len(items) == 52 and {i.slices["template"] for i in items} == {f"{n:02d}" for n in range(1, 14)}
+    Probe.answers = script(items)
+    options = EvalOptions(backend="openai", model="scripted", base_url=probe_url, cache_dir=tmp_path / "cache",
+                          max_tokens=8)
+    backend = make_backend(options)
+    output = make_solver(Component(name="link-probe")).solve(items, backend, options)
+    assert len(Probe.calls) == 52 and len(output.samples) == 52
+    assert sum(s.score for s in output.samples) == 26 + 12 + 4      # head 26, churchkhela 12, bagna cauda 4
+
+    templates = template_accuracy(items, output.samples)
+    # labels Yes on 1, 2, 5, 6: bagna cauda's "Yes" is right there; template 5 is churchkhela's miss
+    expected = {1: 1.0, 2: 1.0, 3: 0.75, 4: 0.75, 5: 0.75, 6: 1.0, 7: 0.75, 8: 0.75, 9: 0.75, 10: 0.75,
+                11: 0.75, 12: 0.75, 13: 0.75}
+    assert {t: r["accuracy"] for t, r in templates.items()} == expected
+    assert templates[9]["label"] == "No" and templates[3]["label"] == "True"
+    known = known_rate(items, output.samples)
+    assert known == {"statements": 4, "known": 2, "rate": 0.5, "head": 1.0, "longtail": 0.0}
+    split = head_tail(items, output.samples)
+    assert split["accuracy"]["head"] == 1.0 and split["accuracy"]["longtail"] == pytest.approx(16 / 26)
+    assert split["accuracy"]["relative_drop"] == pytest.approx(16 / 26 - 1)
+    assert split["known"]["relative_drop"] == -1.0
+    # the registered metrics give the same numbers, by rule and by graph premises too
+    assert compute_metric("link_known", items, output.samples, {})["rate"] == 0.5
+    by_premises = compute_metric("link_by_graph_premises", items, output.samples, {})
+    assert list(by_premises) == ["2/2"] and by_premises["2/2"]["known"]["head"] == 1.0
+    by_rule = compute_metric("link_by_rule", items, output.samples, {})
+    assert by_rule["outcome_allergy_dish"]["accuracy"]["longtail"] == pytest.approx(16 / 26)
+    assert "LINT: accuracy per template" in output.sections
+
+    # -S scoring=robust: any spelling of the answer counts, so "Yes" to a True/False question is right
+    robust = make_solver(Component(name="link-probe", args={"scoring": "robust"})).solve(items, backend, options)
+    assert sum(s.score for s in robust.samples) == 26 + 12 + 4 + 2   # bagna cauda: True (3) and Right (4)
+    assert len(Probe.calls) == 52                                     # answered from the cache

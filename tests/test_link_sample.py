@@ -1,0 +1,189 @@
+"""LINK on the bundled samples (Wikidata, CSKG, UMLS), in the real Neo4j, with no model: the
+fully grounded rules give the statements the sample facts imply, the inferred layer holds
+their chains, a rerun is identical, and dropping the batch restores the graph exactly."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import wipe
+from test_link_probe import Probe
+from knowforge.cli.main import cli
+from knowforge.generators.link.generate import drop_link, generate_link
+from knowforge.generators.link.params import LinkParams
+from knowforge.generators.link.probe import TEMPLATES
+from knowforge.kg.loaders.registry import load_source
+from knowforge.kg.loaders.samples import sample_paths
+from knowforge.models.questions import read_items, source_graph_hash
+from knowforge.workflow import export
+
+GROUNDED = ("outcome_allergy_dish", "locational_currency", "temporal_contemporary_invention", "outcome_treatment",
+            "natural_material_property", "outcome_allergy_menu")
+
+
+@pytest.fixture(scope="module")
+def graph(session_store):
+    wipe(session_store)
+    paths = sample_paths()
+    for source in ("wikidata", "cskg", "umls"):
+        load_source(session_store, source, paths[source])
+    return session_store
+
+
+def counts(store) -> tuple[int, int]:
+    row = store.user_query("MATCH (n) WITH count(n) AS nodes "
+                           "OPTIONAL MATCH ()-[r]->() RETURN nodes, count(r) AS rels")[0]
+    return row["nodes"], row["rels"]
+
+
+def pairs(result, rule: str, distribution: str) -> set[tuple[str, str]]:
+    return {(s.premise, s.conclusion) for s in result.statements
+            if s.rule.id == rule and s.distribution == distribution}
+
+
+def test_grounded_rules_give_the_statements_the_sample_implies(graph):
+    before_hash, before_counts = source_graph_hash(graph), counts(graph)
+    result = generate_link(graph, LinkParams(name="s", n=30, rule_ids=GROUNDED, chain_depth=2))
+    assert result.stats.generate_requests == 0 and result.stats.loglikelihood_requests == 0
+    assert set(GROUNDED) <= {r.split(" ")[0] for r in result.rules_searched}
+    both = lambda rule: pairs(result, rule, "head") | pairs(result, rule, "longtail")  # noqa: E731
+    # pine nut IsA tree nut, pesto MadeOf pine nut (CSKG)
+    assert ("PersonX is allergic to tree nut", "PersonX is not able to eat pesto.") in both("outcome_allergy_dish")
+    assert ("PersonX is allergic to shellfish", "PersonX is not able to eat paella.") in both("outcome_allergy_dish")
+    # nothing the sample does not imply: cashew is a tree nut, not shellfish
+    assert not any("shellfish" in p and "korma" in c for p, c in both("outcome_allergy_dish"))
+    # Akaroa -P131-> Canterbury Region -P17-> New Zealand -P38-> New Zealand dollar: a small
+    # town, in the long tail; London in the head
+    assert ("PersonX lives in Akaroa", "PersonX usually pays for groceries with the New Zealand dollar.") \
+        in pairs(result, "locational_currency", "longtail")
+    assert ("PersonX lives in London", "PersonX usually pays for groceries with the pound sterling.") \
+        in pairs(result, "locational_currency", "head")
+    # Napoleon died in 1821, the television dates from 1927; Mansa Musa died in 1337
+    assert ("PersonX is a contemporary of Napoleon", "PersonX could not have used the television.") \
+        in pairs(result, "temporal_contemporary_invention", "head")
+    assert ("PersonX is a contemporary of Mansa Musa", "PersonX could not have used the mechanical calculator.") \
+        in pairs(result, "temporal_contemporary_invention", "longtail")
+    assert not any("Isaac Newton" in p and "telescope" in c for p, c in both("temporal_contemporary_invention"))
+    # UMLS (invented): Figmentol may_treat Figment fungal infection
+    assert ("PersonX has Figment fungal infection (invented)", "PersonX may be prescribed Figmentol (invented).") \
+        in both("outcome_treatment")
+    assert ("ObjectX is made of glass", "ObjectX is transparent.") in both("natural_material_property")
+    # a chain of two rules: allergy -> dish -> where the dish is served
+    chained = [s for s in result.statements if s.rule.id == "outcome_allergy_menu"]
+    assert chained and all(s.depth == 2 and s.grounding == "graph" and s.premises == 3 for s in chained)
+    texts = [(s.distribution, s.premise, s.conclusion) for s in result.statements]
+    assert len(texts) == len(set(texts))          # one statement per premise and conclusion
+    assert any(s.premise == "PersonX is allergic to tree nut" and "italian restaurant" in s.conclusion for s in chained)
+    # the head is the popular side: the distribution check by popularity is positive per rule
+    assert all(row["delta"] > 0 for row in result.delta["rules"].values() if row["delta"] is not None)
+
+    # the inferred layer: a conclusion rests on the source facts it was derived from
+    rows = graph.user_query(
+        "MATCH (c:Fact {benchmark: 'link:s', op: 'conclusion', rule: 'outcome_allergy_dish'})"
+        "-[:OBJECT]->(:Entity {name: 'pesto'}) "
+        "MATCH (c)-[:DERIVED_FROM {role: 'premise'}]->(f:Fact)<-[:HAS_FACT]-(s:Entity) "
+        "MATCH (c)-[:DERIVED_FROM {role: 'assumption'}]->(a:Fact) "
+        "RETURN a.text AS assumed, f.layer AS layer, s.name + ' ' + f.relation AS fact ORDER BY assumed, fact")
+    facts = {(r["assumed"], r["fact"]) for r in rows}
+    assert ("PersonX is allergic to tree nut", "pine nut IsA") in facts
+    assert ("PersonX is allergic to tree nut", "pesto MadeOf") in facts
+    assert {r["layer"] for r in rows} == {"source"}
+    # a chain is a path: depth-2 conclusion -> depth-1 conclusion -> source facts
+    paths = graph.user_query(
+        "MATCH p = (c:Fact {benchmark: 'link:s', depth: 2})-[:DERIVED_FROM {role: 'chain'}]->(:Fact {op: 'conclusion'})"
+        "-[:DERIVED_FROM {role: 'premise'}]->(src:Fact {layer: 'source'}) RETURN count(p) AS n")[0]["n"]
+    assert paths > 0
+    # the recipes of docs/link.md
+    target = next(s for s in chained if "italian restaurant" in s.conclusion)
+    rows = graph.read("queries/link_chains_to_conclusion", benchmark="link:s", conclusion=target.conclusion)
+    assert {tuple(r["roles"]) for r in rows} >= {("chain", "premise"), ("chain", "assumption"), ("premise",)}
+    assert any(r["chain"][1] == "PersonX is not able to eat pesto." and r["chain"][-1] == "pesto made of pine nut"
+               for r in rows)
+    grounded = graph.read("queries/link_graph_grounded_statements", benchmark="link:s")
+    assert {(r["rule"], r["premise"], r["conclusion"]) for r in grounded} == \
+        {(s.rule.id, s.premise, s.conclusion) for s in result.statements}
+    # 13 questions per statement, with the labels of the templates
+    items = read_items(graph, "link:s")
+    assert len(items) == 13 * len(result.statements)
+    first = [i for i in items if i.metadata["statement_id"] == items[0].metadata["statement_id"]]
+    assert [i.slices["template"] for i in first] == [f"{t.number:02d}" for t in TEMPLATES]
+    # nothing of the source layer changed; dropping the batch restores the graph exactly
+    assert source_graph_hash(graph) == before_hash
+    dropped = drop_link(graph, "s")
+    assert dropped["nodes"] > 0
+    assert source_graph_hash(graph) == before_hash and counts(graph) == before_counts
+
+
+def test_same_graph_and_seed_give_the_same_benchmark(graph, tmp_path):
+    before = counts(graph)
+    params = LinkParams(name="d", n=4, seed=3, rule_ids=("locational_currency", "outcome_allergy_dish"))
+    generate_link(graph, params)
+    export(_method(), graph, "d", "lint", tmp_path / "a")
+    export(_method(), graph, "d", "jsonl", tmp_path / "a.jsonl")
+    generate_link(graph, params)          # the same name again: replaced, not duplicated
+    export(_method(), graph, "d", "lint", tmp_path / "b")
+    export(_method(), graph, "d", "jsonl", tmp_path / "b.jsonl")
+    for name in ("lint_head.jsonl", "lint_longtail.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    record = json.loads((tmp_path / "a" / "lint_longtail.jsonl").read_text().splitlines()[0])
+    assert {"rule", "domain", "variables", "premise", "conclusion", "distribution", "provenance"} <= set(record)
+    assert record["provenance"]["source_graph_sha256"] == source_graph_hash(graph)
+    drop_link(graph, "d")
+    assert counts(graph) == before
+
+
+def test_the_command_line(graph, graph_env, tmp_path, monkeypatch):
+    """generate --rules FILE, export the LINT JSONL, eval through the probe solver against a
+    scripted server on 127.0.0.1, then --drop: the graph is as before, answers and runs gone."""
+    before = counts(graph)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(Path(__file__).resolve().parents[1].joinpath(
+        "generators/link/rules/locational.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["generate", "link", "--rules", str(rules), "--n", "3", "--distribution", "longtail",
+                                 "--name", "cli", "--silent"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "link:cli" in result.output and "longtail statements" in result.output
+    assert "locational_forbidden_food skipped: needs a model" in " ".join(result.output.split())
+    out = tmp_path / "lint"
+    result = runner.invoke(cli, ["export", "link", "--benchmark", "link:cli", "--format", "lint", "--out", str(out)],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert not (out / "lint_head.jsonl").exists()
+    lines = (out / "lint_longtail.jsonl").read_text().splitlines()
+    assert len(lines) == 3 * 4           # four grounded locational rules, three statements each
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Probe)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    try:
+        Probe.answers = {i.question: i.answers[0] for i in read_items(graph, "link:cli")}   # always right
+        result = runner.invoke(cli, ["eval", "--benchmark", "link:cli", "--backend", "openai", "--base-url",
+                                     f"http://127.0.0.1:{server.server_address[1]}/v1", "--model", "scripted",
+                                     "--limit", "2", "--out", str(tmp_path / "runs"), "--cache-dir",
+                                     str(tmp_path / "cache"), "--silent"], catch_exceptions=False)
+    finally:
+        server.shutdown()
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "runs" / "link-cli" / "summary.json").read_text())
+    metrics = summary["runs"]["link-probe"]["metrics"]["link/entailment"]
+    assert metrics["accuracy"] == 1.0 and metrics["link_known"]["statements"] == 2
+    assert metrics["link_known"]["rate"] == 1.0 and metrics["link_head_tail"]["accuracy"]["longtail"] == 1.0
+    assert set(metrics["link_templates"]) == {str(n) for n in range(1, 14)}
+    assert graph.user_query("MATCH (a:Answer) RETURN count(a) AS n")[0]["n"] == 26
+    result = runner.invoke(cli, ["generate", "link", "--drop", "cli"], catch_exceptions=False)
+    assert result.exit_code == 0 and "dropped link:cli" in result.output
+    assert graph.user_query("MATCH (n) WHERE n:Answer OR n:Run OR n:Question RETURN count(n) AS n")[0]["n"] == 0
+    assert counts(graph) == before
+
+
+def _method():
+    from knowforge.generators.link.method import METHOD
+
+    return METHOD
