@@ -214,7 +214,7 @@ def agreement(neo4j_server, session_store, tiny_model_dir, tmp_path_factory):
     knowforge samples by item id, kind by item id)}."""
     pytest.importorskip("torch")
     root = tmp_path_factory.mktemp("lm-eval-agreement")
-    names = make_benchmarks(neo4j_server, session_store, sources=("taxonomy", "wikidata"))
+    names = make_benchmarks(neo4j_server, session_store, sources=("taxonomy", "wikidata", "cskg", "umls"))
     _, settings = neo4j_server
     ours: dict[str, dict[str, dict]] = {}
     kinds: dict[str, dict[str, str]] = {}

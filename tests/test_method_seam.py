@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from knowforge import methods
 from knowforge.cli.main import cli
 from knowforge.models.method import check_method
-from knowforge.models.task import Task
+from knowforge.models.task import Component, Task
 
 PLUGIN = Path(__file__).parent / "plugins" / "kf_tiny_method.py"
 
@@ -56,6 +56,9 @@ def test_methods_command_lists_methods_tasks_and_formats():
         assert text in result.output, text
     task = CliRunner().invoke(cli, ["methods", "--task", "knowgen/KA"], catch_exceptions=False).output
     assert yaml.safe_load(task)["solver"] == {"name": "zero-shot", "args": {}}
+    solvers = CliRunner().invoke(cli, ["methods", "--solvers"], catch_exceptions=False).output
+    assert "[setting=required, compare=None]" in solvers and "Undefined" not in solvers
+    assert "[shot_sets=5, samples=1, span=total]" in solvers
     described = json.loads(CliRunner().invoke(cli, ["methods", "events", "--json"]).output)
     assert described[0]["formats"].keys() >= {"elken", "jsonl", "hf", "lm-eval"}
 
@@ -125,3 +128,28 @@ def test_a_broken_plugin_does_not_break_the_others(tmp_path, monkeypatch):
             methods.get_method("broken")
     finally:
         methods.refresh()
+
+
+@pytest.mark.parametrize("task,message", [
+    (Task(name="x/a", solver=Component(name="zero-shot"), metrics=("accuracy", "acuracy")),
+     "task x/a: unknown metric 'acuracy'"),
+    (Task(name="x/b", solver=Component(name="zero-shot"), scorer=Component(name="fuzzzy")),
+     "unknown scorer 'fuzzzy'"),
+    (Task(name="x/c", solver=Component(name="zero-shot"), scorer=Component(name="exact", args={"k": 1})),
+     "scorers take no arguments"),
+    (Task(name="x/d", solver=Component(name="zero-shoot")), "unknown solver 'zero-shoot'"),
+])
+def test_a_task_naming_an_unknown_component_fails_before_the_model_is_made(task, message, tmp_path):
+    """A task's names resolve in eval's registries up front: the error comes before any backend
+    exists (the model directory named here does not exist, so making one would fail otherwise)."""
+    from knowforge.errors import ConfigError
+    from knowforge.eval.tasks import run_tasks
+    from knowforge.eval.types import EvalOptions
+    from knowforge.models.types import BenchmarkItem
+
+    items = [BenchmarkItem(id="x:1", benchmark="x:t", task=task.name, form="generation", question="1+1?",
+                           answers=["2"], scorer="exact")]
+    options = EvalOptions(model=str(tmp_path / "no-such-model"), out_dir=tmp_path)
+    ok = Task(name="x/ok", solver=Component(name="zero-shot"))
+    with pytest.raises(ConfigError, match=message):
+        run_tasks(None, "x:t", items, [ok, task], options)
