@@ -771,9 +771,3 @@ def _spark_schema(arrow_schema):
     from pyspark.sql.pandas.types import from_arrow_schema
 
     return from_arrow_schema(arrow_schema)
-
-
-def _spark_schema_of(columns):
-    import pyarrow as pa
-
-    return _spark_schema(pa.schema([(c.name, _arrow_type(c.kind)) for c in columns]))
