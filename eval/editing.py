@@ -304,7 +304,6 @@ def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store
     """
     from knowforge.eval.report import write_report
     from knowforge.eval.results import record_run
-    from knowforge.eval.runner import evaluate_items
 
     method = resolve_method(method)
     if backend is None:
@@ -314,40 +313,21 @@ def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store
     if options.limit is not None:
         items = list(items)[: options.limit]
         options = replace(options, limit=None)
-    memory = memory_of(items)
-    retriever = make_retriever(method, memory, dense_model=options.extra.get("dense_model"),
-                               device=options.device)
-    edited = with_context(items, method, memory, retriever)
-    after = evaluate_items(edited, backend, options, progress=progress)
+    # the same requests as the seam's solvers ask; only the recording and the report differ
+    output = solve_editing(items, backend, options, method=method, judge=judge, progress=progress)
+    edited, after = output.items, output.samples
     first = {r.item_id: r for r in after if r.sample_index == 0}
-    outside = [i for i in items if i.slices.get("scope") == "out"]
-    if method == "none" or not outside:
-        before = first
-    else:
-        base = evaluate_items(with_context(outside, "none", memory), backend, options,
-                              progress=progress)
-        before = {r.item_id: r for r in base if r.sample_index == 0}
-    correct = {k: r.score >= 1.0 for k, r in first.items()}
+    answers = {k: r.raw for k, r in first.items()}
     metrics = {"method": method,
-               "reliability": reliability_metrics(edited, correct),
-               "locality": locality_metrics(edited, {k: r.raw for k, r in before.items()},
-                                            {k: r.raw for k, r in first.items()}, options.scoring),
-               "tendency": tendency_accuracy(edited, {k: r.raw for k, r in first.items()}, options.scoring),
-               "retrieval_top1_accuracy": retrieval_accuracy(edited)}
-    if judge is not None:
-        if not any(i.task == "events/tendency" for i in items):
-            log.warning("a judge was given but the items have no tendency questions (generate "
-                        "the batch with an LLM: --llm-backend); Tendency-G has nothing to score")
-        metrics["tendency_generation"] = {
-            "judge": {"backend": judge.name, "model": judge.model},
-            **tendency_generation(backend, judge, items, seed=options.seed)}
+               "reliability": reliability_metrics(edited, {k: r.score >= 1.0 for k, r in first.items()}),
+               "locality": locality_metrics(edited, output.details["before"], answers, options.scoring),
+               "tendency": tendency_accuracy(edited, answers, options.scoring),
+               "retrieval_top1_accuracy": output.details["retrieval_top1_accuracy"]}
+    if "tendency_generation" in output.details:
+        metrics["tendency_generation"] = output.details["tendency_generation"]
     options = replace(options, extra={**options.extra, "method": method})
     rel, loc = metrics["reliability"], metrics["locality"]
-    run_id = record_run(store, options, edited, after, name=name,
-                        extra={"editing_method": method,
-                               "question_level_reliability": rel["question_level"],
-                               "edit_level_reliability": rel["edit_level"],
-                               "locality": loc["question_level"]})
+    run_id = record_run(store, options, edited, after, name=name, extra=output.run_extra)
     table = [{"metric": k, "value": v} for k, v in (
         ("question-level reliability", rel["question_level"]),
         ("edit-level reliability", rel["edit_level"]),

@@ -241,7 +241,8 @@ def describe_solvers() -> list[dict[str, Any]]:
     """Name, description and arguments (with defaults) of every solver, for ``knowforge methods``."""
     rows = []
     for name, spec in sorted(SOLVERS.items()):
-        fields = {k: (f.default if f.default is not None else None) for k, f in spec.args.model_fields.items()}
+        # a required argument has no default to show: "required" says the task must set it
+        fields = {k: "required" if f.is_required() else f.default for k, f in spec.args.model_fields.items()}
         rows.append({"name": name, "description": spec.description, "args": fields})
     return rows
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from knowforge.errors import ConfigError, InputError
-from knowforge.eval.metrics import compute_metric
+from knowforge.eval.metrics import METRICS, compute_metric
 from knowforge.eval.report import write_report
 from knowforge.eval.results import record_run
 from knowforge.eval.runner import cache_stats
@@ -89,6 +89,20 @@ def limit_units(items: Sequence[BenchmarkItem], limit: int | None, group_key: st
     return [i for i in items if str(i.metadata.get(group_key, i.id)) in kept]
 
 
+def check_tasks(tasks: Sequence[Task]) -> None:
+    """Every name a task gives (scorer, metrics) resolves in eval's registries, so a typo in a
+    task fails before the model is asked anything rather than after the first run."""
+    for task in tasks:
+        if task.scorer is not None:
+            if task.scorer.args:
+                raise ConfigError(f"task {task.name}: scorers take no arguments ({task.scorer.label})")
+            get_scorer(task.scorer.name)
+        unknown = [name for name in task.metrics if name not in METRICS]
+        if unknown:
+            raise ConfigError(f"task {task.name}: unknown metric {', '.join(map(repr, unknown))}; "
+                              f"known: {', '.join(sorted(METRICS))}")
+
+
 def select_items(items: Sequence[BenchmarkItem], tasks: Sequence[Task]) -> list[BenchmarkItem]:
     """The items any of ``tasks`` takes, in the benchmark's order, each once; a task's fixed
     scorer replaces the items' own."""
@@ -97,10 +111,7 @@ def select_items(items: Sequence[BenchmarkItem], tasks: Sequence[Task]) -> list[
         owner = next((t for t in tasks if t.dataset.matches(item)), None)
         if owner is None:
             continue
-        if owner.scorer is not None:
-            if owner.scorer.args:
-                raise ConfigError(f"task {owner.name}: scorers take no arguments ({owner.scorer.label})")
-            get_scorer(owner.scorer.name)
+        if owner.scorer is not None:       # checked by check_tasks
             item = item.model_copy(update={"scorer": owner.scorer.name})
         out.append(item)
     return out
@@ -148,6 +159,7 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
               group_key: str | None = None, report_slices: Sequence[str] = (),
               progress: Callable[[int], None] | None = None) -> list[TaskRun]:
     """Evaluate ``tasks`` of ``benchmark`` (its ``items``) and record one run per solver."""
+    check_tasks(tasks)
     plan = plan_runs(tasks, solver)
     solvers = [(p, make_solver(p.solver)) for p in plan]        # bad solver arguments fail here
     if backend is None:

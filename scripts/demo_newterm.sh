@@ -2,14 +2,16 @@
 # NewTerm on the bundled slice of the 2022 release: load the part of WordNet its meanings need,
 # import the slice as a benchmark, evaluate Base vs Gold (three official phrasings, pooled)
 # with the demo's model, export it back in the release layout (byte-identical) and ask the
-# graph which lemmas the terms' meanings lead to. No generator model needed. Needs a running
-# graph (scripts/demo.sh starts one); MODEL defaults to the tiny local model.
+# graph which lemmas the terms' meanings lead to. No generator model needed. Uses NEO4J_URI
+# when set, otherwise the managed server (started when it is not running, as in demo_link.sh).
+# MODEL defaults to the tiny local model.
 set -euo pipefail
 KF=${KF:-.venv/bin/knowforge}
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-runs/demo-newterm}
 SLICE=kg/samples/newterm_2022
 mkdir -p "$OUT"
+if [ -z "${NEO4J_URI:-}" ]; then $KF neo4j start >/dev/null; fi
 if [ -z "${MODEL:-}" ]; then
   MODEL="$OUT/tiny-model"
   [ -d "$MODEL" ] || $KF tiny-model "$MODEL" --seed 0 >/dev/null

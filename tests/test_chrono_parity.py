@@ -172,3 +172,96 @@ def test_difference_true_false_items_can_be_false():
     item = _item("tf", answers=("false",))
     assert parse_check_answer(item, " false") == "false"
     assert categorise([item], {"x": ["false"] * 5}, {"x": ["false"]})[0][0].category == CORRECT
+
+
+# ---- ChroKnowPrompt (released: ChroKnowledge ``ChroKnowPrompt/run_chroknowprompt.py``, as summarised
+# in docs/chrono.md; paper Algorithm 2) ---------------------------------------------------------
+def ref_prompt_targets(categories, state):
+    """The released loop over categories spells "parital_correct2" for the dynamic set, so a
+    dynamic fact's sampled-only partial years are never prompted."""
+    wanted = (["incorrect", "partial_correct1", "parital_correct2"] if state == "dynamic"
+              else ["incorrect", "partial_correct1", "partial_correct2"])
+    return sorted(y for y, c in categories.items() if c in wanted)
+
+
+def ref_context_years(categories, target, span=3):
+    """The released previous span: the 3 nearest earlier years whatever their category, once any
+    earlier year is correct."""
+    earlier = sorted((y for y in categories if y < target), reverse=True)
+    if not any(categories[y] == "correct" for y in earlier):
+        return []
+    return earlier[:span]
+
+
+def ref_context_object(category, greedy, sampled):
+    """The released context object: the most common greedy answer when the year is correct,
+    else the most common sampled one, lower-cased, whether it matches or not."""
+    from collections import Counter
+
+    pool = greedy if category == "correct" else sampled
+    return Counter(a.lower() for a in pool).most_common(1)[0][0]
+
+
+def _check(years: dict[int, tuple[str, tuple[str, ...], tuple[str, ...]]], change: str):
+    from knowforge.eval.chrono_check import CheckResult, FactCheck, YearCheck
+
+    golds = ("Juventus FC",)
+    ychecks = [YearCheck(item_id=f"i{y}", record_id="r", template="generation", year=y, domain="general",
+                         relation="P54", change=change, golds=golds, greedy=g, sampled=s, category=c)
+               for y, (c, g, s) in sorted(years.items())]
+    cats = {y: c for y, (c, _, _) in years.items()}
+    fact = FactCheck(record_id="r", template="generation", domain="general", relation="P54", change=change,
+                     subject="Cristiano Ronaldo", categories=cats, category=PARTIAL_KNOWN)
+    items = [BenchmarkItem(id=f"i{y}", benchmark="chrono:t", task="chrono/generation", form="generation",
+                           question=f"In {y}, Cristiano Ronaldo, member of sports team, [Object]",
+                           answers=list(golds), slices={"template": "generation", "year": y, "change": change},
+                           metadata={"record_id": "r"}) for y in years]
+    return CheckResult(years=ychecks, facts=[fact], samples=[]), items
+
+
+def test_difference_chronoprompt_targets_every_non_correct_year_of_both_states():
+    """Released: a dynamic fact's sampled-only partial year (partial_correct2) is never a target
+    (the "parital_correct2" typo). Ours: every non-Correct year of a Partial Known fact."""
+    from knowforge.eval.chronoprompt import plan_chronoprompt
+
+    right = ("correct", ("Juventus FC",), ())
+    sampled_only = ("partial_correct2", ("Real Madrid",), ("Juventus FC",))
+    wrong = ("incorrect", ("Real Madrid",), ("Real Madrid",))
+    years = {2019: right, 2020: sampled_only, 2021: wrong}
+    cats = {y: v[0] for y, v in years.items()}
+    assert ref_prompt_targets(cats, "dynamic") == [2021]
+    assert ref_prompt_targets(cats, "static") == [2020, 2021]
+    for change in ("dynamic", "static"):
+        traversals, _ = plan_chronoprompt(*_check(years, change))
+        assert sorted(t.target for t in traversals) == [2020, 2021], change
+
+
+def test_difference_chronoprompt_context_is_the_nearest_right_years_only():
+    """Released: the 3 nearest earlier years whatever their category (wrong years included) once
+    any is correct. Ours: the up-to-3 nearest earlier years that are correct or partial."""
+    from knowforge.eval.chronoprompt import plan_chronoprompt
+
+    years = {2015: ("correct", ("Juventus FC",), ()),
+             2016: ("incorrect", ("Real Madrid",), ()),
+             2017: ("incorrect", ("Real Madrid",), ()),
+             2018: ("incorrect", ("Real Madrid",), ())}
+    cats = {y: v[0] for y, v in years.items()}
+    assert ref_context_years(cats, 2018) == [2017, 2016, 2015]
+    traversals, _ = plan_chronoprompt(*_check(years, "dynamic"))
+    by_target = {t.target: t for t in traversals}
+    assert [s.year for s in by_target[2018].steps] == [2015]
+    assert [(s.year, s.direction) for s in by_target[2016].steps] == [(2015, "previous")]
+
+
+def test_difference_chronoprompt_context_object_is_the_majority_of_matching_answers():
+    """Released: a partial year's context object is its most common *sampled* answer, lower-cased,
+    even when that answer is wrong. Ours: the majority of the year's answers (greedy and sampled)
+    that match its objects, in the model's own wording."""
+    from knowforge.eval.chronoprompt import plan_chronoprompt
+
+    partial = ("partial_correct1", ("Juventus", "AC Milan"), ("AC Milan", "AC Milan", "Juventus"))
+    years = {2019: partial, 2020: ("incorrect", ("AC Milan",), ("AC Milan",))}
+    assert ref_context_object("partial_correct1", partial[1], partial[2]) == "ac milan"
+    traversals, _ = plan_chronoprompt(*_check(years, "dynamic"))
+    by_target = {t.target: t for t in traversals}
+    assert [(s.year, s.object) for s in by_target[2020].steps] == [(2019, "Juventus")]

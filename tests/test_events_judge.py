@@ -6,13 +6,12 @@ and the judge-reply parser as a pure function."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from events_subgraph import build_subgraph
+from scripted_openai import serving
 from test_events_llm import Handler
 
 from knowforge.cli.main import cli
@@ -94,12 +93,9 @@ def test_judge_options():
 # --- through the command line --------------------------------------------------------------------
 @pytest.fixture
 def scripted_server():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     Handler.calls = []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+    with serving(Handler) as url:
+        yield url
 
 
 @pytest.fixture

@@ -3,13 +3,10 @@ HTTP server on 127.0.0.1 started here (and the response cache in front of it).""
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 from click.testing import CliRunner
 from events_subgraph import build_subgraph
+from scripted_openai import ScriptedCompletions, serving
 
 from knowforge.cli.main import cli
 from knowforge.models.backends import make_backend
@@ -27,47 +24,28 @@ TENDENCY_REPLY = "\n".join([
 ])
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(ScriptedCompletions):
     calls: list[str] = []
 
-    def do_POST(self):  # noqa: N802 (http.server API)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        prompt = body.get("prompt") or ""
-        Handler.calls.append(prompt)
+    def reply(self, prompt: str) -> str:
         if prompt.startswith("You are a fair assessor"):
-            text = "correctness: 5\ncoherence: 4\ncomprehensiveness: 3\noverall: 5"
-        elif "Give your judgement first" in prompt:
-            text = "It will rise, because the event draws attention."
-        elif "Answer with its letter only" in prompt:
-            text = "(A)"
-        elif prompt.startswith("Rewrite"):
+            return "correctness: 5\ncoherence: 4\ncomprehensiveness: 3\noverall: 5"
+        if "Give your judgement first" in prompt:
+            return "It will rise, because the event draws attention."
+        if "Answer with its letter only" in prompt:
+            return "(A)"
+        if prompt.startswith("Rewrite"):
             event = prompt.split("Event: ", 1)[1].split("\n", 1)[0]
             # keep the names for some events, drop them for others (rejected paraphrase)
-            text = f"News: {event}" if "Ronaldo" in event else "Somebody did something."
-        else:
-            text = TENDENCY_REPLY
-        reply = {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}],
-                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        return
+            return f"News: {event}" if "Ronaldo" in event else "Somebody did something."
+        return TENDENCY_REPLY
 
 
 @pytest.fixture
 def llm_server():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     Handler.calls = []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+    with serving(Handler) as url:
+        yield url
 
 
 def test_parse_tendency_lines():

@@ -152,7 +152,7 @@ def test_lm_eval_reads_answers_as_our_scorers(rules_export):
     # sanity: the responses exercise both verdicts of every reading
     elken = loaded["tasks"]["knowforge_t_rules_elken_elken"]
     doc = elken.test_docs()[0]
-    assert {lm_eval_verdict(elken, doc, r) for r in ("DC", "\ndc")} == {0.0, 1.0}
+    assert {lm_eval_verdict(elken, doc, r) for r in ("\ndc", "\nParis\ndc")} == {0.0, 1.0}
 
 
 def test_layout_groups_readme_and_skipped(rules_export):
@@ -214,7 +214,7 @@ def agreement(neo4j_server, session_store, tiny_model_dir, tmp_path_factory):
     knowforge samples by item id, kind by item id)}."""
     pytest.importorskip("torch")
     root = tmp_path_factory.mktemp("lm-eval-agreement")
-    names = make_benchmarks(neo4j_server, session_store, sources=("taxonomy", "wikidata"))
+    names = make_benchmarks(neo4j_server, session_store, sources=("taxonomy", "wikidata", "cskg", "umls"))
     _, settings = neo4j_server
     ours: dict[str, dict[str, dict]] = {}
     kinds: dict[str, dict[str, str]] = {}

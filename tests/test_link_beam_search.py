@@ -5,13 +5,11 @@ the keep counts are checked against scores the test computes itself from the sam
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from scripted_openai import ScriptedCompletions, serving
 
 from knowforge.generators.link import critic
 from knowforge.generators.link.search import BeamSearch, SearchConfig, SearchStats, partial_statement, plan_rule
@@ -35,22 +33,18 @@ REGIONS = ["Lapland", "Siberia", "Yukon", "Greenland", "Svalbard", "Iceland", "P
 PLANTS = ["banana", "mango", "pineapple", "coconut palm", "papaya", "cacao"]
 
 
-class Knowledge(BaseHTTPRequestHandler):
+class Knowledge(ScriptedCompletions):
     """Scripted proposals: the first call for a variable gets four or five values, a call told
     which values were accepted gets the rest of the pool (or a reply with no list at all)."""
 
     calls: list[str] = []
 
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        prompt = body.get("prompt") or ""
-        Knowledge.calls.append(prompt)
+    def reply(self, prompt: str) -> str:
         if prompt.startswith(("Negate the statement", "Convert the statement")):
             statement = prompt.split(": ", 1)[1].rstrip(".")
             plant = statement.rsplit(" grow ", 1)[1].removesuffix(" outdoors")
-            text = (f"PersonX can grow {plant} outdoors." if prompt.startswith("Negate")
-                    else f"Can PersonX grow {plant} outdoors?")
-            return self._reply(body, "\n" + text)
+            return "\n" + (f"PersonX can grow {plant} outdoors." if prompt.startswith("Negate")
+                           else f"Can PersonX grow {plant} outdoors?")
         excluded = prompt.split("Do not generate these values: ", 1)[1].rstrip(".").split(", ") \
             if "Do not generate" in prompt else []
         pool = REGIONS if " values of A " in prompt else PLANTS
@@ -58,29 +52,14 @@ class Knowledge(BaseHTTPRequestHandler):
         if not excluded:
             fresh = fresh[:5 if pool is REGIONS else 4]
         text = "\n".join(f"{i}. {v}." for i, v in enumerate(fresh, 1)) if fresh else "I cannot think of more."
-        self._reply(body, "\n" + text)
-
-    def _reply(self, body, text):
-        reply = {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}]}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        return
+        return "\n" + text
 
 
 @pytest.fixture
 def knowledge_url():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Knowledge)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     Knowledge.calls = []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+    with serving(Knowledge) as url:
+        yield url
 
 
 def backends(url, tiny, cache_dir):

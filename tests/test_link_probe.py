@@ -4,11 +4,8 @@ accuracy, the all-13 "known" rate, head vs long tail and the relative drop have 
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
+from scripted_openai import ScriptedCompletions, serving
 
 from knowforge.eval.link_probe import (first_token, head_tail, known_rate, relative_drop, score_probe,
                                        template_accuracy)
@@ -58,35 +55,19 @@ def _items():
     return items
 
 
-class Probe(BaseHTTPRequestHandler):
+class Probe(ScriptedCompletions):
     answers: dict[str, str] = {}
     calls: list[str] = []
 
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        prompt = body.get("prompt") or ""
-        Probe.calls.append(prompt)
-        reply = {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "text": " " + Probe.answers.get(prompt, "Maybe"), "finish_reason": "stop",
-                              "logprobs": None}]}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        return
+    def reply(self, prompt: str) -> str:
+        return " " + Probe.answers.get(prompt, "Maybe")
 
 
 @pytest.fixture
 def probe_url():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Probe)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     Probe.answers, Probe.calls = {}, []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+    with serving(Probe) as url:
+        yield url
 
 
 def script(items):

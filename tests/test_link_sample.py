@@ -5,14 +5,13 @@ their chains, a rerun is identical, and dropping the batch restores the graph ex
 from __future__ import annotations
 
 import json
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from conftest import wipe
+from scripted_openai import serving
 from test_link_probe import Probe
 from knowforge.cli.main import cli
 from knowforge.generators.link.generate import drop_link, generate_link
@@ -120,6 +119,38 @@ def test_grounded_rules_give_the_statements_the_sample_implies(graph):
     assert source_graph_hash(graph) == before_hash and counts(graph) == before_counts
 
 
+def test_pattern_relations_are_checked_against_the_graph(graph, tmp_path):
+    """A relation a pattern names but the graph does not hold is reported absent and dropped; a
+    pattern left with none leaves its predicate to the model, so with no model its rule is
+    skipped while the other rules run."""
+    import yaml
+
+    from knowforge.generators.link.grounding import Grounder, bundled_patterns_path, load_patterns
+
+    data = yaml.safe_load(bundled_patterns_path().read_text(encoding="utf-8"))
+    data["predicates"]["is_ingredient_in"]["edges"] = [{"relation": "NotInTheGraph", "subject": "second"}]
+    data["predicates"]["is_one_type_of"]["edges"].append({"relation": "AlsoNotInTheGraph", "subject": "first"})
+    path = tmp_path / "patterns.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    grounder = Grounder.for_graph(graph, load_patterns(path))
+    assert grounder.absent["is_ingredient_in"] == ("NotInTheGraph",)
+    assert not grounder.predicate_available("is_ingredient_in")
+    assert "AlsoNotInTheGraph" in grounder.absent["is_one_type_of"] and "IsA" not in grounder.absent["is_one_type_of"]
+    assert grounder.predicate_available("is_one_type_of")
+    described = grounder.describe("is_one_type_of")
+    assert "IsA" in described.split("(absent:")[0] and "AlsoNotInTheGraph" in described.split("(absent:")[1]
+    assert grounder.describe("is_ingredient_in") == "is_ingredient_in: nothing in this graph (absent: NotInTheGraph)"
+
+    before = counts(graph)
+    result = generate_link(graph, LinkParams(name="pt", n=3, patterns=str(path),
+                                             rule_ids=("outcome_allergy_dish", "locational_currency")))
+    assert "needs a model" in result.skipped["outcome_allergy_dish"]
+    assert "is_ingredient_in" in result.skipped["outcome_allergy_dish"]
+    assert {s.rule.id for s in result.statements} == {"locational_currency"}
+    drop_link(graph, "pt")
+    assert counts(graph) == before
+
+
 def test_same_graph_and_seed_give_the_same_benchmark(graph, tmp_path):
     before = counts(graph)
     params = LinkParams(name="d", n=4, seed=3, rule_ids=("locational_currency", "outcome_allergy_dish"))
@@ -159,17 +190,13 @@ def test_the_command_line(graph, graph_env, tmp_path, monkeypatch):
     assert not (out / "lint_head.jsonl").exists()
     lines = (out / "lint_longtail.jsonl").read_text().splitlines()
     assert len(lines) == 3 * 4           # four grounded locational rules, three statements each
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Probe)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("OPENAI_API_KEY", "test")
-    try:
-        Probe.answers = {i.question: i.answers[0] for i in read_items(graph, "link:cli")}   # always right
+    Probe.answers = {i.question: i.answers[0] for i in read_items(graph, "link:cli")}   # always right
+    with serving(Probe) as url:
         result = runner.invoke(cli, ["eval", "--benchmark", "link:cli", "--backend", "openai", "--base-url",
-                                     f"http://127.0.0.1:{server.server_address[1]}/v1", "--model", "scripted",
+                                     url, "--model", "scripted",
                                      "--limit", "2", "--out", str(tmp_path / "runs"), "--cache-dir",
                                      str(tmp_path / "cache"), "--silent"], catch_exceptions=False)
-    finally:
-        server.shutdown()
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "runs" / "link-cli" / "summary.json").read_text())
     metrics = summary["runs"]["link-probe"]["metrics"]["link/entailment"]
@@ -177,6 +204,13 @@ def test_the_command_line(graph, graph_env, tmp_path, monkeypatch):
     assert metrics["link_known"]["rate"] == 1.0 and metrics["link_head_tail"]["accuracy"]["longtail"] == 1.0
     assert set(metrics["link_templates"]) == {str(n) for n in range(1, 14)}
     assert graph.user_query("MATCH (a:Answer) RETURN count(a) AS n")[0]["n"] == 26
+    # the docs' recipes over a run's answers agree with the metrics
+    run_id = summary["runs"]["link-probe"]["run_id"]
+    assert graph.read("queries/link_known_by_distribution", run=run_id) == [
+        {"distribution": "longtail", "statements": 2, "known": 2, "known_rate": 1.0}]
+    per_template = graph.read("queries/link_accuracy_by_template", run=run_id)
+    assert sorted(r["template"] for r in per_template) == [f"{n:02d}" for n in range(1, 14)]
+    assert all(r["accuracy"] == 1.0 and r["answers"] == 2 and r["distribution"] == "longtail" for r in per_template)
     result = runner.invoke(cli, ["generate", "link", "--drop", "cli"], catch_exceptions=False)
     assert result.exit_code == 0 and "dropped link:cli" in result.output
     assert graph.user_query("MATCH (n) WHERE n:Answer OR n:Run OR n:Question RETURN count(n) AS n")[0]["n"] == 0

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from knowforge import methods
 from knowforge.cli.main import cli
 from knowforge.models.method import check_method
-from knowforge.models.task import Task
+from knowforge.models.task import Component, Task
 
 PLUGIN = Path(__file__).parent / "plugins" / "kf_tiny_method.py"
 
@@ -56,6 +56,9 @@ def test_methods_command_lists_methods_tasks_and_formats():
         assert text in result.output, text
     task = CliRunner().invoke(cli, ["methods", "--task", "knowgen/KA"], catch_exceptions=False).output
     assert yaml.safe_load(task)["solver"] == {"name": "zero-shot", "args": {}}
+    solvers = CliRunner().invoke(cli, ["methods", "--solvers"], catch_exceptions=False).output
+    assert "[setting=required, compare=None]" in solvers and "Undefined" not in solvers
+    assert "[shot_sets=5, samples=1, span=total]" in solvers
     described = json.loads(CliRunner().invoke(cli, ["methods", "events", "--json"]).output)
     assert described[0]["formats"].keys() >= {"elken", "jsonl", "hf", "lm-eval"}
 
@@ -107,6 +110,29 @@ def test_a_plugin_method_runs_generate_export_eval_through_the_cli(tiny_plugin, 
                                "(:Benchmark {id:'tiny:t1'}) RETURN count(a) AS n", {"id": run["run_id"]})[0]["n"]
     assert answers == 6
 
+    # the plug-in's own solver (with its -S argument) and metric, registered by its module
+    result = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
+                                 "--solver", "tiny-hint", "-S", "hint=Sum:", "--max-tokens", "4", "--log-samples",
+                                 "--out", str(tmp_path / "runs2"), "--cache-dir", str(tmp_path / "cache"), "--silent"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    hinted = json.loads((tmp_path / "runs2" / "tiny-t1" / "summary.json").read_text())["runs"]["tiny-hint(hint=Sum:)"]
+    assert hinted["samples"] == 6
+    logged = [json.loads(line) for p in (tmp_path / "runs2").rglob("samples*.jsonl") for line in p.open()]
+    assert len(logged) == 6 and all("Sum:" in (s.get("prompt") or "") for s in logged), logged[:1]
+    sum_rows = [s for s in logged if s["item_id"] in sum_ids(store)]
+    expected = sum(float(s["score"]) for s in sum_rows) / len(sum_rows)
+    assert hinted["metrics"]["tiny/add"]["tiny_sum_accuracy"] == pytest.approx(expected)
+    bad = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
+                              "--solver", "tiny-hint", "-S", "hunt=x", "--silent"])
+    assert bad.exit_code != 0 and "hunt" in bad.output
+
+
+def sum_ids(store) -> set[str]:
+    rows = store.user_query("MATCH (q:Question)-[:IN_BENCHMARK]->(:Benchmark {id:'tiny:t1'}) "
+                            "WHERE q.slice_kind = 'sum' RETURN q.id AS id")
+    return {r["id"] for r in rows}
+
 
 def test_a_broken_plugin_does_not_break_the_others(tmp_path, monkeypatch):
     site = tmp_path / "site"
@@ -125,3 +151,28 @@ def test_a_broken_plugin_does_not_break_the_others(tmp_path, monkeypatch):
             methods.get_method("broken")
     finally:
         methods.refresh()
+
+
+@pytest.mark.parametrize("task,message", [
+    (Task(name="x/a", solver=Component(name="zero-shot"), metrics=("accuracy", "acuracy")),
+     "task x/a: unknown metric 'acuracy'"),
+    (Task(name="x/b", solver=Component(name="zero-shot"), scorer=Component(name="fuzzzy")),
+     "unknown scorer 'fuzzzy'"),
+    (Task(name="x/c", solver=Component(name="zero-shot"), scorer=Component(name="exact", args={"k": 1})),
+     "scorers take no arguments"),
+    (Task(name="x/d", solver=Component(name="zero-shoot")), "unknown solver 'zero-shoot'"),
+])
+def test_a_task_naming_an_unknown_component_fails_before_the_model_is_made(task, message, tmp_path):
+    """A task's names resolve in eval's registries up front: the error comes before any backend
+    exists (the model directory named here does not exist, so making one would fail otherwise)."""
+    from knowforge.errors import ConfigError
+    from knowforge.eval.tasks import run_tasks
+    from knowforge.eval.types import EvalOptions
+    from knowforge.models.types import BenchmarkItem
+
+    items = [BenchmarkItem(id="x:1", benchmark="x:t", task=task.name, form="generation", question="1+1?",
+                           answers=["2"], scorer="exact")]
+    options = EvalOptions(model=str(tmp_path / "no-such-model"), out_dir=tmp_path)
+    ok = Task(name="x/ok", solver=Component(name="zero-shot"))
+    with pytest.raises(ConfigError, match=message):
+        run_tasks(None, "x:t", items, [ok, task], options)

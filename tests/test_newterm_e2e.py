@@ -103,6 +103,10 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
     assert {("drunk", "synonym"), ("intoxicated", "synonym"), ("sober", "antonym")} <= graph_terms
     assert all("Lemma" in r["labels"] for r in related if r["origin"] == "graph")
     assert all("Phrase" in r["labels"] for r in related if r["origin"] == "llm")
+    recipe = store.read("queries/newterm_related_terms", benchmark="newterm:2024", term="mogaloor")
+    assert [(r["related"], r["kind"], r["origin"]) for r in recipe] == \
+        [(r["text"], r["kind"], r["origin"]) for r in related]
+    assert sum(1 for r in recipe if r["kept"]) == 5
     selected = store.user_query(
         "MATCH (e:TermEntry {benchmark: 'newterm:2024'}) RETURN e.term AS t, e.selected AS s, e.frequency_bucket "
         "AS f, e.similarity_model AS m ORDER BY t")
@@ -116,6 +120,17 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
                                                              "new_terms.jsonl", "term_generation.jsonl"]
     generation = [json.loads(line) for line in (first / "term_generation.jsonl").read_text().splitlines()]
     assert all(len(r["phrases"]) == 5 for r in generation) and len(generation) == 6
+    # the same graph, seed and response cache: the server is asked nothing and the benchmark,
+    # replaced in the graph, exports byte for byte the same
+    asked = len(newterm_llm.Handler.prompts)
+    invoke("generate", "newterm", "--year", 2024, "--backend", "openai", "--base-url", llm, "--model", "scripted",
+           "--similarity", "rapidfuzz", "--sentences", 1, "--per-term", 2, "--n", 5, "--silent")
+    assert len(newterm_llm.Handler.prompts) == asked
+    rerun = tmp_path / "rerun"
+    invoke("export", "newterm", "--benchmark", "2024", "--format", "newterm", "--out", rerun)
+    for path in first.glob("*.jsonl"):
+        assert (rerun / path.name).read_bytes() == path.read_bytes(), path.name
+    assert [i.id for i in METHOD.items(store, "2024")] == [i.id for i in items]
     invoke("generate", "newterm", "--import", first, "--name", "copy", "--year", 2024, "--silent")
     second = tmp_path / "second"
     invoke("export", "newterm", "--benchmark", "copy", "--format", "newterm", "--out", second)

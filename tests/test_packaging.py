@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -50,33 +51,83 @@ def test_ci_runs_the_readme_test_command():
     assert "make test" in ci and "make test" in readme and "make demo" in readme
 
 
+PACKAGES = {"kg": "knowforge.kg", "models": "knowforge.models", "generators": "knowforge.generators",
+            "eval": "knowforge.eval", "knowforge": "knowforge"}
+
+
+def _absolute(package: str, level: int, module: str | None) -> str:
+    """The absolute name of ``from <level dots><module> import ...`` inside ``package``."""
+    if level == 0:
+        return module or ""
+    base = package.split(".")[: len(package.split(".")) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
 def _imports(folder: str) -> set[tuple[str, str]]:
+    """(file, imported module) for every import in ``folder``, relative ones made absolute, and
+    ``from PACKAGE import name`` also as ``PACKAGE.name`` (``from knowforge import eval``)."""
     import ast
 
     found = set()
     for path in (ROOT / folder).rglob("*.py"):
+        rel = path.relative_to(ROOT)
+        parts = [PACKAGES[folder], *rel.parts[1:-1]]
+        package = ".".join(parts)          # a module's package; an __init__.py's own package
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                found.add((str(path.relative_to(ROOT)), node.module))
+            if isinstance(node, ast.ImportFrom):
+                module = _absolute(package, node.level, node.module)
+                found.add((str(rel), module))
+                found.update((str(rel), f"{module}.{a.name}") for a in node.names)
             elif isinstance(node, ast.Import):
-                found.update((str(path.relative_to(ROOT)), a.name) for a in node.names)
+                found.update((str(rel), a.name) for a in node.names)
     return found
 
 
-# ARCHITECTURE.md: kg <- models <- generators, eval <- cli. Each layer may import only these.
+# ARCHITECTURE.md: kg <- models <- generators, eval <- knowforge (registry, workflow) <- cli.
+# Each layer may import only downwards.
+ABOVE_METHODS = ("knowforge.methods", "knowforge.workflow", "knowforge.cli")
 LAYER_RULES = {
-    "kg": ("knowforge.models", "knowforge.generators", "knowforge.eval", "knowforge.cli", "knowforge.methods"),
-    "models": ("knowforge.generators", "knowforge.eval", "knowforge.cli", "knowforge.methods"),
-    "generators": ("knowforge.eval", "knowforge.cli"),
-    "eval": ("knowforge.generators", "knowforge.cli"),
+    "kg": ("knowforge.models", "knowforge.generators", "knowforge.eval", *ABOVE_METHODS),
+    "models": ("knowforge.generators", "knowforge.eval", *ABOVE_METHODS),
+    "generators": ("knowforge.eval", *ABOVE_METHODS),
+    "eval": ("knowforge.generators", *ABOVE_METHODS),
 }
+
+
+def _violations() -> list[tuple[str, str]]:
+    bad = []
+    for folder, forbidden in LAYER_RULES.items():
+        bad += [(path, module) for path, module in _imports(folder)
+                if any(module == f or module.startswith(f + ".") for f in forbidden)]
+    # the registry and the workflow sit below the CLI: nothing outside knowforge/cli imports it
+    bad += [(path, module) for path, module in _imports("knowforge")
+            if not path.startswith("knowforge/cli/") and (module == "knowforge.cli" or
+                                                          module.startswith("knowforge.cli."))]
+    return bad
 
 
 def test_layers_depend_only_downwards():
     """kg/ imports no other layer; models/ only kg/; generators/ and eval/ never import each
-    other; no layer imports the CLI (ARCHITECTURE.md)."""
-    bad = []
-    for folder, forbidden in LAYER_RULES.items():
-        bad += [(path, module) for path, module in _imports(folder) if module.startswith(forbidden)]
-    assert bad == []
+    other nor the registry, the workflow or the CLI above them; only the CLI imports the CLI
+    (ARCHITECTURE.md)."""
+    assert _violations() == []
+
+
+def test_the_layer_check_sees_relative_and_package_imports(tmp_path, monkeypatch):
+    """The check itself: an import of eval from generators is caught in each spelling."""
+    fake = tmp_path / "generators" / "knowgen"
+    fake.mkdir(parents=True)
+    (fake / "a.py").write_text("from ...eval.types import X\n")
+    (fake / "b.py").write_text("from knowforge import eval\n")
+    (fake / "c.py").write_text("import knowforge.eval.scorers\n")
+    (fake / "d.py").write_text("from .. import workflow\n")            # knowforge.generators.workflow: allowed
+    (fake / "e.py").write_text("from .apply import x\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    found = {(path, module) for path, module in _imports("generators")}
+    assert ("generators/knowgen/a.py", "knowforge.eval.types") in found
+    assert ("generators/knowgen/b.py", "knowforge.eval") in found
+    assert ("generators/knowgen/c.py", "knowforge.eval.scorers") in found
+    assert ("generators/knowgen/e.py", "knowforge.generators.knowgen.apply") in found
+    flagged = {path for path, _ in _violations() if path.startswith("generators/")}
+    assert flagged == {"generators/knowgen/a.py", "generators/knowgen/b.py", "generators/knowgen/c.py"}

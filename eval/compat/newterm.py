@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from knowforge.errors import InputError
 from knowforge.eval.compat.elken import check_mode
@@ -156,18 +157,24 @@ def read_official(path: str | Path, task: str | None = None, *, year: int | None
     if task not in TASKS:
         raise InputError(f"unknown NewTerm task {task!r}; expected one of {', '.join(TASKS)}", path=str(path))
     items = []
+    for line_no, row in _json_lines(path):
+        try:
+            items.append(_item(row, task, line_no, year))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"malformed {task} record: {exc}", path=str(path), line=line_no) from exc
+    return items
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed JSON) of each non-blank line; bad JSON names the file and line."""
     with path.open(encoding="utf-8") as handle:
         for line_no, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-                items.append(_item(row, task, line_no, year))
+                yield line_no, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"not valid JSON: {exc.msg}", path=str(path), line=line_no) from exc
-            except (KeyError, TypeError, ValueError) as exc:
-                raise InputError(f"malformed {task} record: {exc}", path=str(path), line=line_no) from exc
-    return items
 
 
 def _item(row: dict, task: str, line_no: int, year: int | None) -> BenchmarkItem:
@@ -270,18 +277,11 @@ def read_results(path: str | Path) -> ResultsFile:
     task, model, prompt = parse_results_name(path)
     kind = next(t for t in TASKS if task.startswith(t))
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON: {exc.msg}", path=str(path), line=line_no) from exc
-            problem = _check_result_row(row, kind)
-            if problem:
-                raise InputError(problem, path=str(path), line=line_no)
-            rows.append(row)
+    for line_no, row in _json_lines(path):
+        problem = _check_result_row(row, kind)
+        if problem:
+            raise InputError(problem, path=str(path), line=line_no)
+        rows.append(row)
     return ResultsFile(path, kind, model, prompt, tuple(rows))
 
 

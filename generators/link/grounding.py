@@ -15,7 +15,7 @@ candidates, each with its popularity (sitelinks, degree) and the facts that prov
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -271,10 +271,6 @@ class Grounder:
             yes = {r["id"] for r in rows}
             self._admitted.update({(name, i): i in yes for i in todo})
         return {i for i in ids if self._admitted[(name, i)]}
-
-
-def pattern_names(patterns: PatternFile) -> Mapping[str, str]:
-    return {**{k: "predicate" for k in patterns.predicates}, **{k: "datatype" for k in patterns.datatypes}}
 
 
 __all__ = ["Candidate", "DatatypePattern", "Grounder", "PatternFile", "PredicatePattern", "load_patterns"]

@@ -74,20 +74,6 @@ class LoadReport:
         if len(self.problems) < MAX_LISTED_PROBLEMS:
             self.problems.append(problem)
 
-    def merge(self, other: LoadReport) -> None:
-        self.files.extend(other.files)
-        self.records_read += other.records_read
-        self.entities_written += other.entities_written
-        self.facts_written += other.facts_written
-        self.relations_written += other.relations_written
-        self.skipped.update(other.skipped)
-        for p in other.problems:
-            if len(self.problems) < MAX_LISTED_PROBLEMS:
-                self.problems.append(p)
-        self.problem_count += other.problem_count
-        self.errors += other.errors
-        self.seconds += other.seconds
-
     def as_dict(self) -> dict:
         return {"source": self.source, "files": list(self.files), "records_read": self.records_read,
                 "entities_written": self.entities_written, "facts_written": self.facts_written,

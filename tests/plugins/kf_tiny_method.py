@@ -10,6 +10,10 @@ from pathlib import Path
 
 from pydantic import Field
 
+from pydantic import BaseModel, ConfigDict
+
+from knowforge.eval.metrics import accuracy, register_metric
+from knowforge.eval.solvers import PromptSolver, SolverSpec, register_solver
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
 from knowforge.models.questions import read_items, source_graph_hash, write_benchmark, write_questions
 from knowforge.models.task import Component, ItemFilter, Task
@@ -55,11 +59,38 @@ def write_sums(store, name, items, out: Path) -> list[Path]:
     return [path]
 
 
+class HintArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hint: str = "Add the two numbers."
+
+
+class HintSolver:
+    """A plug-in solver: the zero-shot prompt with a hint line in front of every question."""
+
+    def __init__(self, component, args: HintArgs):
+        self.component, self.args = component, args
+
+    def solve(self, items, backend, options, *, progress=None):
+        hinted = [i.model_copy(update={"question": f"{self.args.hint}\n{i.question}"}) for i in items]
+        return PromptSolver(self.component, "zero-shot").solve(hinted, backend, options, progress=progress)
+
+
+def sum_accuracy(items, samples, details):
+    """A plug-in metric: accuracy on the generation ("sum") items only."""
+    sums = {i.id for i in items if i.slices.get("kind") == "sum"}
+    return accuracy(s.score for s in samples if s.item_id in sums and s.sample_index == 0)
+
+
+# a plug-in adds solvers and metrics when its module is imported (the method registry imports it)
+register_solver(SolverSpec("tiny-hint", "zero-shot with a hint line (-S hint=TEXT)", HintArgs, HintSolver))
+register_metric("tiny_sum_accuracy", sum_accuracy)
+
 METHOD = Method(
     name="tiny", title="Tiny sums", description="One-digit additions, for testing the method seam.",
     params=TinyParams, generate=generate, items=lambda store, name: read_items(store, f"tiny:{name}"),
     tasks=(Task(name="tiny/add", dataset=ItemFilter(tasks=("tiny/add",)), solver=Component(name="zero-shot"),
-                metrics=("accuracy", "balanced_accuracy")),),
+                metrics=("accuracy", "balanced_accuracy", "tiny_sum_accuracy")),),
     exports={"sums": ExportFormat("sums", "a JSON list of {q, a}", write_sums)},
     report_slices=("kind",),
 )
