@@ -2,6 +2,10 @@
 artificial entities generated from a synthetic taxonomy of 10k+ species, plus the fuzzy
 name-collision check against a few hundred thousand names (indexed vs brute force).
 
+Wall seconds per stage are printed with the CPU seconds this process spent in each stage and
+the CPU seconds the managed Neo4j server spent (read from /proc, per statement): on a machine
+shared with other work the wall time mostly measures the other work.
+
 Needs an EMPTY graph (it writes a synthetic taxonomy): set NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD
 or let it start the managed server, and pass --wipe to clear a non-empty graph first.
 
@@ -11,6 +15,7 @@ or let it start the managed server, and pass --wipe to clear a non-empty graph f
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -21,30 +26,66 @@ from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_bat
 from knowforge.generators.knowgen.names import NameIndex, make_name
 from knowforge.generators.knowgen.synthetic import synthetic_taxonomy, write_taxonomy
 from knowforge.kg.connection import open_store
+from knowforge.kg.neo4j_server import ManagedNeo4j
 from knowforge.kg.store import Store
 
 
-class CountingStore(Store):
-    """The real store, counting driver round trips (one per read/run/stream, one per write batch)."""
+def server_cpu_seconds(pid: int | None) -> float:
+    """utime + stime of the Neo4j server process (0 when it is not ours to read)."""
+    if not pid:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, inner: Store):
+
+class CountingStore(Store):
+    """The real store, counting driver round trips (one per read/run/stream, one per write batch)
+    and the server's CPU seconds per statement."""
+
+    def __init__(self, inner: Store, server_pid: int | None):
         super().__init__(inner.driver, inner.database, batch_size=inner.batch_size, uri=inner.uri)
         self.round_trips = 0
+        self.server_pid = server_pid
+        self.server_cpu: dict[str, float] = {}
+
+    def _charge(self, name: str, since: float) -> None:
+        spent = server_cpu_seconds(self.server_pid) - since
+        self.server_cpu[name] = self.server_cpu.get(name, 0.0) + spent
 
     def read(self, name, **params):
         self.round_trips += 1
-        return super().read(name, **params)
+        c = server_cpu_seconds(self.server_pid)
+        try:
+            return super().read(name, **params)
+        finally:
+            self._charge(name, c)
 
     def stream(self, name, **params):
         self.round_trips += 1
-        return super().stream(name, **params)
+        c = server_cpu_seconds(self.server_pid)
+        try:
+            yield from super().stream(name, **params)
+        finally:
+            self._charge(name, c)
 
     def run(self, name, **params):
         self.round_trips += 1
-        return super().run(name, **params)
+        c = server_cpu_seconds(self.server_pid)
+        try:
+            return super().run(name, **params)
+        finally:
+            self._charge(name, c)
 
     def write(self, name, rows, **kw):
-        summary = super().write(name, rows, **kw)
+        c = server_cpu_seconds(self.server_pid)
+        try:
+            summary = super().write(name, rows, **kw)
+        finally:
+            self._charge(name, c)
         self.round_trips += summary.batches
         return summary
 
@@ -86,7 +127,9 @@ def main(argv=None) -> int:
 
     bench_names(args.names, 500)
     inner = open_store()
-    store = CountingStore(inner)
+    # the server's CPU is only readable when it is the managed one on this machine
+    server_pid = None if os.environ.get("NEO4J_URI") else ManagedNeo4j().status().pid
+    store = CountingStore(inner, server_pid)
     count = store.driver.execute_query("MATCH (n) RETURN count(n) AS n", database_=store.database).records[0]["n"]
     if count and not args.wipe:
         print(f"the graph holds {count} nodes; rerun with --wipe to clear it (this benchmark writes a "
@@ -104,16 +147,25 @@ def main(argv=None) -> int:
     results = {}
     for size in (int(s) for s in args.sizes.split(",")):
         store.round_trips = 0
+        store.server_cpu = {}
         params = KnowGenParams(batch=f"bench{size}", seed=1, n=size)
+        load = os.getloadavg()[0]
+        server0 = server_cpu_seconds(server_pid)
         t = time.perf_counter()
         summary = generate_batch(store, params)
         seconds = time.perf_counter() - t
+        server = server_cpu_seconds(server_pid) - server0
         results[size] = (seconds, summary, store.round_trips)
         stages = ", ".join(f"{k} {v:.1f}s" for k, v in summary.timings.items())
         print(f"n={size:>6}: {seconds:7.1f}s  {size / seconds:8.1f} entities/s  "
               f"{summary.questions / seconds:8.1f} questions/s  ({summary.questions:,} questions, "
               f"{summary.facts:,} facts)  round trips {store.round_trips} "
               f"= {store.round_trips / size:.4f} per entity  [{stages}]")
+        cpu = ", ".join(f"{k} {v:.1f}s" for k, v in summary.cpu.items())
+        top = sorted(store.server_cpu.items(), key=lambda kv: -kv[1])[:6]
+        print(f"          load average {load:.1f} -> {os.getloadavg()[0]:.1f}; client CPU [{cpu}]; "
+              f"server CPU {server:.1f}s, by statement: "
+              + ", ".join(f"{k} {v:.1f}s" for k, v in top))
         t = time.perf_counter()
         drop_batch(inner, params.batch)
         print(f"          drop {time.perf_counter() - t:.1f}s")

@@ -2,36 +2,45 @@
 
 Runs against the configured server (NEO4J_URI) or the managed one, in a scratch namespace
 of ids that it deletes afterwards. Prints facts/s for:
-  baseline  UNWIND $rows CREATE (:BenchFact) SET props  (no MERGE, no relationships)
-  upsert    kg.writer.write_facts (stubs + MERGE fact + HAS_FACT/OBJECT), first load
-  reload    the same facts again (the idempotent path a re-run takes)
-and the ratios upsert/baseline and reload/baseline.
+  baseline   UNWIND $rows CREATE (:BenchFact) SET props  (no MERGE, no relationships)
+  upsert     kg.writer.write_facts (stubs + fact + HAS_FACT/OBJECT), first load
+  reload     the same facts again (the idempotent path a re-run takes)
+  reference  the same two runs through store/upsert_facts alone, the single MERGE statement
+             write_facts used before it chose a path per batch (the "before" figures)
+and the ratios to the baseline. Every phase runs on the same facts after a small warm-up;
+the phases alternate (--rounds) so that a machine whose load changes treats them alike.
 
-    python benchmarks/store_write_rate.py --facts 20000
+With the managed server on this machine it also prints CPU seconds (the Neo4j process plus
+this one) per phase and the CPU ratios: on a machine shared with other work the CPU a phase
+costs is steadier than its wall time.
+
+    python benchmarks/store_write_rate.py --facts 20000 [--rounds 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 
 from knowforge.kg.connection import open_store
+from knowforge.kg.neo4j_server import ManagedNeo4j
 from knowforge.kg.records import FactRecord
 from knowforge.kg.writer import write_facts
 
 BASELINE = "UNWIND $rows AS row CREATE (f:BenchFact) SET f = row.props"
 
 
-def synthetic_facts(n: int, seed: int = 0) -> list[FactRecord]:
+def synthetic_facts(n: int, seed: int = 0, prefix: str = "bench") -> list[FactRecord]:
     rng = random.Random(f"{seed}:bench-facts")
     facts = []
     for i in range(n):
-        subject = f"bench:S{i // 5}"
+        subject = f"{prefix}:S{i // 5}"
         if i % 3:
             start = rng.randint(1990, 2020)
             facts.append(FactRecord(subject_id=subject, relation=rng.choice(["P39", "P54", "P108"]),
-                                    object_id=f"bench:O{rng.randint(0, n // 10)}", source="bench",
+                                    object_id=f"{prefix}:O{rng.randint(0, n // 10)}", source="bench",
                                     start=str(start), start_precision="year",
                                     end=str(start + rng.randint(0, 6)), end_precision="year"))
         else:
@@ -41,31 +50,78 @@ def synthetic_facts(n: int, seed: int = 0) -> list[FactRecord]:
     return facts
 
 
+class CpuClock:
+    """CPU seconds of this process plus the managed Neo4j's (None when the server is elsewhere)."""
+
+    def __init__(self):
+        status = ManagedNeo4j().status() if not os.environ.get("NEO4J_URI") else None
+        self.pid = status.pid if status and status.running else None
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def __call__(self) -> float | None:
+        if self.pid is None:
+            return None
+        with open(f"/proc/{self.pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / self.tick + time.process_time()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--facts", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=1, help="repeat the phases, alternating (default 1)")
     args = ap.parse_args()
-    facts = synthetic_facts(args.facts)
-    rows = [f.to_row() for f in facts]
+    cpu = CpuClock()
     with open_store() as store:
         store.apply_schema()
         cleanup(store)
-        t0 = time.perf_counter()
-        for i in range(0, len(rows), store.batch_size):
-            store.driver.execute_query(BASELINE, rows=rows[i:i + store.batch_size], database_=store.database)
-        baseline = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        write_facts(store, facts)
-        upsert = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        write_facts(store, facts)
-        reload = time.perf_counter() - t0
-        cleanup(store)
-    n = len(facts)
-    print(f"facts: {n:,}  batch size: {store.batch_size:,}")
-    print(f"baseline CREATE : {n / baseline:10,.0f} facts/s")
-    print(f"upsert (first)  : {n / upsert:10,.0f} facts/s   ratio to baseline {baseline / upsert:.2f}")
-    print(f"upsert (reload) : {n / reload:10,.0f} facts/s   ratio to baseline {baseline / reload:.2f}")
+        phases = {
+            "baseline": lambda rows, facts: [
+                store.driver.execute_query(BASELINE, rows=rows[i:i + store.batch_size],
+                                           database_=store.database)
+                for i in range(0, len(rows), store.batch_size)],
+            "upsert": lambda rows, facts: write_facts(store, facts),
+            "reference": lambda rows, facts: store.write("store/upsert_facts",
+                                                         (f.to_row() for f in facts)),
+        }
+        # Warm-up: the server's first queries pay for planning and JIT compilation.
+        warm = synthetic_facts(2000, prefix="benchwarm")
+        for name, run in phases.items():
+            run([f.to_row() for f in warm], warm)
+            cleanup(store)
+        wall: dict[str, float] = {}
+        cpus: dict[str, float] = {}
+
+        def timed(key: str, fn) -> None:
+            c0, t0 = cpu(), time.perf_counter()
+            fn()
+            wall[key] = wall.get(key, 0.0) + time.perf_counter() - t0
+            if c0 is not None:
+                cpus[key] = cpus.get(key, 0.0) + cpu() - c0
+
+        for r in range(args.rounds):
+            facts = synthetic_facts(args.facts, seed=r)
+            rows = [f.to_row() for f in facts]
+            order = ["baseline", "upsert", "reference"]
+            order = order[r % 3:] + order[:r % 3]
+            for name in order:
+                timed(f"{name} first", lambda: phases[name](rows, facts))
+                if name != "baseline":
+                    timed(f"{name} reload", lambda: phases[name](rows, facts))
+                cleanup(store)
+    n = args.facts * args.rounds
+    print(f"facts: {args.facts:,} x {args.rounds} round(s)  batch size: {store.batch_size:,}")
+    base, base_cpu = wall["baseline first"], cpus.get("baseline first")
+    labels = {"baseline first": "baseline CREATE", "upsert first": "upsert (first)",
+              "upsert reload": "upsert (reload)", "reference first": "reference (first)",
+              "reference reload": "reference (reload)"}
+    for key, label in labels.items():
+        line = f"{label:19s}: {n / wall[key]:10,.0f} facts/s   ratio to baseline {base / wall[key]:.2f}"
+        if base_cpu is not None:
+            line += f"   cpu {cpus[key]:6.1f}s, cpu ratio {base_cpu / cpus[key]:.2f}"
+        print(line)
+    print(f"upsert vs reference: first {wall['reference first'] / wall['upsert first']:.2f}x, "
+          f"reload {wall['reference reload'] / wall['upsert reload']:.2f}x faster (wall)")
 
 
 def cleanup(store) -> None:
@@ -73,7 +129,7 @@ def cleanup(store) -> None:
         session.run("MATCH (n:BenchFact) CALL (n) { DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
         session.run("MATCH (f:Fact {source: 'bench'}) CALL (f) { DETACH DELETE f } "
                     "IN TRANSACTIONS OF 10000 ROWS").consume()
-        session.run("MATCH (e:Entity) WHERE e.id STARTS WITH 'bench:' CALL (e) { DETACH DELETE e } "
+        session.run("MATCH (e:Entity) WHERE e.id STARTS WITH 'bench' CALL (e) { DETACH DELETE e } "
                     "IN TRANSACTIONS OF 10000 ROWS").consume()
 
 

@@ -75,7 +75,6 @@ _H = r"[^\S\n]"
 FIRST_LINE_NO_PREFIX = (rf"(?i)^\s*(?:(?:the{_H}+)?(?:final{_H}+)?answer{_H}*(?:is)?{_H}*[:：]?{_H}*)?"
                         r"([^\n]*)")
 FIRST_LINE = r"^\s*([^\n]*)"
-RAW_FIRST_LINE = r"^([^\n]*)"      # ELKEN: split("\n")[0], even when it is empty
 # final_answer(): what follows the last "answer:" marker, else the whole response. findall gives
 # every marker's text (the last one is selected); the second branch matches only when there is
 # no marker at all.
@@ -113,9 +112,9 @@ class Kind:
 MC = Kind("mc", "multiple_choice", "multiple choice by log-likelihood (acc, acc_norm)")
 GEN = Kind("gen", "generate_until", "short answer, our exact rule on the first line")
 UNKNOWN = Kind("unknown", "generate_until", "gold 'unknown': right iff the answer says it does not know")
-ELKEN = Kind("elken", "generate_until", "ELKEN's official rule: first line, lower-case, one trailing "
-                                        "period dropped, exact match with aliases + name")
-ELKEN_UNKNOWN = Kind("elken_unknown", "generate_until", "ELKEN, deleted fact: right iff the first line "
+ELKEN = Kind("elken", "generate_until", "ELKEN's rule as knowforge scores it: first non-empty line, "
+                                        "lower-case, one trailing period dropped, exact match with aliases + name")
+ELKEN_UNKNOWN = Kind("elken_unknown", "generate_until", "ELKEN, deleted fact: right iff the first non-empty line "
                                                         "contains 'unknown'")
 KINDS = (MC, GEN, UNKNOWN, ELKEN, ELKEN_UNKNOWN)
 
@@ -219,9 +218,9 @@ def _filters(kind: Kind) -> list[dict[str, Any]]:
         return [_regex(FINAL_ANSWER, group_select=-1, fallback=""), _regex(FIRST_LINE, fallback=""),
                 _regex(UNKNOWN_PHRASES)]
     if kind is ELKEN:
-        return [_regex(RAW_FIRST_LINE, fallback="")]
+        return [_regex(FIRST_LINE, fallback="")]
     if kind is ELKEN_UNKNOWN:
-        return [_regex(RAW_FIRST_LINE, fallback=""), _regex("(?i)(unknown)")]
+        return [_regex(FIRST_LINE, fallback=""), _regex("(?i)(unknown)")]
     raise ValueError(f"no filters for {kind.suffix}")
 
 

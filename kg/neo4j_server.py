@@ -370,6 +370,41 @@ class ManagedNeo4j:
         self.state_file.unlink(missing_ok=True)
         return True
 
+    def admin(self, args: list[str], *, log_path: Path, heap: str | None = None) -> None:
+        """Run ``neo4j-admin`` (``org.neo4j.cli.AdminTool``) from our jars on this home.
+
+        Its output goes to ``log_path``; a failure raises with the last lines of it. The
+        server must be stopped for commands that write a database (``database import``).
+        """
+        if not self.is_installed():
+            raise Neo4jServerError("the Neo4j jars are not installed; run `knowforge neo4j install`")
+        java = java_executable()
+        for d in (self.data_dir, self.logs_dir, self.run_dir, self.conf_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        if not (self.conf_dir / "neo4j.conf").exists():
+            self._write_config(DEFAULT_BOLT_PORT, DEFAULT_HTTP_PORT)
+        heap = heap or os.environ.get("KNOWFORGE_IMPORT_HEAP", "1g")
+        cmd = [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8", "-cp", self._classpath(),
+               ADMIN_TOOL, *args]
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "ab") as out:
+            proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                  env=self._env())
+        if proc.returncode != 0:
+            tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-25:]
+            raise Neo4jServerError(f"neo4j-admin {' '.join(args[:3])} failed (exit {proc.returncode}); "
+                                   f"last lines of {log_path}:\n" + "\n".join(tail))
+
+    def bolt_port(self) -> int | None:
+        """The Bolt port of the last start (kept in the config), so a restart keeps the URI."""
+        try:
+            for line in (self.conf_dir / "neo4j.conf").read_text().splitlines():
+                if line.startswith("server.bolt.listen_address="):
+                    return int(line.rsplit(":", 1)[1])
+        except (OSError, ValueError):
+            return None
+        return None
+
     def logs(self, *, lines: int = 50) -> str:
         try:
             with open(self.console_log, "rb") as fh:

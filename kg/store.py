@@ -98,9 +98,15 @@ class Store:
 
     def run_read_write(self, name: str, **params) -> list[dict]:
         """Run a named write statement that also returns records."""
-        return self.driver.execute_query(
-            self._query(name), params, routing_=RoutingControl.WRITE, database_=self.database,
-            result_transformer_=neo4j.Result.data)
+        return self.write_returning(name, **params)[0]
+
+    def write_returning(self, name: str, **params) -> tuple[list[dict], WriteSummary]:
+        """Run a named write statement once; its records as dicts and its counters."""
+        result = self.driver.execute_query(self._query(name), params, routing_=RoutingControl.WRITE,
+                                           database_=self.database)
+        summary = WriteSummary(rows=0, batches=1)
+        summary.add(result.summary.counters)
+        return [record.data() for record in result.records], summary
 
     def write(self, name: str, rows: Iterable[dict], *, batch_size: int | None = None,
               progress: Progress | None = None, **params) -> WriteSummary:
@@ -115,6 +121,33 @@ class Store:
             summary.batches += 1
             if progress:
                 progress(len(chunk))
+        return summary
+
+    def run_autocommit(self, name: str, **params) -> WriteSummary:
+        """Run a named statement in an implicit transaction (``CALL { } IN TRANSACTIONS``
+        commits its own batches and cannot run inside a managed one)."""
+        summary = WriteSummary(rows=0, batches=1)
+        with self.driver.session(database=self.database) as session:
+            summary.add(session.run(self._query(name), params).consume().counters)
+        return summary
+
+    def write_together(self, steps: list[tuple[str, dict]]) -> WriteSummary:
+        """Run named write statements in order in one transaction: all of them or none.
+
+        The driver retries the whole transaction on transient errors (deadlocks, leader
+        changes), as ``execute_query`` does for one statement.
+        """
+        queries = [(load_cypher(name), params) for name, params in steps]
+
+        @neo4j.unit_of_work(metadata={"app": "knowforge",
+                                      "statement": " + ".join(name for name, _ in steps)})
+        def work(tx) -> list:
+            return [tx.run(text, params).consume().counters for text, params in queries]
+
+        summary = WriteSummary(rows=0, batches=1)
+        with self.driver.session(database=self.database) as session:
+            for counters in session.execute_write(work):
+                summary.add(counters)
         return summary
 
     # -- schema and raw user queries ---------------------------------------------------------

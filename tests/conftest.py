@@ -100,3 +100,14 @@ def tiny_model_dir(tmp_path_factory):
     from knowforge.models.tiny_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny-model") / "model", seed=0)
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    """One local Spark session (2 cores, few shuffle partitions) shared by the Spark tests."""
+    from knowforge.kg.loaders.wikidata_spark import spark_session
+
+    session = spark_session("local[2]", {"spark.sql.shuffle.partitions": "4"},
+                            log_file=tmp_path_factory.mktemp("spark") / "spark.log")
+    yield session
+    session.stop()

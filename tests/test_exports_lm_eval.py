@@ -152,7 +152,7 @@ def test_lm_eval_reads_answers_as_our_scorers(rules_export):
     # sanity: the responses exercise both verdicts of every reading
     elken = loaded["tasks"]["knowforge_t_rules_elken_elken"]
     doc = elken.test_docs()[0]
-    assert {lm_eval_verdict(elken, doc, r) for r in ("DC", "\ndc")} == {0.0, 1.0}
+    assert {lm_eval_verdict(elken, doc, r) for r in ("\ndc", "\nParis\ndc")} == {0.0, 1.0}
 
 
 def test_layout_groups_readme_and_skipped(rules_export):

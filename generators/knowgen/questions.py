@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from knowforge.models.types import BenchmarkItem
 
+from .distractors import DistractorPools, pick_distractors
 from .params import KnowGenParams
 from .plan import PlannedEntity, PlannedFact, display_value, format_number
 from .read import GraphInputs, SourceFact
@@ -80,58 +81,6 @@ class Spec:
     chains: list | None = None
 
 
-class DistractorPools:
-    """Wrong answers drawn from the graph: the same attribute on siblings, the objects of the
-    same relation in the class, then anywhere the batch read."""
-
-    def __init__(self, inputs: GraphInputs):
-        self.inputs = inputs
-        self.global_objects: dict[str, dict[str, str]] = defaultdict(dict)
-        self.global_values: dict[str, dict[str, None]] = defaultdict(dict)
-        for fs in inputs.facts.values():
-            for f in fs:
-                self._add(f.relation, f)
-
-    def _add(self, relation: str, f) -> None:
-        if f.object_id:
-            self.global_objects[relation].setdefault(f.object_id, f.object_name or f.object_id)
-        elif f.value is not None:
-            self.global_values[relation].setdefault(display_value(f.value, f.unit), None)
-
-    def add_object(self, relation: str, object_id: str, name: str) -> None:
-        self.global_objects[relation].setdefault(object_id, name)
-
-    def candidates(self, entity: PlannedEntity, relation: str, kind: str) -> list[str]:
-        """Candidate wrong values, class first, in a stable order."""
-        local: dict[str, None] = {}
-        for m in (entity.parent, *entity.siblings):
-            for f in self.inputs.facts.get(m.id, ()):
-                if f.relation == relation:
-                    local.setdefault(f.object_name if kind == "relation" else display_value(f.value, f.unit), None)
-        if kind == "relation":
-            if relation == entity.facts[0].relation and entity.facts[0].class_level:
-                # sibling classes are the natural wrong parents
-                local.update({c.name: None for c in self.inputs.classes if c.id != entity.cls.id})
-            rest = sorted(self.global_objects.get(relation, {}).values())
-        else:
-            rest = sorted(self.global_values.get(relation, {}))
-        out = list(local)
-        out.extend(v for v in rest if v not in local)
-        return [v for v in out if v]
-
-
-def _pick_distractors(rng: random.Random, candidates: list[str], exclude: set[str], k: int,
-                      first: list[str] = ()) -> list[str]:
-    exclude_norm = {e.lower() for e in exclude}
-    chosen = [c for c in first if c and c.lower() not in exclude_norm][:k]
-    seen = exclude_norm | {c.lower() for c in chosen}
-    pool = [c for c in dict.fromkeys(candidates) if c.lower() not in seen]
-    need = k - len(chosen)
-    if need > 0 and pool:
-        chosen.extend(rng.sample(pool, min(need, len(pool))))
-    return chosen
-
-
 def _numeric_fallbacks(f: PlannedFact | SourceFact) -> list[str]:
     """When the graph has too few values of a numeric attribute: 0.5x, 2x, 3x the value."""
     if f.value_num is None:
@@ -180,8 +129,8 @@ def build_entity_specs(entity: PlannedEntity, inputs: GraphInputs, pools: Distra
         answers = _answers_for(facts)
         have = {f.display() for f in facts}
         cands = pools.candidates(entity, relation, kind)
-        extra = _numeric_fallbacks(tested) if kind == "attribute" else []
-        wrong = _pick_distractors(rng, cands + extra, have, 3)
+        cands.extra = _numeric_fallbacks(tested) if kind == "attribute" else []
+        wrong = pick_distractors(rng, cands, have, 3)
         base = dict(entity=entity, qtype="KU", difference=tested.op, entity_ids=eid,
                     related_property=label)
         if "fill-in-blank" in forms:
@@ -208,8 +157,8 @@ def build_entity_specs(entity: PlannedEntity, inputs: GraphInputs, pools: Distra
             f.old.object_name or f.old.object_id)
         wh, yn = templates(f.relation, f.relation_label, f.kind)
         cands = pools.candidates(entity, f.relation, f.kind)
-        extra = _numeric_fallbacks(f) if f.kind == "attribute" else []
-        wrong = _pick_distractors(rng, cands + extra, have, 3, first=[old])
+        cands.extra = _numeric_fallbacks(f) if f.kind == "attribute" else []
+        wrong = pick_distractors(rng, cands, have, 3, first=[old])
         base = dict(entity=entity, qtype="KD", difference="variation", entity_ids=eid,
                     related_property=f.relation_label)
         tested_ids = [f.id, f.old.id]
@@ -242,9 +191,9 @@ def build_entity_specs(entity: PlannedEntity, inputs: GraphInputs, pools: Distra
                               answers=list(UNKNOWN_ANSWERS), **base))
         if "multi-choice" in forms:
             # a real value that reads like "unknown" would make two right options
-            cands = [c for c in pools.candidates(entity, relation, d.kind) if "unknown" not in c.lower()]
-            wrong = _pick_distractors(rng, cands, {UNKNOWN_CHOICE}, 3,
-                                      first=[old] if "unknown" not in old.lower() else [])
+            wrong = pick_distractors(rng, pools.candidates(entity, relation, d.kind), {UNKNOWN_CHOICE}, 3,
+                                     first=[old] if "unknown" not in old.lower() else [],
+                                     drop_unknown=True)
             mc = _mc(rng, Spec(form="multi-choice", question=wh.format(name=name),
                                answers=[UNKNOWN_CHOICE], **base), UNKNOWN_CHOICE, wrong)
             if mc:
@@ -300,8 +249,7 @@ def _ka_specs(rng, entity: PlannedEntity, group: dict, hop: int, noun: str, pool
     op1 = first.get("op1") or "heredity"
     gold_id = sorted(end_names)[rng.randrange(len(end_names))]
     gold = end_names[gold_id]
-    cands = [v for k, v in sorted(pools.global_objects.get(last_rel, {}).items()) if k not in end_names]
-    wrong = _pick_distractors(rng, cands, set(answers), 3)
+    wrong = pick_distractors(rng, pools.end_candidates(last_rel, end_names), set(answers), 3)
     base = dict(entity=entity, qtype="KA", difference=op1, entity_ids=[entity.id],
                 related_property=" -> ".join(t[1] for t in triplets[0]), hop_count=hop,
                 hop_triplets=triplets[0], chains=triplets, fact_ids=fact_ids)

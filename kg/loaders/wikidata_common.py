@@ -123,7 +123,3 @@ def format_date(year: int, month: int, day: int, precision: int | None) -> str:
 
 def is_pid(text: str) -> bool:
     return bool(_PID.match(text))
-
-
-def is_qid(text: str) -> bool:
-    return bool(_QID.match(text))

@@ -126,3 +126,49 @@ def password_cmd(home) -> None:
     Example: knowforge neo4j password
     """
     click.echo(ManagedNeo4j(home).password())
+
+
+@neo4j_group.command("import")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@home_option
+@click.option("--overwrite", is_flag=True,
+              help="Replace a database that already holds data (everything in it is lost).")
+@click.option("--heap", default=None, help="JVM heap of the import tool, e.g. 4g "
+              "(env KNOWFORGE_IMPORT_HEAP, default 1g).")
+@handle_errors
+def import_cmd(folder, home, overwrite, heap) -> None:
+    """Bulk-load FOLDER (written by `knowforge load wikidata --engine spark`) into the managed Neo4j.
+
+    Stops the server, runs `neo4j-admin database import full` from the installed jars,
+    starts it again on the same port and applies the schema. The import replaces the whole
+    database: one that holds data is refused unless --overwrite. Later loads add to the
+    imported graph as usual (`knowforge load ...`).
+
+    With NEO4J_URI set nothing is stopped: the command prints how to load the same files
+    on that server.
+
+    \b
+    Examples:
+      knowforge load wikidata latest-all.json.bz2 --engine spark --out bulk/
+      knowforge neo4j import bulk/
+      knowforge neo4j import bulk/ --overwrite --heap 8g
+    """
+    from knowforge.kg.bulk.admin_import import external_instructions, import_bulk
+    from knowforge.kg.connection import settings_from_env
+
+    settings = settings_from_env()
+    if settings is not None:
+        click.echo(external_instructions(folder, settings.uri))
+        return
+
+    def warn(text: str) -> None:
+        console.print(f"[bold red]warning:[/] {text}", highlight=False)
+
+    with console.status("importing...") as status:
+        result = import_bulk(folder, home=home, overwrite=overwrite, warn=warn,
+                             step=lambda text: status.update(f"{text}..."), heap=heap)
+    c = result.counts
+    click.echo(f"imported {c['entities']:,} entities, {c['facts']:,} facts, {c['relations']:,} relations, "
+               f"{c['has_fact'] + c['object']:,} relationships in {result.total_seconds:.0f}s "
+               f"({', '.join(f'{k} {v:.0f}s' for k, v in result.seconds.items())})")
+    click.echo(result.uri)

@@ -1,6 +1,8 @@
 """vLLM offline engine, written against vLLM's documented ``LLM`` / ``SamplingParams`` API.
 
-- ``vllm.LLM(model=, revision=, tensor_parallel_size=, enable_prefix_caching=, seed=)``.
+- ``vllm.LLM(model=, revision=, tensor_parallel_size=, enable_prefix_caching=, seed=, **engine_args)``,
+  built by ``llm_kwargs`` (a pure function, tested without vLLM): ``--engine-arg KEY=VALUE``
+  reaches the engine as is (pipeline / data parallelism, ``max_num_seqs``, ...).
 - Prompts are tokenised here (chat messages through the tokenizer's chat template, as in the
   hf backend) and sent as ``{"prompt_token_ids": [...]}`` to ``LLM.generate(prompts,
   sampling_params)``; one ``SamplingParams`` per prompt.
@@ -17,7 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from knowforge.errors import BackendError
+from knowforge.errors import BackendError, ConfigError
 
 from ..config import as_backend_config
 from ..types import (GenerationRequest, GenerationResult, LoglikelihoodRequest,
@@ -28,6 +30,40 @@ from .text import encode_pair, format_chat
 log = logging.getLogger(__name__)
 
 
+# Set from knowforge's own options; an --engine-arg may not name them (the cache key and the
+# per-sample seeds depend on them).
+_OWN_ARGS = {"model": "--model", "revision": "--revision", "seed": "--seed"}
+
+
+def llm_kwargs(model: str, *, tensor_parallel_size: int = 1, prefix_caching: bool = True, seed: int = 0,
+               revision: str | None = None, engine_args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The keyword arguments of ``vllm.LLM``: knowforge's options, then every ``--engine-arg``.
+
+    An engine argument overrides a default knowforge picks (``enable_prefix_caching``), and may
+    repeat ``tensor_parallel_size`` only with the value of ``--tensor-parallel-size`` (or when
+    that is left at 1); ``model``, ``revision`` and ``seed`` come from their own options only.
+    """
+    kwargs: dict[str, Any] = {"model": model, "revision": revision, "tensor_parallel_size": tensor_parallel_size,
+                              "enable_prefix_caching": prefix_caching, "seed": seed}
+    for key, value in (engine_args or {}).items():
+        if key in _OWN_ARGS:
+            raise ConfigError(f"--engine-arg {key}=... : use {_OWN_ARGS[key]} (it is part of the cache key)")
+        if key == "tensor_parallel_size" and tensor_parallel_size not in (1, value):
+            raise ConfigError(f"--engine-arg tensor_parallel_size={value} contradicts "
+                              f"--tensor-parallel-size {tensor_parallel_size}")
+        kwargs[key] = value
+    return kwargs
+
+
+def config_llm_kwargs(config) -> dict[str, Any]:
+    """``vllm.LLM`` keyword arguments of a ``BackendConfig`` (or ``EvalOptions``), as
+    ``VLLMBackend.from_options`` passes them."""
+    config = as_backend_config(config)
+    return llm_kwargs(config.model, tensor_parallel_size=config.tensor_parallel_size,
+                      prefix_caching=config.prefix_caching, seed=config.seed, revision=config.revision,
+                      engine_args=config.engine_args)
+
+
 class VLLMBackend:
     """``VLLMBackend(model, tensor_parallel_size=1, prefix_caching=True, seed=0, revision=None)``."""
 
@@ -36,27 +72,29 @@ class VLLMBackend:
 
     def __init__(self, model: str, *, tensor_parallel_size: int = 1, prefix_caching: bool = True,
                  seed: int = 0, revision: str | None = None, **engine_kwargs: Any):
+        self._start(llm_kwargs(model, tensor_parallel_size=tensor_parallel_size, prefix_caching=prefix_caching,
+                               seed=seed, revision=revision, engine_args=engine_kwargs))
+
+    @classmethod
+    def from_options(cls, options) -> VLLMBackend:
+        backend = cls.__new__(cls)
+        backend._start(config_llm_kwargs(options))
+        return backend
+
+    def _start(self, kwargs: dict[str, Any]) -> None:
         try:
             import vllm
         except ImportError as exc:
             raise BackendError("the vllm backend needs vllm and a CUDA GPU: pip install 'knowforge[vllm]'; "
                                "or run `vllm serve` elsewhere and use --backend openai --base-url") from exc
         self.vllm = vllm
-        self.model = model
-        self.revision = revision
+        self.model = kwargs["model"]
+        self.revision = kwargs["revision"]
         self.batch_size = 256    # requests per cache write; vLLM schedules its own batches
-        self.llm = vllm.LLM(model=model, revision=revision, tensor_parallel_size=tensor_parallel_size,
-                            enable_prefix_caching=prefix_caching, seed=seed, **engine_kwargs)
+        self.llm = vllm.LLM(**kwargs)
         self.tokenizer = self.llm.get_tokenizer()
         tok = self.tokenizer
         self.prefix_id = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
-
-    @classmethod
-    def from_options(cls, options) -> VLLMBackend:
-        options = as_backend_config(options)
-        return cls(options.model, tensor_parallel_size=options.tensor_parallel_size,
-                   prefix_caching=options.prefix_caching, seed=options.seed, revision=options.revision,
-                   **options.engine_args)
 
     def prompt_ids(self, request: GenerationRequest) -> list[int]:
         if request.messages is not None:

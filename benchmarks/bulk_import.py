@@ -1,0 +1,127 @@
+"""Dump → Neo4j: ``neo4j-admin database import`` of the Spark output against the UNWIND path.
+
+1. Writes a synthetic Wikidata dump (``make_wikidata_dump.py``) with at least ``--facts``
+   facts (about 6.7 per entity) and parses it with the Spark engine into a bulk folder.
+2. Runs a managed Neo4j of its own (a temporary home, or ``--home``) and times:
+   - the UNWIND path: ``load_wikidata_json`` (the streaming loader, parse + batched writes)
+     on the first ``--unwind-facts`` facts' worth of the dump (default: all of it);
+   - the bulk path: ``import_bulk`` (stop, ``database import full``, restart, schema, empty
+     alias lists, count check) of the whole folder, and the import tool's step alone.
+3. Prints facts/s of each and the ratios, measured in this run. When the UNWIND run covers
+   only part of the dump its rate is measured on that part, and the script says so.
+
+    python benchmarks/bulk_import.py [--facts 1000000] [--unwind-facts 100000] [--home DIR] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from make_wikidata_dump import write_dump  # noqa: E402
+
+from knowforge.kg.bulk.admin_import import import_bulk  # noqa: E402
+from knowforge.kg.connection import GraphSettings, open_store  # noqa: E402
+from knowforge.kg.loaders.base import iter_lines  # noqa: E402
+from knowforge.kg.loaders.wikidata_json import load_wikidata_json  # noqa: E402
+from knowforge.kg.loaders.wikidata_spark import load_wikidata_spark, spark_session  # noqa: E402
+from knowforge.kg.neo4j_server import ManagedNeo4j  # noqa: E402
+
+FACTS_PER_ENTITY = 6.7  # of make_wikidata_dump's documents with the default allow-list
+
+
+def head(path: Path, target: Path, lines: int) -> Path:
+    with open(target, "wb") as out:
+        out.write(b"[\n")
+        for lineno, raw in iter_lines(path):
+            if lineno == 1:
+                continue
+            if lineno > lines + 1:
+                break
+            out.write(raw.rstrip(b",") + b",\n")
+        out.write(b"]\n")
+    return target
+
+
+def wipe(store) -> None:
+    with store.driver.session(database=store.database) as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--facts", type=int, default=1_000_000)
+    ap.add_argument("--unwind-facts", type=int, default=None,
+                    help="facts' worth of the dump to load through UNWIND (default: all)")
+    ap.add_argument("--home", type=Path, default=None, help="managed Neo4j home (default: temporary)")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
+    args = ap.parse_args()
+    os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "2g")
+    os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "1g")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="knowforge-bulk-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    entities = int(args.facts / FACTS_PER_ENTITY) + 1
+    dump = work / "latest-all.json"
+    if not dump.exists():
+        t0 = time.perf_counter()
+        write_dump(dump, entities)
+        print(f"generated {entities:,} entities ({dump.stat().st_size / 1e6:,.0f} MB) in "
+              f"{time.perf_counter() - t0:.0f}s")
+
+    spark = spark_session(args.master, {}, log_file=work / "spark.log")
+    t0 = time.perf_counter()
+    bulk = load_wikidata_spark([dump], work / "bulk", spark=spark, overwrite=True)
+    t_spark = time.perf_counter() - t0
+    spark.stop()
+    facts = bulk.counts["facts"]
+    print(f"Spark: {bulk.counts['entities']:,} entities, {bulk.counts['stubs']:,} stubs, {facts:,} facts "
+          f"in {t_spark:.0f}s (parse {bulk.seconds['parse']:.0f}s, graph {bulk.seconds['graph']:.0f}s)")
+
+    server = ManagedNeo4j(args.home or work / "neo4j")
+    if not server.is_installed():
+        server.install()
+    started = server.start(timeout=300)
+    store = open_store(GraphSettings(uri=started.uri, user="neo4j", password=server.password()))
+    store.apply_schema()
+    wipe(store)
+    unwind_input = dump
+    if args.unwind_facts and args.unwind_facts < facts:
+        unwind_input = head(dump, work / "unwind-part.json", int(args.unwind_facts / FACTS_PER_ENTITY) + 1)
+    t0 = time.perf_counter()
+    report = load_wikidata_json(store, [unwind_input])
+    t_unwind = time.perf_counter() - t0
+    unwind_rate = report.facts_written / t_unwind
+    store.close()
+    partial = unwind_input != dump
+    print(f"UNWIND path: {report.facts_written:,} facts, {report.entities_written:,} entities in "
+          f"{t_unwind:.0f}s = {unwind_rate:,.0f} facts/s"
+          + (f" (measured on the first {report.facts_written:,} facts of the dump)" if partial else ""))
+
+    result = import_bulk(work / "bulk", home=server.home, overwrite=True)
+    t_import = result.total_seconds
+    t_tool = result.seconds["import"]
+    server.stop()
+    print("bulk path steps: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items()))
+    print(f"admin import (whole command): {facts:,} facts in {t_import:.0f}s = {facts / t_import:,.0f} facts/s")
+    print(f"admin import (import tool)  : {facts:,} facts in {t_tool:.0f}s = {facts / t_tool:,.0f} facts/s")
+    print(f"ratio import command / UNWIND : {facts / t_import / unwind_rate:.1f}x")
+    print(f"ratio import tool / UNWIND    : {facts / t_tool / unwind_rate:.1f}x")
+    print(f"dump → graph, Spark + import vs streaming loader: "
+          f"{facts / (t_spark + t_import) / unwind_rate:.1f}x")
+    if partial:
+        print(f"UNWIND for all {facts:,} facts at the measured rate would take "
+              f"{facts / unwind_rate / 60:.0f} min (an extrapolation; the rate falls as the graph grows)")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+// Which of $ids are facts already in the graph, with the subject and object they point at
+// (ids only go over the wire: cheap when most facts are new, as in a first load).
+UNWIND $ids AS id
+MATCH (f:Fact {id: id})
+RETURN f.id AS id, f.subject_id AS subject_id, f.object_id AS object_id

@@ -1,0 +1,163 @@
+"""``knowforge neo4j import`` of the Spark output gives the graph the UNWIND loader gives for the
+same Wikidata input: same nodes, labels, properties and relationships (a digest of the whole
+graph and `knowforge stats --json`), and later UNWIND loads work on top of it.
+
+The import stops and restarts its server, so this module runs its own managed Neo4j.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from knowforge.cli.main import cli
+from knowforge.errors import ConfigError
+from knowforge.kg.bulk.admin_import import import_bulk
+from knowforge.kg.bulk.digest import graph_digest, graph_lines
+from knowforge.kg.connection import GraphSettings, open_store
+from knowforge.kg.loaders.samples import samples_dir
+from knowforge.kg.loaders.wikidata_json import load_wikidata_json
+from knowforge.kg.loaders.wikidata_spark import load_wikidata_spark
+from knowforge.kg.neo4j_server import ManagedNeo4j
+
+pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+
+SAMPLE = samples_dir() / "wikidata" / "entities.json"
+
+
+def item(qid, name, claims=(), description=None):
+    doc = {"type": "item", "id": qid, "labels": {"en": {"language": "en", "value": name}},
+           "aliases": {"en": [{"language": "en", "value": f"{name}; alias"}]}, "claims": {}}
+    if description:
+        doc["descriptions"] = {"en": {"language": "en", "value": description}}
+    for pid, target, sid in claims:
+        doc["claims"].setdefault(pid, []).append({
+            "mainsnak": {"snaktype": "value", "property": pid, "datatype": "wikibase-item",
+                         "datavalue": {"value": {"entity-type": "item", "id": target}, "type": "wikibase-entityid"}},
+            "type": "statement", "id": f"{qid}${sid}", "rank": "normal"})
+    return json.dumps(doc)
+
+
+def write_lines(path, lines):
+    path.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def bulk_server(neo4j_server, tmp_path_factory):
+    """A managed Neo4j of this module's own (the import stops and restarts it)."""
+    session_server, _ = neo4j_server
+    if session_server is None:
+        pytest.skip("needs the managed server's jars (tests run against an external server)")
+    server = ManagedNeo4j(home=tmp_path_factory.mktemp("bulk-home"), cache_dir=session_server.cache_dir)
+    server.start(timeout=240)
+    yield server
+    server.stop(timeout=30)
+
+
+def connect(server):
+    status = server.start()
+    store = open_store(GraphSettings(uri=status.uri, user="neo4j", password=server.password()))
+    store.apply_schema()
+    return store
+
+
+def wipe(store):
+    with store.driver.session(database=store.database) as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
+
+
+def cli_stats(server, monkeypatch):
+    monkeypatch.setenv("NEO4J_URI", server.status().uri)
+    monkeypatch.setenv("NEO4J_USER", "neo4j")
+    monkeypatch.setenv("NEO4J_PASSWORD", server.password())
+    result = CliRunner().invoke(cli, ["stats", "--json"], catch_exceptions=False)
+    monkeypatch.delenv("NEO4J_URI")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # two loads, a Spark run, an import with a server restart
+def test_import_gives_the_unwind_graph(bulk_server, spark, tmp_path, monkeypatch):
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    # The bundled sample plus a second file whose facts point at entities nobody loads (stubs)
+    # and whose texts need quoting in CSV.
+    extra = write_lines(tmp_path / "extra.json", [
+        item("Q900001", 'Ana "the" Tester', [("P27", "Q900100", "a"), ("P26", "Q76", "b")],
+             description="line one,\nline two"),
+        item("Q900002", "  spaced  ", [("P27", "Q900100", "c"), ("P108", "Q900101", "d")], description=""),
+    ])
+    later = write_lines(tmp_path / "later.json", [
+        item("Q900100", "Stub no more", [("P17", "Q900001", "e")]),
+        item("Q900003", "New after import", [("P27", "Q30", "f")]),
+    ])
+
+    store = connect(bulk_server)
+    wipe(store)
+    load_wikidata_json(store, [SAMPLE, extra])
+    unwind_lines = list(graph_lines(store))
+    unwind_digest = graph_digest(store)
+    unwind_stats = cli_stats(bulk_server, monkeypatch)
+    load_wikidata_json(store, [later])
+    unwind_then_later = graph_digest(store)
+    store.close()
+    assert any('"stub":true' in line for line in unwind_lines)
+
+    out = tmp_path / "bulk"
+    spark_result = load_wikidata_spark([SAMPLE, extra], out, partitions=3, spark=spark)
+    assert spark_result.counts["stubs"] >= 2
+    assert spark_result.report.problem_count == 0
+
+    with pytest.raises(ConfigError, match="--overwrite"):
+        import_bulk(out, home=bulk_server.home)
+    warnings = []
+    port = bulk_server.status().bolt_port
+    result = import_bulk(out, home=bulk_server.home, overwrite=True, warn=warnings.append)
+    assert warnings and "being replaced" in warnings[0]
+    assert bulk_server.status().bolt_port == port  # the same URI after the restart
+
+    store = connect(bulk_server)
+    try:
+        imported_lines = list(graph_lines(store))
+        assert len(imported_lines) == len(unwind_lines)
+        for ours, theirs in zip(imported_lines, unwind_lines):
+            assert ours == theirs
+        assert graph_digest(store) == unwind_digest
+        assert cli_stats(bulk_server, monkeypatch) == unwind_stats
+        assert result.counts["facts"] == unwind_stats["labels"]["Fact"]
+        constraints = store.user_query("SHOW CONSTRAINTS YIELD name RETURN count(*) AS n")[0]["n"]
+        assert constraints >= 9
+        # Later loads go through the UNWIND writer, on top of the imported graph.
+        load_wikidata_json(store, [later])
+        assert graph_digest(store) == unwind_then_later
+    finally:
+        store.close()
+
+
+def test_cli_import_with_neo4j_uri_stops_nothing(bulk_server, spark, tmp_path, monkeypatch):
+    out = tmp_path / "bulk"
+    load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
+    pid = bulk_server.status().pid
+    monkeypatch.setenv("NEO4J_URI", "neo4j://db.example:7687")
+    result = CliRunner().invoke(cli, ["neo4j", "import", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "does not stop or replace" in result.output
+    assert "neo4j-admin database import full" in result.output
+    assert "--array-delimiter=U+001F" in result.output
+    assert bulk_server.status().pid == pid  # untouched
+
+
+@pytest.mark.timeout(1200)
+def test_cli_import_refuses_a_database_with_data(bulk_server, spark, tmp_path, monkeypatch):
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    store = connect(bulk_server)
+    load_wikidata_json(store, [SAMPLE])
+    store.close()
+    out = tmp_path / "bulk"
+    load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
+    result = CliRunner().invoke(cli, ["neo4j", "import", str(out), "--home", str(bulk_server.home)])
+    assert result.exit_code == 1
+    assert "--overwrite" in result.output and "Traceback" not in result.output

@@ -1,0 +1,113 @@
+"""The fact writer's fast paths (update / create / general MERGE) leave the same graph as the
+general ``store/upsert_facts`` statement alone, on first loads, reloads, mixed batches,
+repeated ids, release years and a writer that lost a race. Real Neo4j, compared node by node
+and relationship by relationship (``graph_lines``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from conftest import wipe
+
+from knowforge.kg.bulk.digest import graph_digest, graph_lines
+from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.store import Store
+from knowforge.kg.writer import write_entities, write_facts
+
+
+def facts_a() -> list[FactRecord]:
+    out = []
+    for i in range(40):
+        subject = f"T{i // 4}"
+        if i % 3:
+            out.append(FactRecord(subject_id=subject, relation="P54", object_id=f"O{i % 7}",
+                                  object_name=None if i % 2 else f"Object {i % 7}", source="test",
+                                  subject_name=f"Subject {i // 4}", start=str(1990 + i),
+                                  start_precision="year"))
+        else:
+            out.append(FactRecord(subject_id=subject, relation="P1082", value=str(i), value_num=float(i),
+                                  datatype="quantity", source="test", subject_name=f"Subject {i // 4}"))
+    # an entity first referenced as an object without a name, later as a subject with one
+    out.append(FactRecord(subject_id="T0", relation="P26", object_id="T9", source="test"))
+    out.append(FactRecord(subject_id="T9", relation="P27", object_id="O1", source="test",
+                          subject_name="Named later"))
+    return out
+
+
+def facts_b() -> list[FactRecord]:
+    """A second load: half the facts again (one with a changed property), half new, years."""
+    old = facts_a()
+    changed = [replace(f, rank="preferred") if i == 3 else f for i, f in enumerate(old[::2])]
+    new = [FactRecord(subject_id=f"T{i}", relation="P39", object_id=f"N{i}", source="test") for i in range(10)]
+    years = [FactRecord(subject_id="umls:C1", relation="may_treat", object_id="umls:C2", source="umls",
+                        seen_in=(2022, 2021)),
+             FactRecord(subject_id="umls:C3", relation="isa", object_id="umls:C1", source="umls", seen_in=(2020,))]
+    return changed + new + years
+
+
+def load_all(store: Store, loads, *, reference: bool) -> list[str]:
+    wipe(store)
+    write_entities(store, [EntityRecord(id="T1", name="Entity one", labels=("Person",), source="test")])
+    for facts in loads:
+        if reference:
+            store.write("store/upsert_facts", [f.to_row() for f in facts])
+        else:
+            write_facts(store, facts)
+    return list(graph_lines(store))
+
+
+def small_batches(store: Store, size: int) -> Store:
+    return Store(store.driver, store.database, batch_size=size, uri=store.uri)
+
+
+def assert_same(expected: list[str], got: list[str]) -> None:
+    assert len(got) == len(expected)
+    for a, b in zip(expected, got):
+        assert a == b
+
+
+def test_paths_leave_the_graph_upsert_facts_leaves(store):
+    loads = [facts_a(), facts_a(), facts_b(),
+             [replace(f, seen_in=(2023,)) for f in facts_b()[-2:]]]
+    expected = load_all(store, loads, reference=True)
+    nodes = [json.loads(line) for line in expected if line.startswith('["node"')]
+    years = [props["seen_in"] for _, _, _, props in nodes if props.get("subject_id") == "umls:C1"]
+    assert years == [[2021, 2022, 2023]]  # the load sequence does accumulate release years
+    for size in (10_000, 7, 3):  # one batch; several, switching between lookup and update
+        got = load_all(small_batches(store, size), loads, reference=False)
+        assert_same(expected, got)
+
+
+def test_repeated_ids_in_one_batch(store):
+    twice = facts_a()[:10] + [replace(f, rank="preferred") for f in facts_a()[:5]]
+    expected = load_all(store, [twice], reference=True)
+    assert_same(expected, load_all(store, [twice], reference=False))
+
+
+def test_a_writer_that_lost_the_race_falls_back(store):
+    """The facts exist when create_facts runs, though the lookup said they did not."""
+    facts = facts_a()
+    expected = load_all(store, [facts, facts], reference=True)
+    wipe(store)
+    write_entities(store, [EntityRecord(id="T1", name="Entity one", labels=("Person",), source="test")])
+    write_facts(store, facts)
+
+    class Forgetful(Store):
+        def run_read_write(self, name, **params):
+            if name == "store/existing_facts":
+                return []  # as if another writer created them after we looked
+            return super().run_read_write(name, **params)
+
+    summary = write_facts(Forgetful(store.driver, store.database, batch_size=10_000), facts)
+    assert summary.rows == len(facts)
+    assert_same(expected, list(graph_lines(store)))
+
+
+def test_reload_is_idempotent_and_digest_is_stable(store):
+    write_facts(store, facts_a())
+    first = graph_digest(store)
+    write_facts(store, facts_a())
+    assert graph_digest(store) == first
+    write_facts(store, facts_b())
+    assert graph_digest(store) != first
