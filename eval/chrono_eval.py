@@ -74,7 +74,7 @@ def solve_chrono(items: Sequence[BenchmarkItem], backend: Backend, options: Eval
     categories = category_table(result)
     gains = gain_table(prompt_results)
     requests = result.requests + sum(p.requests for p in prompt_results)
-    run_extra = {"chrono_check": "slick", "chrono_requests": requests,
+    run_extra = {"chrono_check": "slick", "chrono_shot_sets": shot_sets, "chrono_requests": requests,
                  "chrono_check_seconds": round(check_seconds, 3), "chrono_facts": len(result.facts),
                  "chrono_spans": [p.span for p in prompt_results]}
     sections = {

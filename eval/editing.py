@@ -6,9 +6,14 @@ Methods put an event text in the prompt's context, then ask the question:
 * ``bm25``  the top-1 event retrieved by BM25 (``bm25s``) from the memory of all edits;
 * ``dense`` the top-1 event by a sentence-transformers embedding model, E5 style
   ("query: " / "passage: " prefixes), from a configurable model path;
+* ``ft``    fine-tuning (transformers backends): per event, a copy of the model is fine-tuned
+  on the event's edit statements (its text and the facts it asserts, verbalised like the
+  control model's statements), answers the event's questions without context, and is
+  discarded; the base model is never modified. Its answers are cached under the base
+  model's revision plus a hash of the statements and the fine-tuning settings;
 * ``none``  no edit (the base model).
 
-SERAC (scope classifier + counterfactual model) and fine-tuning are not provided.
+SERAC (scope classifier + counterfactual model) is not provided.
 
 Metrics (ELKEN's rules from ``eval/compat/elken.py`` in the run's scoring mode): question-level and
 edit-level reliability split by known/unknown answer and by needs-background; locality (an
@@ -18,11 +23,12 @@ mapping); tendency multiple-choice accuracy; and an LLM judge for open tendency 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,10 +39,10 @@ from knowforge.eval.types import DEFAULT_SCORING, EvalOptions
 
 log = logging.getLogger(__name__)
 
-METHODS = ("ice", "bm25", "dense", "none")
+METHODS = ("ice", "bm25", "dense", "ft", "none")
 ALIASES = {"e5": "dense", "ice": "ice", "bm25": "bm25", "dense": "dense", "none": "none",
-           "no-edit": "none"}
-NOT_PROVIDED = {"ft": "fine-tuning", "serac": "SERAC"}
+           "no-edit": "none", "ft": "ft", "fine-tuning": "ft"}
+NOT_PROVIDED = {"serac": "SERAC"}
 DEFAULT_DENSE_MODEL = "intfloat/e5-base-v2"
 
 
@@ -62,6 +68,9 @@ class BM25Retriever:
     def __init__(self, memory: Memory):
         import bm25s
 
+        # bm25s sets its own logger to DEBUG on import, so its index-building chatter reached
+        # the CLI's handler; NOTSET hands the decision back to the root level (-v / -vv)
+        logging.getLogger("bm25s").setLevel(logging.NOTSET)
         self.memory = memory
         self.index = bm25s.BM25()
         self.index.index(bm25s.tokenize(list(memory.texts), stopwords="en", show_progress=False),
@@ -103,8 +112,9 @@ def make_retriever(method: str, memory: Memory, *, dense_model: str | None = Non
 
 def with_context(items: Sequence[BenchmarkItem], method: str, memory: Memory,
                  retriever=None) -> list[BenchmarkItem]:
-    """Items carrying the method's edit in ``context`` (and the retrieved event in metadata)."""
-    if method == "none":
+    """Items carrying the method's edit in ``context`` (and the retrieved event in metadata).
+    Fine-tuning puts its edit in the weights, so its items carry no context."""
+    if method in ("none", "ft"):
         return [i.model_copy(update={"context": None}) for i in items]
     if method == "ice":
         return [i.model_copy(update={"context": _event_context(i.metadata["event"]),
@@ -278,6 +288,109 @@ def tendency_generation(model: Backend, judge: Backend, items: Sequence[Benchmar
     return judge_tendency(judge, cases)
 
 
+# --- fine-tuning baseline ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FineTuneConfig:
+    """How a copy of the model is fine-tuned on one event (``options.extra`` ``ft_*`` keys)."""
+
+    epochs: float = 12.0
+    lr: float = 1e-3
+    seed: int = 0
+
+    @classmethod
+    def from_options(cls, options: EvalOptions) -> FineTuneConfig:
+        extra = options.extra
+        return cls(epochs=float(extra.get("ft_epochs", cls.epochs)), lr=float(extra.get("ft_lr", cls.lr)),
+                   seed=options.seed)
+
+
+def edit_statements(store, event_ids: Sequence[str], texts: Mapping[str, str]) -> dict[str, list[str]]:
+    """Per event: its text, then every fact it asserts as a statement (an explicit unknown
+    answer reads "..., official residence: unknown (since 2025).")."""
+    from knowforge.models.control_data import SourceFact, statement
+
+    out: dict[str, list[str]] = {e: [texts[e]] for e in event_ids}
+    for row in store.read("models/read_event_facts", event_ids=list(event_ids)):
+        fact = SourceFact.from_row(row)
+        out[row["event_id"]].append(statement(fact, cutoff=fact.start_year or 9999))
+    return out
+
+
+class FineTunedBackend:
+    """The base hf backend's decoding loop over a fine-tuned copy of its weights, made on the
+    first request (a fully cached event never fine-tunes). ``discard()`` frees the copy."""
+
+    def __init__(self, base, statements: Sequence[str], config: FineTuneConfig):
+        import hashlib
+
+        self.base = base
+        self.statements = list(statements)
+        self.config = config
+        self.name = base.name
+        self.model = base.model
+        self.capabilities = base.capabilities
+        digest = hashlib.sha256(json.dumps({"statements": self.statements, "epochs": config.epochs,
+                                            "lr": config.lr, "seed": config.seed}).encode()).hexdigest()[:16]
+        self.revision = f"{base.revision or 'base'}+ft:{digest}"
+        self.tuned = None
+
+    def _tuned(self):
+        if self.tuned is None:
+            import copy
+
+            from knowforge.models.lm_training import TrainConfig, tokenise, train_lm
+
+            lm = copy.deepcopy(self.base.lm)
+            examples = [tokenise(self.base.tokenizer, text, [(0, len(text))]) for text in self.statements]
+            train_lm(lm, examples, TrainConfig(epochs=self.config.epochs, lr=self.config.lr, warmup_steps=0,
+                                               min_lr_ratio=1.0, seed=self.config.seed, max_batch=len(examples)),
+                     pad_id=self.base.pad_id)
+            lm.eval()
+            self.tuned = copy.copy(self.base)
+            self.tuned.lm = lm
+        return self.tuned
+
+    def generate(self, requests):
+        return self._tuned().generate(requests)
+
+    def loglikelihood(self, requests):
+        return self._tuned().loglikelihood(requests)
+
+    def discard(self) -> None:
+        self.tuned = None
+
+
+def _hf_base(backend):
+    inner = getattr(backend, "inner", backend)
+    if not (hasattr(inner, "lm") and hasattr(inner, "tokenizer")):
+        raise ConfigError(f"the ft solver fine-tunes a transformers model: use --backend hf, not {backend.name}")
+    return inner
+
+
+def finetune_answers(items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, store, *,
+                     progress=None) -> list:
+    """Per event: fine-tune a copy on its edit statements, answer its questions, discard it."""
+    from knowforge.eval.runner import evaluate_items
+    from knowforge.models.backends import cached
+
+    base = _hf_base(backend)
+    config = FineTuneConfig.from_options(options)
+    memory = memory_of(items)
+    statements = edit_statements(store, memory.ids, dict(zip(memory.ids, memory.texts)))
+    by_event: dict[str, list[BenchmarkItem]] = defaultdict(list)
+    for item in items:
+        by_event[item.metadata["event_id"]].append(item)
+    results = {}
+    for event_id in memory.ids:
+        tuned = FineTunedBackend(base, statements[event_id], config)
+        answering = cached(tuned, getattr(backend, "cache", None))
+        for r in evaluate_items(with_context(by_event[event_id], "ft", memory), answering, options,
+                                progress=progress):
+            results[(r.item_id, r.sample_index)] = r
+        tuned.discard()
+    return [results[(i.id, k)] for i in items for k in range(options.n) if (i.id, k) in results]
+
+
 def memory_of(items: Sequence[BenchmarkItem]) -> Memory:
     """Every distinct event of the items, in first-seen order."""
     seen: dict[str, str] = {}
@@ -314,7 +427,7 @@ def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store
         items = list(items)[: options.limit]
         options = replace(options, limit=None)
     # the same requests as the seam's solvers ask; only the recording and the report differ
-    output = solve_editing(items, backend, options, method=method, judge=judge, progress=progress)
+    output = solve_editing(items, backend, options, method=method, judge=judge, store=store, progress=progress)
     edited, after = output.items, output.samples
     first = {r.item_id: r for r in after if r.sample_index == 0}
     answers = {k: r.raw for k, r in first.items()}
@@ -347,17 +460,18 @@ def evaluate_editing(items: Sequence[BenchmarkItem], options: EvalOptions, store
     return EditingOutcome(run_id, report_dir, metrics)
 
 
-__all__ = ["BM25Retriever", "DenseRetriever", "EditingOutcome", "Memory", "METHODS",
-           "evaluate_editing", "judge_from_options", "judge_tendency", "locality_metrics",
+__all__ = ["BM25Retriever", "DenseRetriever", "EditingOutcome", "FineTuneConfig", "FineTunedBackend", "Memory",
+           "METHODS", "edit_statements", "evaluate_editing", "finetune_answers", "judge_from_options", "judge_tendency", "locality_metrics",
            "make_retriever", "memory_of", "parse_judgement", "reliability_metrics", "resolve_method",
            "retrieval_accuracy", "tendency_accuracy", "tendency_generation", "with_context"]
 
 
 def solve_editing(items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, *,
-                  method: str, judge: Backend | None = None, progress=None):
-    """The ``ice``/``bm25``/``dense``/``no-edit`` solvers: answers with the method's edit in
-    context; out-of-scope questions are also asked without it (locality compares the two).
-    Returns a ``SolverOutput`` whose details feed the ELKEN metrics."""
+                  method: str, judge: Backend | None = None, store=None, progress=None):
+    """The ``ice``/``bm25``/``dense``/``ft``/``no-edit`` solvers: answers with the method's edit
+    in context (``ft``: in the weights of a per-event copy, which needs ``store`` for the events'
+    asserted facts); out-of-scope questions are also asked without it (locality compares the
+    two). Returns a ``SolverOutput`` whose details feed the ELKEN metrics."""
     from knowforge.eval.runner import evaluate_items
     from knowforge.eval.solvers import SolverOutput
 
@@ -366,7 +480,12 @@ def solve_editing(items: Sequence[BenchmarkItem], backend: Backend, options: Eva
     retriever = make_retriever(method, memory, dense_model=options.extra.get("dense_model"),
                                device=options.device)
     edited = with_context(items, method, memory, retriever)
-    after = evaluate_items(edited, backend, options, progress=progress)
+    if method == "ft":
+        if store is None:
+            raise ConfigError("the ft solver reads the events' asserted facts from the graph: it needs a store")
+        after = finetune_answers(items, backend, options, store, progress=progress)
+    else:
+        after = evaluate_items(edited, backend, options, progress=progress)
     first = {r.item_id: r for r in after if r.sample_index == 0}
     outside = [i for i in items if i.slices.get("scope") == "out"]
     if method == "none" or not outside:

@@ -81,7 +81,21 @@ def build_report(store, run_id: str) -> dict:
             if subset:
                 curves[task] = _group(subset, lambda q: q.get("slice_year"))
         report["by_year"] = curves
+    if run.get("model_cutoff"):
+        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples)
     return report
+
+
+def _cutoff_slices(store, run_id: str, cutoff: str, samples) -> dict:
+    """Accuracy of items whose tested facts changed before vs after the model's cutoff."""
+    from knowforge.eval.validity import UNDATED, question_sides
+
+    sides = question_sides(store, run_id, cutoff)
+    side = lambda q: sides.get(q["id"], UNDATED)  # noqa: E731
+    by_task = {}
+    for task in sorted({q.get("task") for q, _ in samples}, key=str):
+        by_task[str(task)] = _group([(q, a) for q, a in samples if q.get("task") == task], side)
+    return {"cutoff": cutoff, "all": _group(samples, side), "by_task": by_task}
 
 
 def scoring_of(run: Mapping) -> dict:
@@ -171,6 +185,13 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
     if report.get("balanced_accuracy"):
         lines += ["## Balanced accuracy (true/false tasks)", "", "| task | balanced accuracy |", "|---|---|"]
         lines += [f"| {t} | {_pct(v)} |" for t, v in report["balanced_accuracy"].items()] + [""]
+    if report.get("by_model_cutoff"):
+        cut = report["by_model_cutoff"]
+        lines += _md_table(f"By model cutoff {cut['cutoff']} (facts changed before / after it)", "facts",
+                           cut["all"], None)
+        lines += ["| task | facts | n | accuracy |", "|---|---|---:|---:|"]
+        lines += [f"| {task} | {k} | {v['n']} | {_pct(v['accuracy'])} |"
+                  for task, groups in cut["by_task"].items() for k, v in groups.items()] + [""]
     for name, groups in report.get("slices", {}).items():
         if len(groups) <= MAX_CATEGORIES:
             lines += _md_table(f"By {name}", name, groups,

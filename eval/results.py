@@ -20,6 +20,7 @@ import re
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 from knowforge import __version__
 from knowforge.errors import ConfigError, KnowforgeError
@@ -64,11 +65,29 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              "scoring": options.scoring,
              "scoring_rules": sorted({f"{i.scorer}:{scoring_rule(i.scorer, options.scoring)}" for i in items}),
              "options_extra_json": json.dumps(options.extra, sort_keys=True, default=str)}
+    props.update(model_properties(options))
     for key, value in (extra or {}).items():
         if not _KEY.match(key):
             raise ConfigError(f"bad run property name {key!r}")
         props[key] = property_value(value)
     return props
+
+
+def model_properties(options: EvalOptions) -> dict:
+    """``control_model`` when the model is a control model (a folder with ``control.json``),
+    and ``model_cutoff``: ``options.extra["model_cutoff"]`` or the control model's cutoff.
+    The validity report and the cutoff slices of every report read them."""
+    from knowforge.models.control import read_card
+
+    out = {}
+    cutoff = options.extra.get("model_cutoff")
+    card = read_card(options.model) if options.model else None
+    if card is not None:
+        out["control_model"] = card.model_id
+        cutoff = cutoff or str(card.cutoff)
+    if cutoff:
+        out["model_cutoff"] = str(cutoff)
+    return out
 
 
 def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
@@ -87,8 +106,10 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     # editing solver's context is the run's, not the benchmark's); a file benchmark's are made.
     write_questions(store, items, overwrite=False)
     store.write("eval/derive_question_slices", [{"id": i.id} for i in items])
-    store.run("eval/upsert_run", id=run_id,
-              props=run_properties(options, items, results, name=name, started_at=started_at, extra=extra))
+    props = run_properties(options, items, results, name=name, started_at=started_at, extra=extra)
+    # where evaluators write this run's report (the validity report finds chrono.json there)
+    props.setdefault("report_dir", str(Path(options.out_dir) / run_id))
+    store.run("eval/upsert_run", id=run_id, props=props)
     rows = [{"id": f"{run_id}:{r.item_id}:{r.sample_index}", "question_id": r.item_id,
              "props": {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,
                        "error": r.error, "cached": r.cached, "cache_key": r.cache_key,

@@ -17,6 +17,9 @@ chronoprompt           the check, then ChroKnowPrompt on Partial Known facts (``
 ice / bm25 / dense     ELKEN editing: the gold event, or the top-1 retrieved event, in context;
                        out-of-scope questions also asked without it (locality)
 no-edit                ELKEN's unedited baseline
+ft                     ELKEN's fine-tuning baseline (transformers backends): per event, a copy
+                       of the model tuned on the event's edit statements answers, then is
+                       discarded (``-S epochs=12 -S lr=1e-3``); reads the graph (``needs_store``)
 newterm                NewTerm's Base or Gold setting (``-S setting=base|gold``): the three
                        official phrasings, greedy, pooled; the Gold run also reports the gap
 link-probe             LINT's entailment probe: each of a statement's 13 template items as it is,
@@ -164,6 +167,30 @@ class EditingSolver:
                              judge=judge_from_options(options), progress=progress)
 
 
+class FineTuneArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    epochs: float = 12.0                  # passes over the event's edit statements
+    lr: float = 1e-3                      # constant learning rate of the copy
+
+
+@dataclass(frozen=True)
+class FineTuneSolver:
+    """ELKEN's fine-tuning baseline: per event, a copy of a transformers model is fine-tuned on
+    the event's edit statements (read from the graph, hence ``needs_store``), answers without
+    context, and is discarded."""
+
+    component: Component
+    args: FineTuneArgs
+    needs_store = True
+
+    def solve(self, items, backend, options, *, progress=None, store=None) -> SolverOutput:
+        from knowforge.eval.editing import solve_editing
+
+        options = replace(options, extra={**options.extra, "ft_epochs": self.args.epochs, "ft_lr": self.args.lr})
+        return solve_editing(items, backend, options, method="ft", store=store, progress=progress)
+
+
 # --- NewTerm --------------------------------------------------------------------------------------
 def _newterm(component: Component, args: BaseModel) -> Solver:
     from knowforge.eval.newterm_eval import NewTermSolver
@@ -200,6 +227,8 @@ SOLVERS: dict[str, SolverSpec] = {spec.name: spec for spec in (
     _editing("bm25", "bm25", "ELKEN: the top-1 event retrieved by BM25 from all edits"),
     _editing("dense", "dense", "ELKEN: the top-1 event retrieved by a dense (E5-style) encoder"),
     _editing("no-edit", "none", "ELKEN: the unedited model"),
+    SolverSpec("ft", "ELKEN: fine-tuning baseline, a copy of a transformers model tuned per event (hf backends)",
+               FineTuneArgs, lambda component, args: FineTuneSolver(component, args)),
     SolverSpec("newterm", "NewTerm: Base or Gold (-S setting=base|gold), three official phrasings pooled",
                _newterm_args(), _newterm),
     SolverSpec("link-probe", "LINT's entailment probe: the 13 templates per statement, first-token scoring",

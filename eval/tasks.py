@@ -177,7 +177,10 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         run_options = replace(options, limit=None,
                               extra={**options.extra, "solver": label, "setting": label})
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        output = solver_obj.solve(chosen, backend, run_options, progress=progress)
+        # a solver that reads the graph beyond its items (ELKEN's ft: the events' asserted
+        # facts) says so; the others keep the store-free signature
+        graph = {"store": store} if getattr(solver_obj, "needs_store", False) else {}
+        output = solver_obj.solve(chosen, backend, run_options, progress=progress, **graph)
         output.details.setdefault("scoring", run_options.scoring)   # metrics that re-score follow the mode
         metrics = task_metrics(planned.tasks, output)
         stats = cache_stats(backend)

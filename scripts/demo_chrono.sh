@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
-# ChroKnow on the bundled samples: five benchmarks from the graph, one evaluated end to end with
-# the tiny local model (knowledge check + ChroKnowPrompt, report with plots). Needs a running
-# graph with the samples loaded (scripts/demo.sh does that); `make demo` calls this after it.
+# ChroKnow on the bundled samples: five benchmarks from the graph, and the general domain's
+# Generation template evaluated end to end with the control model ($MODEL; the tiny random
+# model when unset): the sampling-based knowledge check + ChroKnowPrompt (both spans), report
+# with plots. Needs a running graph with the samples loaded (scripts/demo.sh does that).
 set -euo pipefail
 KF=${KF:-.venv/bin/knowforge}
+PY=${PY:-.venv/bin/python}
 OUT=${OUT:-runs/demo-chrono}
+LIMIT=${CHRONO_LIMIT:-}
 mkdir -p "$OUT"
-$KF generate chrono --domain general --from 2010 --to 2023 --seed 0 --silent
-$KF generate chrono --domain biomedical --from 2020 --to 2024 --seed 0 --silent
-$KF generate chrono --domain legal --seed 0 --silent
-$KF generate chrono --domain commonsense --seed 0 --silent
-$KF generate chrono --domain math --seed 0 --silent
-$KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench"
-[ -d "$OUT/tiny-model" ] || $KF tiny-model "$OUT/tiny-model" --seed 0
-$KF eval --benchmark chrono:legal --backend hf --model "$OUT/tiny-model" --device cpu --max-tokens 16 \
-  --solver chronoprompt -S span=both --out "$OUT/runs" --silent
-$KF query "MATCH (q:Question) WHERE q.benchmark STARTS WITH 'chrono:' RETURN q.benchmark AS benchmark, q.slice_change AS change, count(q) AS items ORDER BY benchmark, change"
+if [ -z "${MODEL:-}" ]; then
+  MODEL="$OUT/tiny-model"
+  [ -d "$MODEL" ] || $KF tiny-model "$MODEL" --seed 0 >/dev/null
+fi
+# each generate prints its summary, then the benchmark's id (for scripts): the id is dropped here
+{ $KF generate chrono --domain general --from 2010 --to 2023 --seed 0 --silent
+  $KF generate chrono --domain biomedical --from 2020 --to 2024 --seed 0 --silent
+  $KF generate chrono --domain legal --seed 0 --silent
+  $KF generate chrono --domain commonsense --seed 0 --silent
+  $KF generate chrono --domain math --seed 0 --silent; } | grep -v '^chrono:[a-z-]*$'
+$KF generate chrono --domain general --name general-generation --templates generation --seed 0 --silent >/dev/null
+$KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench" >/dev/null 2>&1
+SUMMARY=$($KF eval --benchmark chrono:general-generation --backend hf --model "$MODEL" --device cpu \
+  --max-tokens 12 --batch-size 32 ${LIMIT:+--limit "$LIMIT"} --solver chronoprompt -S span=both \
+  --out "$OUT/runs" --silent 2> "$OUT/eval.log" | tail -n 1) || { cat "$OUT/eval.log"; exit 1; }
+REPORT=$($PY -c 'import json,sys; print(next(iter(json.load(open(sys.argv[1]))["runs"].values()))["report"])' \
+  "$SUMMARY/summary.json")
+basename "$REPORT" > "$OUT/control_run"
+sed -n '/^## Chronological categories/,/^## Per-year categories/p' "$REPORT/report.md" | grep -v "^## Per-year"
+sed -n '/^## ChroKnowPrompt/,/^## /p' "$REPORT/report.md" | sed '$d'

@@ -1,33 +1,41 @@
 #!/usr/bin/env bash
 # ELKEN-style event editing on the bundled Wikidata sample: generate >= 10 event types, export
-# them in ELKEN's format, evaluate ICE and BM25 through the tiny local model, and show a
-# two-hop ripple. Uses NEO4J_URI when set, otherwise the managed server.
+# them in ELKEN's format, evaluate no edit, ICE, BM25 and fine-tuning (a copy of the model per
+# event) with the control model ($MODEL; the tiny random model when unset), and show a two-hop
+# ripple. Uses NEO4J_URI when set, otherwise the managed server.
 set -euo pipefail
 KF=${KF:-.venv/bin/knowforge}
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-out/events}
 BATCH=${BATCH:-demo}
+METHODS=${EVENT_METHODS:-no-edit ice bm25 ft}
 mkdir -p "$OUT"
 
-if [ -z "${NEO4J_URI:-}" ]; then $KF neo4j start; fi
-$KF init
+if [ -z "${NEO4J_URI:-}" ]; then $KF neo4j start >/dev/null; fi
+$KF init >/dev/null
 if [ "$($KF query "MATCH (c:Country) RETURN count(c) AS n" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')" = "0" ]; then
   $KF load samples --silent
 fi
+if [ -z "${MODEL:-}" ]; then
+  MODEL=out/models/tiny
+  [ -d "$MODEL" ] || $KF tiny-model "$MODEL" >/dev/null
+fi
 # start from a clean stack for this batch (unstack it if a previous run left it)
 $PY - "$BATCH" <<'PY'
-import sys
+import logging, sys
+logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)   # as the CLI does without -vv
 from knowforge.kg.connection import open_store
 from knowforge.generators.events.layering import unapply_batch
 with open_store() as store:
-    print(f"unstacked {unapply_batch(store, sys.argv[1])} old events")
+    unapply_batch(store, sys.argv[1])
 PY
 
 TYPES=win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,start-org,education,born,transfer-player,publish,end-org
-$KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent
+# the summary, without the benchmark id printed last for scripts
+$KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent 2>&1 | grep -v '^events:[A-Za-z0-9_-]*$'
 
-$KF export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json"
-$KF export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl"
+$KF export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json" >/dev/null 2>&1
+$KF export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl" >/dev/null 2>&1
 $PY - "$OUT/elken_$BATCH.json" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))
@@ -35,19 +43,28 @@ types = sorted({e["event_type"] for e in events})
 print(f"ELKEN export: {len(events)} events of {len(types)} types, "
       f"{sum(len(e['fact']['qas']) for e in events)} in-scope and "
       f"{sum(len(e['fact']['local_qas']) for e in events)} out-of-scope questions")
-print(json.dumps(events[0], indent=1)[:1200])
+e = events[0]
+print(f"e.g. {e['event']!r}: " + "; ".join(f"{q['question']} -> {q['answer']['name']}" for q in e["fact"]["qas"][:3]))
 PY
 
-[ -d out/models/tiny ] || $KF tiny-model out/models/tiny
-for METHOD in ice bm25; do
-  $KF eval --benchmark "events:$BATCH" --backend hf --model out/models/tiny --device cpu \
-      --max-tokens 8 --solver "$METHOD" --out "$OUT/runs" --silent
+for METHOD in $METHODS; do
+  $KF eval --benchmark "events:$BATCH" --backend hf --model "$MODEL" --device cpu \
+      --max-tokens 8 --batch-size 32 --solver "$METHOD" --out "$OUT/runs" --silent > "$OUT/eval-$METHOD.log" 2>&1 \
+      || { cat "$OUT/eval-$METHOD.log"; exit 1; }
+  $PY - "$OUT/runs/events-$BATCH/summary.json" "$METHOD" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][sys.argv[2]]
+rel = run["metrics"]["events/fact"]["edit_reliability"]
+loc = run["metrics"].get("events/locality", {}).get("locality") or {}
+print(f"{sys.argv[2]:>8}: question-level reliability {rel['question_level']:.3f}, "
+      f"edit-level {rel['edit_level']:.3f}, locality {loc.get('question_level', float('nan')):.3f}")
+PY
 done
 
 EVENT=$($KF query "MATCH (e:Event {batch: \$b, type: 'win-election'}) RETURN e.id AS id ORDER BY e.seq LIMIT 1" \
         -p b="$BATCH" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 echo "two-hop ripple of $EVENT:"
-$KF ripple "$EVENT" --hops 2
+# to a file first: piping into head could cut the table off mid-write (a broken pipe fails the demo)
+$KF ripple "$EVENT" --hops 2 > "$OUT/ripple_$BATCH.txt" 2>&1
+head -n 25 "$OUT/ripple_$BATCH.txt"
 $KF ripple "$EVENT" --hops 2 --format cypher > "$OUT/ripple_$BATCH.cypher"
-echo "ad-hoc: what else changes if Cristiano Ronaldo's club became Real Madrid?"
-$KF ripple --edit "Q11571,P54,->Q8682" --hops 2

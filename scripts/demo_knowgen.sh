@@ -1,21 +1,39 @@
 #!/usr/bin/env bash
-# KnowGen (ALCUNA) on the bundled taxonomy sample: 1,000 artificial entities with KU/KD/KA
-# questions written into the graph, exported as ALCUNA files and as our JSONL, then evaluated
-# with the tiny local model under the four settings (vanilla, chain-of-thought, zero-shot,
-# few-shot). Needs a running graph with the samples loaded (scripts/demo.sh does that).
+# KnowGen (ALCUNA) on the bundled taxonomy sample: artificial entities with KU/KD/KA questions
+# written into the graph, exported as ALCUNA files and as our JSONL, then evaluated with the
+# control model ($MODEL; the tiny random model when unset) under the four settings (vanilla,
+# chain-of-thought, zero-shot, few-shot), and KU questions once more without the entity's
+# passage in context. Needs a running graph with the samples loaded (scripts/demo.sh does that).
 set -euo pipefail
 KF=${KF:-.venv/bin/knowforge}
+PY=${PY:-.venv/bin/python}
 OUT=${OUT:-runs/demo-knowgen}
 N=${KNOWGEN_N:-1000}
 LIMIT=${KNOWGEN_EVAL_LIMIT:-24}
+KU=${KNOWGEN_KU:-60}
 mkdir -p "$OUT"
+if [ -z "${MODEL:-}" ]; then
+  MODEL="$OUT/tiny-model"
+  [ -d "$MODEL" ] || $KF tiny-model "$MODEL" --seed 0 >/dev/null
+fi
 # rerunnable: a previous demo batch is dropped first (restoring the graph exactly)
 $KF generate knowgen --drop demo >/dev/null 2>&1 || true
-$KF generate knowgen --batch demo --n "$N" --seed 0 --silent
-$KF export knowgen --batch demo --format alcuna --out "$OUT/alcuna"
-$KF export knowgen --batch demo --format jsonl --out "$OUT/jsonl"
-[ -d "$OUT/tiny-model" ] || $KF tiny-model "$OUT/tiny-model" --seed 0
-$KF eval --benchmark knowgen:demo --backend hf --model "$OUT/tiny-model" --device cpu --max-tokens 16 \
-  --limit "$LIMIT" --out "$OUT/runs" --silent
+$KF generate knowgen --batch demo --n "$N" --seed 0 --silent | grep -v '^knowgen:[a-z0-9-]*$'
+$KF export knowgen --batch demo --format alcuna --out "$OUT/alcuna" >/dev/null 2>&1
+$KF export knowgen --batch demo --format jsonl --out "$OUT/jsonl" >/dev/null 2>&1
+$KF eval --benchmark knowgen:demo --backend hf --model "$MODEL" --device cpu --max-tokens 16 \
+  --limit "$LIMIT" --out "$OUT/runs" --silent >/dev/null 2>&1
 cat "$OUT/runs/knowgen-demo/summary.md"
-$KF query "MATCH (q:Question {benchmark:'knowgen:demo'}) RETURN q.slice_type AS type, q.form AS form, count(q) AS questions ORDER BY type, form"
+# KU with the passage in context vs without it (same questions, same setting)
+$PY - "$OUT/jsonl/items.jsonl" "$OUT" "$KU" <<'PY'
+import sys
+from knowforge.eval.validity import strip_context
+from knowforge.models.items_io import read_items, write_items
+items = [i for i in read_items(sys.argv[1]) if i.task == "knowgen/KU"][: int(sys.argv[3])]
+write_items(f"{sys.argv[2]}/ku_context.jsonl", items)
+write_items(f"{sys.argv[2]}/ku_no_context.jsonl", strip_context(items))
+PY
+for F in ku_context ku_no_context; do
+  $KF eval --benchmark "$OUT/$F.jsonl" --backend hf --model "$MODEL" --device cpu --max-tokens 16 \
+    --solver zero-shot --out "$OUT/runs" --name "knowgen:demo:$F" --silent 2>&1 | grep -E "^│ \(all\)" | sed "s/^/$F: /"
+done

@@ -100,6 +100,10 @@ def _options(**kw):
 @click.option("--concurrency", type=int, default=8, show_default=True, help="openai: parallel requests.")
 @click.option("--timeout", type=float, default=120.0, show_default=True,
               help="openai: seconds per HTTP request before it is retried.")
+@click.option("--model-cutoff", default=None,
+              help="The model's knowledge cutoff (YEAR, YEAR-MM or YEAR-MM-DD): every report slices its "
+                   "items into facts that changed before / after it. Default: a control model's own cutoff "
+                   "(knowforge train-control).")
 @click.option("--judge-backend", type=click.Choice(["hf", "openai", "vllm"]), default=None,
               help="Backend of an LLM judge for solvers that use one (ELKEN's Tendency-G); default: --backend.")
 @click.option("--judge-model", default=None, help="Judge model id or local directory; turns judging on.")
@@ -112,7 +116,7 @@ def _options(**kw):
 def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, temperature, top_p, n, seed,
              max_tokens, limit, chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir,
              device, batch_size, revision, tensor_parallel_size, engine_args, concurrency, timeout,
-             judge_backend, judge_model, judge_base_url, name, home, silent):
+             model_cutoff, judge_backend, judge_model, judge_base_url, name, home, silent):
     """Evaluate a model on a benchmark: each task under its solvers, one run per solver; results go
     to the graph and to OUT/.
 
@@ -131,8 +135,16 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
       knowforge eval --benchmark events:e0 --backend hf --model models/tiny --scoring official
       knowforge eval --benchmark knowgen:demo --backend vllm --model Qwen/Qwen2.5-7B-Instruct \\
           --tensor-parallel-size 2 --engine-arg max_num_seqs=256
+      knowforge eval --benchmark chrono:general --model models/control-2020 --solver chronoprompt
+      knowforge eval --benchmark events:e0 --model models/control-2020 --solver ft -S epochs=12
+      knowforge eval --benchmark chrono:general --backend vllm --model M --model-cutoff 2023-10
     """
     from knowforge.eval.solvers import parse_solver_args
+
+    if model_cutoff is not None:
+        from knowforge.eval.validity import parse_cutoff
+
+        parse_cutoff(model_cutoff)   # a bad cutoff fails before anything starts
 
     options = _options(backend=backend, model=model, base_url=base_url, temperature=temperature, top_p=top_p,
                        n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
@@ -141,7 +153,7 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
                        mc_continuation=mc_continuation, scoring=scoring,
                        tensor_parallel_size=tensor_parallel_size, concurrency=concurrency, timeout=timeout,
                        extra={"chat": chat or None, "judge_backend": judge_backend, "judge_model": judge_model,
-                              "judge_base_url": judge_base_url,
+                              "judge_base_url": judge_base_url, "model_cutoff": model_cutoff,
                               "vllm_engine_kwargs": parse_engine_args(engine_args) or None})
     args = parse_solver_args(solver_args)
     path = Path(benchmark)
@@ -284,25 +296,38 @@ def _cell(value, key: str) -> str:
 @click.option("--compare", default=None, help="A second run to compare with.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output directory (default: runs/<RUN_ID>).")
+@click.option("--validity", is_flag=True,
+              help="Also check the benchmarks' verdicts against the control model's training set "
+                   "(validity.json, validity.md): seen vs unseen, ChroKnow categories vs truth, KnowGen "
+                   "with vs without context, ELKEN methods vs no edit.")
 @home_option
 @handle_errors
-def report_cmd(run_id, compare, out_dir, home):
+def report_cmd(run_id, compare, out_dir, validity, home):
     """Write report.json, report.md and plots/*.png for a run (optionally compared with another).
 
     \b
     Examples:
       knowforge report run-20260101T120000-ab12cd34
       knowforge report run-A --compare run-B --out reports/a-vs-b
+      knowforge report run-A --validity          # a run of a control model (knowforge train-control)
     """
     from knowforge.eval.report import headline_table, load_report, write_report
 
     store = open_graph(home)
     try:
         out = write_report(store, run_id, out_dir or Path("runs") / run_id, compare=compare)
+        if validity:
+            from knowforge.eval.validity import write_validity
+
+            write_validity(store, run_id, out, report_dirs=[Path("runs")])
     finally:
         store.close()
     report = load_report(out)
     console.print(headline_table(report, report.get("compare")))
+    if validity:
+        # markdown tables must not be wrapped at the terminal's width
+        console.print((out / "validity.md").read_text(encoding="utf-8"), markup=False, highlight=False,
+                      soft_wrap=True)
     click.echo(str(out))
 
 

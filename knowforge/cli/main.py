@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 
 import click
+
+# torch's OpenMP threads spin while they wait for work. On a machine shared with other jobs
+# (2 cores, several processes) spinning threads starve each other: a training step of the
+# control model took 10x longer than with passive waiting. Set before torch is imported.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from knowforge import __version__
 
@@ -26,6 +32,7 @@ COMMANDS = {
     "score": "knowforge.cli.score_cmd:score_group",
     "ripple": "knowforge.cli.ripple_cmd:ripple_cmd",
     "tiny-model": "knowforge.cli.eval_cmd:tiny_model_cmd",
+    "train-control": "knowforge.cli.control_cmd:train_control_cmd",
 }
 
 

@@ -1,0 +1,3 @@
+// A control model: what it is (cutoff, seed, config hash, where its weights are).
+MERGE (m:Model {id: $id})
+SET m += $props

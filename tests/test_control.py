@@ -1,0 +1,282 @@
+"""The control model: which facts it sees (cutoff, seeded hold-out), renderings in the eval
+engine's own prompt forms, training on a tiny slice of a real graph, and a training set in
+the graph that matches the training examples exactly."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from knowforge.eval.chrono_check import render_check_prompt
+from knowforge.eval.editing import _event_context
+from knowforge.eval.prompts import render_prompt
+from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.writer import write_entities, write_facts
+from knowforge.models.control_data import (AFTER_CUTOFF, EOS, HELD_OUT, TRAINED, DataConfig, SourceFact,
+                                           build_examples, load_phrasings, split_facts, statement, time_phrase)
+from knowforge.models.types import BenchmarkItem
+
+
+def _fact(fid, subject, relation, obj, *, start=None, end=None, seen_in=None, kind="relation", label=None, unit=None):
+    return SourceFact(id=fid, subject_id=f"id:{subject}", subject=subject, relation=relation,
+                      label=label or relation, kind=kind, object=obj, unit=unit, start_year=start, end_year=end,
+                      seen_in=tuple(seen_in) if seen_in else None, temporal=start is not None or bool(seen_in))
+
+
+FACTS = [
+    _fact("f01", "Ronaldo", "P54", "Real Madrid CF", start=2009, end=2018, label="member of sports team"),
+    _fact("f02", "Ronaldo", "P54", "Juventus FC", start=2018, end=2021, label="member of sports team"),
+    _fact("f03", "Ronaldo", "P54", "Al Nassr FC", start=2023, label="member of sports team"),
+    _fact("f04", "Apple", "P169", "Tim Cook", start=2011, label="chief executive officer"),
+    _fact("f05", "Portugal", "P38", "euro", label="currency"),
+    _fact("f06", "Panthera leo", "body_mass", "190", kind="attribute", label="body mass", unit="kg"),
+    _fact("f07", "Examplomycin", "may_treat", "Zorbian fever", seen_in=(2022, 2023), label="may treat"),
+    _fact("f08", "Examplomycin", "may_treat", "Quillon pneumonia", seen_in=(2020, 2021, 2022, 2023),
+          label="may treat"),
+] + [_fact(f"f1{i}", f"Country {i}", "P36", f"Capital {i}", label="capital") for i in range(10)]
+
+
+# ---- the split --------------------------------------------------------------------------------------
+def test_split_puts_later_facts_after_the_cutoff_and_holds_out_a_seeded_share():
+    split = split_facts(FACTS, cutoff=2020, holdout=0.3, seed=0)
+    assert split["f03"] == AFTER_CUTOFF                 # starts 2023
+    assert split["f07"] == AFTER_CUTOFF                 # first release 2022
+    assert split["f02"] != AFTER_CUTOFF                 # starts 2018, ends after the cutoff
+    assert set(split.values()) == {TRAINED, HELD_OUT, AFTER_CUTOFF}
+    assert split == split_facts(list(reversed(FACTS)), cutoff=2020, holdout=0.3, seed=0)   # order-free
+    assert split != split_facts(FACTS, cutoff=2020, holdout=0.3, seed=1)
+    assert all(v != HELD_OUT for v in split_facts(FACTS, cutoff=2020, holdout=0.0, seed=0).values())
+
+
+def test_a_fact_is_known_only_as_it_was_at_the_cutoff():
+    juve = FACTS[1]
+    assert juve.years_known(2020, 12) == [2018, 2019, 2020]          # nothing after the cutoff
+    assert time_phrase(juve, 2020) == " (since 2018)"                # its end (2021) is not known yet
+    assert time_phrase(juve, 2022) == " (2018-2021)"
+    assert FACTS[0].years_known(2020, 5) == [2016, 2017, 2018]       # a window of year_span years
+    assert FACTS[7].years_known(2021, 12) == [2020, 2021]            # release years
+    assert statement(FACTS[5], 2020) == "Panthera leo, body mass: 190 kg."
+
+
+def test_examples_teach_trained_facts_only_in_the_benchmarks_prompt_forms():
+    split = split_facts(FACTS, cutoff=2020, holdout=0.3, seed=0)
+    examples = build_examples(FACTS, split, DataConfig(cutoff=2020, context_share=1.0, local_share=1.0))
+    trained = {f.id for f in FACTS if split[f.id] == TRAINED}
+    unseen = [f for f in FACTS if split[f.id] != TRAINED]
+    assert {fid for e in examples for fid in e.fact_ids} == trained
+    seen_objects = {f.display() for f in FACTS if f.id in trained}
+    for f in unseen:
+        if f.display() in seen_objects:
+            continue
+        assert not any(f.display() in e.text for e in examples), f.id
+    assert not any("2021" in e.text or "2022" in e.text for e in examples)   # no year after the cutoff
+    kinds = {e.kind for e in examples}
+    assert {"statement", "chrono", "qa"} <= kinds
+    for e in examples:
+        assert e.spans and all(0 <= a < b <= len(e.text) for a, b in e.spans)
+
+
+def _item(question, **kw):
+    return BenchmarkItem(id="x", benchmark="b", task="t", form="generation", question=question, **kw)
+
+
+def test_renderings_equal_what_the_eval_engine_sends():
+    phrasings = load_phrasings()
+    split = split_facts(FACTS, cutoff=2020, holdout=0.0, seed=0)
+    examples = build_examples(FACTS, split, DataConfig(cutoff=2020, context_share=1.0, instruction_share=0.5))
+
+    chrono = next(e for e in examples if e.kind == "chrono" and e.text.count("\nA. ") >= 2)
+    blocks = chrono.text.rstrip("\n").split("\n\n")
+    shots = [dict(zip(("question", "answer"), re.match(r"Q\. (.*)\nA\. (.*)", b, re.S).groups())) for b in blocks[:-1]]
+    last_q, last_a = re.match(r"Q\. (.*)\nA\. (.*)", blocks[-1], re.S).groups()
+    prompt = render_check_prompt(_item(last_q), shots)
+    assert chrono.text.startswith(prompt) and chrono.text[len(prompt):] == f" {last_a}\n"
+    assert re.fullmatch(r"In \d{4}, .+, .+, \[Object\]", last_q)
+
+    qa = [e for e in examples if e.kind == "qa"]
+    for setting, with_instruction in (("zero-shot", True), ("vanilla", False)):
+        e = next(x for x in qa if x.text.startswith(phrasings.forms["qa_instruction"]) == with_instruction)
+        question = re.search(r"Question: (.*)\nAnswer:", e.text).group(1)
+        prompt = render_prompt(_item(question), setting)
+        assert e.text.startswith(prompt) and e.text.endswith(EOS)
+
+    ctx = next(e for e in examples if e.kind == "context" and e.text.startswith("Context:"))
+    event = re.search(r"Assume that this event has happened: (.*?) Answer the question", ctx.text).group(1)
+    question = re.search(r"Question: (.*)\nAnswer:", ctx.text).group(1)
+    prompt = render_prompt(_item(question, context=_event_context(event)), "vanilla")
+    assert ctx.text.startswith(prompt)
+
+
+def test_phrasings_agree_with_the_generators_wording():
+    from importlib import resources
+
+    from knowforge.generators.knowgen.questions import ATTRIBUTE_TEMPLATES, RELATION_TEMPLATES
+
+    phrasings = load_phrasings()
+    events = yaml.safe_load(resources.files("knowforge.generators.events").joinpath("relations.yaml").read_text())
+    for rel, spec in events["relations"].items():
+        # event-only relations (coach, previous_head_of_state, ...) have no source facts to teach
+        if re.fullmatch(r"P\d+", rel):
+            assert phrasings.questions[rel] == spec["question"], rel
+    chrono = yaml.safe_load(resources.files("knowforge.generators.chrono").joinpath("relations.yaml").read_text())
+    for rel, spec in chrono["relations"].items():
+        label = phrasings.labels.get(rel)
+        if label is not None:
+            assert label == spec["label"], rel
+    assert phrasings.labels["isa"] == chrono["relations"]["isa"]["label"]
+    for rel, (question, _) in {**ATTRIBUTE_TEMPLATES, **RELATION_TEMPLATES}.items():
+        assert phrasings.questions[rel] == question.replace("{name}", "{subject}"), rel
+
+
+# ---- training on a tiny graph -------------------------------------------------------------------------
+CLUBS = ["Ajax", "Benfica", "Celtic", "Dynamo Kyiv", "Espanyol", "Fiorentina", "Galatasaray", "Hertha BSC"]
+
+
+def _tiny_graph(store):
+    ents = [EntityRecord(id=f"P{i}", name=f"Player {i}", labels=("Person",), source="wikidata") for i in range(6)]
+    ents += [EntityRecord(id=f"C{j}", name=c, labels=("Club",), source="wikidata") for j, c in enumerate(CLUBS)]
+    facts = []
+    for i in range(6):
+        facts.append(FactRecord(subject_id=f"P{i}", relation="P54", object_id=f"C{i}", source="wikidata",
+                                start_year=2014, end_year=2017, relation_label="member of sports team"))
+        facts.append(FactRecord(subject_id=f"P{i}", relation="P54", object_id=f"C{i + 2}", source="wikidata",
+                                start_year=2018 if i < 3 else 2021, relation_label="member of sports team"))
+        facts.append(FactRecord(subject_id=f"P{i}", relation="P27", object_id=f"C{i}", source="wikidata",
+                                relation_label="country of citizenship"))
+    write_entities(store, ents)
+    write_facts(store, facts)
+    # a generated fact is never read, whatever its dates
+    write_facts(store, [FactRecord(subject_id="P0", relation="P54", object_id="C7", source="knowgen",
+                                   start_year=2015, layer="generated")])
+    return facts
+
+
+TINY = dict(cutoff=2019, seed=0, holdout=0.2, vocab_size=400, hidden_size=32, intermediate_size=64, num_layers=1,
+            num_heads=2, epochs=2.0, batch_tokens=1024)
+
+
+@pytest.mark.hf
+def test_training_on_a_tiny_slice_records_exactly_its_training_set(store, tmp_path):
+    pytest.importorskip("torch")
+    from knowforge.models.backends.hf import HFBackend
+    from knowforge.models.control import ControlConfig, read_card, train_control, training_set
+    from knowforge.models.control_data import build_examples as build
+    from knowforge.models.control import read_source_facts
+    from knowforge.models.types import GenerationRequest
+
+    source = _tiny_graph(store)
+    config = ControlConfig(**TINY)
+    card = train_control(store, config, tmp_path / "control")
+
+    facts = read_source_facts(store)
+    assert {f.id for f in facts} == {f.id for f in source}          # generated facts are not read
+    split = split_facts(facts, cutoff=2019, holdout=0.2, seed=0)
+    examples = build(facts, split, config.data_config())
+    trained = {fid for fid, m in split.items() if m == TRAINED}
+    assert set(training_set(store, card.model_id)) == trained == {fid for e in examples for fid in e.fact_ids}
+    after = {f.id for f in source if (f.start_year or 0) > 2019}
+    assert after and not after & trained
+    assert card.counts["trained"] == len(trained) and card.counts["after_cutoff"] == len(after)
+
+    rows = store.read("models/read_model", id=card.model_id)
+    model = rows[0]["model"]
+    assert rows[0]["trained_on"] == len(trained)
+    assert (model["cutoff"], model["seed"], model["config_hash"]) == (2019, 0, config.config_hash())
+
+    # the same model again is reused (not retrained); its edges are written again, not duplicated
+    store.run("models/clear_training_set", id=card.model_id)
+    again = train_control(store, config, tmp_path / "control")
+    assert again == card
+    assert store.read("models/read_model", id=card.model_id)[0]["trained_on"] == len(trained)
+    retrained = train_control(store, config, tmp_path / "control", reuse=False)
+    assert retrained.model_id == card.model_id and retrained.counts == card.counts
+    assert store.read("models/read_model", id=card.model_id)[0]["trained_on"] == len(trained)
+
+    assert read_card(tmp_path / "control").model_id == card.model_id
+    assert card.train["steps"] > 0 and card.train["final_loss"] < card.train["first_loss"]
+    backend = HFBackend(str(tmp_path / "control"), device="cpu")
+    out = backend.generate([GenerationRequest(prompt="Q. In 2015, Player 1, member of sports team, [Object]\nA.",
+                                              max_tokens=4, stop=("\n",))])
+    assert out[0].texts and isinstance(out[0].texts[0], str)
+
+
+@pytest.mark.hf
+def test_train_control_cli(store, graph_env, tmp_path):
+    pytest.importorskip("torch")
+    from knowforge.cli.main import cli
+
+    _tiny_graph(store)
+    result = CliRunner().invoke(cli, ["train-control", "--cutoff", "2019", "--out", str(tmp_path / "m"),
+                                      "--epochs", "1", "--hidden-size", "32", "--layers", "1", "--silent"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    card = json.loads((tmp_path / "m" / "control.json").read_text())
+    assert card["cutoff"] == 2019 and card["model_id"].startswith("control-2019-s0-")
+    assert str(tmp_path / "m") in result.output
+
+
+def test_train_control_refuses_an_empty_graph(store, tmp_path):
+    from knowforge.errors import ConfigError
+    from knowforge.models.control import ControlConfig, train_control
+
+    with pytest.raises(ConfigError, match="no source facts"):
+        train_control(store, ControlConfig(cutoff=2020), tmp_path / "m")
+
+
+@pytest.mark.hf
+def test_generic_eval_of_a_control_model_gets_cutoff_slices_and_a_validity_report(store, graph_env, tmp_path):
+    """``knowforge eval`` (the generic command) records a control model's runs with the model
+    and its cutoff, ``--model-cutoff`` overrides the cutoff, and ``report --validity`` counts
+    seen and unseen items exactly as the graph's TRAINED_ON edges say."""
+    pytest.importorskip("torch")
+    from knowforge.cli.main import cli
+    from knowforge.models.control import ControlConfig, read_source_facts, train_control, training_set
+    from knowforge.models.items_io import write_items
+
+    _tiny_graph(store)
+    card = train_control(store, ControlConfig(**{**TINY, "epochs": 1.0}), tmp_path / "m")
+    trained = set(training_set(store, card.model_id))
+    facts = read_source_facts(store)
+    after = [f.id for f in facts if (f.start_year or 0) > 2019]
+    held = [f.id for f in facts if f.id not in trained and f.id not in after]
+    seen = sorted(trained)
+    assert after and held and seen
+    items = [BenchmarkItem(id=f"ctl-{k}", benchmark="ctl:file", task="ctl/gen", form="generation",
+                           question=f"Question {k}?", answers=["x"], fact_ids=[fid])
+             for k, fid in enumerate(seen + held + after)]
+    path = tmp_path / "items.jsonl"
+    write_items(path, items)
+
+    def run(*extra):
+        result = CliRunner().invoke(cli, ["eval", "--benchmark", str(path), "--backend", "hf", "--model",
+                                          str(tmp_path / "m"), "--device", "cpu", "--max-tokens", "2", "--no-cache",
+                                          "--out", str(tmp_path / "runs"), "--silent", *extra],
+                                    catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output.strip().splitlines()[-1]
+
+    own = run()
+    other = run("--model-cutoff", "2016-06")
+    props = {r["id"]: r for r in store.user_query(
+        "MATCH (r:Run) WHERE r.id IN $ids RETURN r.id AS id, r.control_model AS m, r.model_cutoff AS c",
+        {"ids": [own, other]})}
+    assert props[own]["m"] == props[other]["m"] == card.model_id
+    assert (props[own]["c"], props[other]["c"]) == ("2019", "2016-06")
+    report = json.loads((tmp_path / "runs" / own / "report.json").read_text())
+    sides = report["by_model_cutoff"]["all"]
+    dated = {f.id for f in facts if f.start_year is not None}
+    assert sides["after"]["items"] == len(after)
+    assert sides["before"]["items"] == len(dated & set(seen + held))
+    assert sides["undated"]["items"] == len(set(seen + held) - dated)
+
+    result = CliRunner().invoke(cli, ["report", own, "--validity", "--out", str(tmp_path / "v")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    validity = json.loads((tmp_path / "v" / "validity.json").read_text())
+    [row] = [t for r in validity["runs"] if r["run_id"] == own for t in r["tasks"] if t["task"] == "ctl/gen"]
+    assert row["n seen"] == len(seen)
+    assert row["n unseen: held out"] == len(held) and row["n unseen: after the cutoff"] == len(after)

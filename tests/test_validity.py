@@ -1,0 +1,269 @@
+"""The validity report on a hand-built case: facts, a control model's TRAINED_ON edges,
+questions that TEST the facts and runs whose answers we choose, all in the real Neo4j; every
+number is checked against a hand count. Plus the pure pieces (dates, cutoff sides, truths,
+categories from scores) and the cutoff slices that any report gets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from knowforge.eval.chrono_categories import CORRECT, CUT_OFF, INCORRECT, KNOWN, PARTIAL_GREEDY, PARTIAL_KNOWN, UNKNOWN
+from knowforge.eval.results import record_run
+from knowforge.eval.runner import SampleResult
+from knowforge.eval.types import EvalOptions
+from knowforge.eval.validity import (AFTER, AFTER_CUTOFF, BEFORE, CHANGED_AFTER, CHANGED_BEFORE, GENERATED, HELD,
+                                     HELD_OUT, MIXED, SEEN, STABLE, UNDATED, UNTESTED, chrono_records,
+                                     chronoprompt_moves, confusion_table, cutoff_side, item_status, parse_cutoff,
+                                     parse_date, record_truth, separation, strip_context, validity_report,
+                                     write_validity, year_category)
+from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.writer import write_entities, write_facts
+from knowforge.models.control import ControlCard, ControlConfig, record_model
+from knowforge.models.types import BenchmarkItem
+
+
+# ---- pure pieces -----------------------------------------------------------------------------------
+def test_dates_and_cutoff_sides():
+    assert parse_date("2023-10-05") == (2023, 10, 5) and parse_date("2023") == (2023, 1, 1)
+    assert parse_date("-0469") == (-469, 1, 1) and parse_date("soon") is None
+    assert parse_cutoff("2023-10") == (2023, 10, 31) and parse_cutoff("2020") == (2020, 12, 31)
+    end = parse_cutoff("2023-10")
+    assert cutoff_side([{"start": "2023-10-31"}], end) == BEFORE
+    assert cutoff_side([{"start": "2023-11-01"}], end) == AFTER
+    assert cutoff_side([{"start": "2001"}, {"point_in_time": "2024-01"}], end) == AFTER
+    assert cutoff_side([{"start_year": 2023}], end) == BEFORE          # a year counts as its first day
+    assert cutoff_side([{"first_release": 2024}], end) == AFTER
+    assert cutoff_side([{"layer": "source"}], end) == UNDATED
+    assert cutoff_side([], end) == UNDATED
+
+
+def test_item_status_by_membership_and_dates():
+    seen = {"layer": "source", "trained": True, "start_year": 2010}
+    held = {"layer": "source", "trained": False, "start_year": 2015}
+    late = {"layer": "source", "trained": False, "start": "2021-03-01"}
+    made = {"layer": "generated", "trained": False}
+    assert item_status([seen], 2020) == SEEN
+    assert item_status([held], 2020) == HELD_OUT
+    assert item_status([late], 2020) == AFTER_CUTOFF
+    assert item_status([made, late], 2020) == GENERATED
+    assert item_status([late, held], 2020) == AFTER_CUTOFF
+    assert item_status([seen, held], 2020) == MIXED
+    assert item_status([], 2020) == UNTESTED
+
+
+def test_separation_flags_a_benchmark_that_does_not_separate():
+    good = separation([1.0] * 8 + [0.0] * 2, [0.0] * 9 + [1.0])
+    assert good["gap"] == pytest.approx(0.7) and not good["flagged"] and good["z"] > 3
+    bad = separation([1.0] * 5 + [0.0] * 5, [1.0] * 5 + [0.0] * 5)
+    assert bad["gap"] == 0 and bad["flagged"]
+    few = separation([1.0], [1.0])
+    assert not few["flagged"] and "fewer than" in few["note"]
+    assert separation([], [1.0])["note"] == "no seen items"
+
+
+def test_truth_of_a_record():
+    stable = {2018: ["A"], 2019: ["A"], 2020: ["A"], 2021: ["A"]}
+    assert record_truth(stable, [SEEN], 2020) == STABLE
+    assert record_truth({2018: ["A"], 2019: ["B"], 2021: ["B"]}, [SEEN], 2020) == CHANGED_BEFORE
+    assert record_truth({2019: ["A"], 2020: ["A"], 2021: ["A", "B"], 2022: ["B"]}, [SEEN], 2020) == CHANGED_AFTER
+    assert record_truth(stable, [SEEN, AFTER_CUTOFF], 2020) == CHANGED_AFTER      # a new fact, same name
+    assert record_truth({2021: ["B"]}, [AFTER_CUTOFF], 2020) == CHANGED_AFTER       # nothing before it
+    assert record_truth(stable, [SEEN, HELD_OUT], 2020) == HELD
+
+
+def test_year_categories_from_scores_follow_the_chroknow_rule():
+    assert year_category([1, 1, 1], [0]) == CORRECT
+    assert year_category([1, 0, 1], [0]) == PARTIAL_GREEDY
+    assert year_category([0, 0], [0, 1]) == "partial_correct2"
+    assert year_category([0, 0], [0, 0]) == INCORRECT
+
+
+def test_confusion_table_counts_and_expected_shares():
+    rows = confusion_table([{"truth": STABLE, "category": KNOWN}, {"truth": STABLE, "category": PARTIAL_KNOWN},
+                            {"truth": CHANGED_AFTER, "category": CUT_OFF}, {"truth": CHANGED_AFTER, "category": UNKNOWN},
+                            {"truth": CHANGED_AFTER, "category": KNOWN}])
+    by = {r["truth"]: r for r in rows}
+    assert by[STABLE]["facts"] == 2 and by[STABLE]["as expected %"] == 50.0
+    assert by[CHANGED_AFTER]["as expected %"] == pytest.approx(66.7)
+    assert by[HELD]["facts"] == 0 and by[HELD]["as expected %"] is None
+
+
+def test_chronoprompt_moves_count_partial_known_facts_fixed_in_every_year():
+    chrono = {"facts": [
+        {"record_id": "r1", "template": "generation", "category": PARTIAL_KNOWN,
+         "categories": {"2018": CORRECT, "2019": INCORRECT, "2020": CORRECT}},
+        {"record_id": "r2", "template": "generation", "category": PARTIAL_KNOWN,
+         "categories": {"2018": INCORRECT, "2019": CORRECT, "2020": INCORRECT}},
+        {"record_id": "r3", "template": "generation", "category": KNOWN,
+         "categories": {"2018": CORRECT}}],
+        "traversals": [{"span": "total", "record_id": "r1", "target": 2019, "chrono_correct": True},
+                       {"span": "total", "record_id": "r2", "target": 2018, "chrono_correct": True},
+                       {"span": "total", "record_id": "r2", "target": 2020, "chrono_correct": False}]}
+    rows = {r["truth"]: r for r in chronoprompt_moves(chrono, {"r1": STABLE, "r2": HELD})}
+    assert rows["all"]["Partial Known"] == 2 and rows["all"]["moved to Known"] == 1 and rows["all"]["share %"] == 50.0
+    assert rows[STABLE]["moved to Known"] == 1 and rows[HELD]["moved to Known"] == 0
+
+
+def test_strip_context_keeps_ids_apart():
+    item = BenchmarkItem(id="q1", benchmark="knowgen:b", task="knowgen/KU", form="generation", question="Q?",
+                         context="Alcuna eats leaves.", answers=["leaves"], fact_ids=["f1"])
+    [bare] = strip_context([item])
+    assert bare.id == "q1#no-context" and bare.context is None and bare.fact_ids == ["f1"]
+    assert item.context == "Alcuna eats leaves."
+
+
+# ---- the hand-built graph ----------------------------------------------------------------------------
+def _graph(store, tmp_path):
+    """Six facts and a control model (cutoff 2020) trained on two of them."""
+    write_entities(store, [EntityRecord(id=f"E{i}", name=f"Entity {i}", source="wikidata") for i in range(8)])
+    facts = {
+        "seen1": FactRecord(subject_id="E0", relation="P54", object_id="E1", source="wikidata", start="2012-05-01",
+                            start_year=2012, fact_id="f:seen1"),
+        "seen2": FactRecord(subject_id="E2", relation="P54", object_id="E3", source="wikidata", fact_id="f:seen2"),
+        "held": FactRecord(subject_id="E4", relation="P54", object_id="E5", source="wikidata", start_year=2015,
+                           fact_id="f:held"),
+        "late": FactRecord(subject_id="E6", relation="P54", object_id="E7", source="wikidata", start="2021-07-01",
+                           start_year=2021, fact_id="f:late"),
+        "made": FactRecord(subject_id="E0", relation="P54", object_id="E7", source="knowgen", layer="generated",
+                           fact_id="f:made"),
+    }
+    write_facts(store, facts.values())
+    config = ControlConfig(cutoff=2020)
+    card = ControlCard(model_id="control-test", cutoff=2020, seed=0, config_hash=config.config_hash(),
+                       facts_hash="x", config=config, counts={"held_out": 1, "after_cutoff": 1})
+    record_model(store, card, ["f:seen1", "f:seen2"])
+    model_dir = tmp_path / "control"
+    model_dir.mkdir()
+    (model_dir / "control.json").write_text(card.model_dump_json())
+    return model_dir
+
+
+def _items(prefix, tested, **kw):
+    return [BenchmarkItem(id=f"{prefix}{n}", benchmark=kw.get("benchmark", "b:1"), task=kw.get("task", "t/gen"),
+                          form="generation", question=f"q{n}?", answers=["a"], fact_ids=facts,
+                          context=kw.get("context"), slices=kw.get("slices", {}), metadata=kw.get("metadata", {}))
+            for n, facts in enumerate(tested)]
+
+
+def _record(store, model_dir, items, scores, *, extra=None, options_extra=None, samples_per_item=1):
+    options = EvalOptions(backend="hf", model=str(model_dir), extra=options_extra or {})
+    results = [SampleResult(item_id=i.id, sample_index=k, raw="x", parsed="x", score=float(s[k]))
+               for i, s in zip(items, scores) for k in range(samples_per_item)]
+    return record_run(store, options, items, results, extra=extra)
+
+
+def test_seen_unseen_accuracy_and_flags_from_the_graph(store, tmp_path):
+    model_dir = _graph(store, tmp_path)
+    tested = [["f:seen1"], ["f:seen2"], ["f:held"], ["f:late"], ["f:made"], ["f:seen1", "f:held"], []]
+    items = _items("q", tested * 2)                   # 14 items, each kind twice
+    scores = [[1], [1], [0], [0], [0], [1], [1]] + [[1], [0], [1], [0], [0], [0], [0]]
+    run_id = _record(store, model_dir, items, scores)
+    report = validity_report(store, run_id)
+    assert report["model"]["id"] == "control-test" and report["model"]["trained_on"] == 2
+    [part] = report["runs"]
+    task = next(t for t in part["tasks"] if t["task"] == "t/gen")
+    assert task["n seen"] == 4 and task["acc seen"] == 0.75                 # 1,1,1,0
+    assert task[f"n {HELD_OUT}"] == 2 and task[f"acc {HELD_OUT}"] == 0.5     # 0,1
+    assert task[f"acc {AFTER_CUTOFF}"] == 0.0 and task[f"acc {GENERATED}"] == 0.0
+    assert task[f"n {MIXED}"] == 2 and task[f"n {UNTESTED}"] == 2
+    assert task["unseen_items"] == 6 and task["unseen_accuracy"] == pytest.approx(1 / 6)
+    assert task["gap"] == pytest.approx(0.75 - 1 / 6)
+    assert not task["flagged"]                                               # too few items to flag
+    # the run knows its control model and cutoff, and every report is sliced by the cutoff
+    from knowforge.eval.report import build_report
+
+    cut = build_report(store, run_id)["by_model_cutoff"]
+    assert cut["cutoff"] == "2020"
+    assert cut["all"]["after"]["items"] == 2 and cut["all"]["before"]["items"] == 6   # late; seen1, held, mixed
+    assert cut["all"]["undated"]["items"] == 6                                          # seen2, made, untested
+
+
+def test_a_benchmark_that_does_not_separate_is_flagged(store, tmp_path):
+    model_dir = _graph(store, tmp_path)
+    items = _items("q", [["f:seen1"]] * 10 + [["f:held"]] * 10)
+    run_id = _record(store, model_dir, items, [[1]] * 5 + [[0]] * 5 + [[1]] * 5 + [[0]] * 5)
+    report = validity_report(store, run_id)
+    assert report["runs"][0]["tasks"][0]["flagged"]
+    assert any("differ by less than 10 points" in f for f in report["flags"])
+
+
+def test_chrono_confusion_table_from_answers_in_the_graph(store, tmp_path):
+    """Two records over 2019-2022 with cutoff 2020: one stable and seen (answered right every
+    year: Known), one whose object changes in 2022 (right to 2021, wrong after: Cut-off)."""
+    model_dir = _graph(store, tmp_path)
+    items, scores = [], []
+    plans = {"stable": (["f:seen1"], {y: ["Entity 1"] for y in range(2019, 2023)}, [1, 1, 1, 1]),
+             "moved": (["f:seen2"], {2019: ["Entity 3"], 2020: ["Entity 3"], 2021: ["Entity 3"], 2022: ["Entity 7"]},
+                       [1, 1, 1, 0])}
+    for rid, (facts, golds, right) in plans.items():
+        for (year, gold), ok in zip(sorted(golds.items()), right):
+            fact_ids = facts if year < 2022 or rid == "stable" else ["f:late"]
+            items += _items(f"{rid}{year}-", [fact_ids], task="chrono/generation",
+                            slices={"year": year, "template": "generation", "change": "dynamic"},
+                            metadata={"record_id": rid, "golds": gold})
+            scores.append([ok] * 5 + [ok] * 5)
+    run_id = _record(store, model_dir, items, scores, samples_per_item=10, extra={"chrono_check": "slick"})
+    part = validity_report(store, run_id)["runs"][0]
+    records = {r["record_id"]: r for r in part["chrono"]["records"]}
+    assert records["stable"]["truth"] == STABLE and records["stable"]["category"] == KNOWN
+    assert records["moved"]["truth"] == CHANGED_AFTER and records["moved"]["category"] == CUT_OFF
+    table = {r["truth"]: r for r in part["chrono"]["confusion"]["generation"]}
+    assert table[STABLE]["as expected %"] == 100.0 and table[CHANGED_AFTER]["as expected %"] == 100.0
+    assert part["greedy_only"]
+    targets = {t["target"]: t for t in part["targets"]}
+    assert targets["generation: stable (seen) -> Known >= 60%"]["met"]
+
+
+def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):
+    model_dir = _graph(store, tmp_path)
+    ku = _items("ku", [["f:made"]] * 4, benchmark="knowgen:b", task="knowgen/KU", context="Entity 0 eats Entity 7.")
+    _record(store, model_dir, ku, [[1], [1], [1], [0]], options_extra={"setting": "zero-shot"})
+    last = _record(store, model_dir, strip_context(ku), [[0], [0], [1], [0]], options_extra={"setting": "zero-shot"})
+
+    def events(method, right):
+        items = _items(f"ev-{method}-", [[]] * 4, benchmark="events:e", task="events/fact",
+                       slices={"scope": "in"}, metadata={"event_id": "ev1"})
+        items += _items(f"ev2-{method}-", [[]] * 2, benchmark="events:e", task="events/fact",
+                        slices={"scope": "in"}, metadata={"event_id": "ev2"})
+        return _record(store, model_dir, items, [[x] for x in right],
+                       extra={"editing_method": method, "locality": 0.9})
+
+    events("none", [0, 0, 0, 1, 1, 1])
+    events("ice", [1, 1, 1, 1, 1, 0])
+    report = validity_report(store, last)
+    s = report["knowgen_summary"]
+    assert (s["ku_with_context"], s["ku_without_context"]) == (0.75, 0.25) and not s["flagged"]
+    rows = {r["method"]: r for r in report["elken"]}
+    assert rows["none"]["question-level reliability"] == pytest.approx(0.5)
+    assert rows["ice"]["question-level reliability"] == pytest.approx(5 / 6)
+    assert rows["ice"]["edit-level reliability"] == 0.5 and rows["none"]["edit-level reliability"] == 0.5
+    [ice] = report["elken_summary"]
+    assert ice["method"] == "ice" and ice["gain"] == pytest.approx(1 / 3) and not ice["flagged"]
+
+    out = write_validity(store, last, tmp_path / "report")
+    assert json.loads((out / "validity.json").read_text())["knowgen_summary"]["gap"] == 0.5
+    assert "ELKEN" in (out / "validity.md").read_text()
+
+
+def test_a_run_of_another_model_has_no_validity_but_gets_cutoff_slices(store, tmp_path):
+    _graph(store, tmp_path)
+    items = _items("q", [["f:seen1"], ["f:late"]])
+    options = EvalOptions(backend="hf", model="some/model", extra={"model_cutoff": "2021-06"})
+    run_id = record_run(store, options, items, [SampleResult(i.id, 0, "x", "x", 1.0) for i in items])
+    report = validity_report(store, run_id)
+    assert report["model"] is None and "not made with a control model" in report["note"]
+    from knowforge.eval.report import build_report
+
+    cut = build_report(store, run_id)["by_model_cutoff"]["all"]
+    assert cut["before"]["items"] == 1 and cut["after"]["items"] == 1       # late starts 2021-07-01
+
+
+def test_chrono_records_pure_with_sampled_answers():
+    questions = {f"q{y}": {"id": f"q{y}", "slice_year": y, "slice_template": "generation", "task": "chrono/generation",
+                           "metadata_json": json.dumps({"record_id": "r", "golds": ["A"]})} for y in (2019, 2020)}
+    answers = {"q2019": [(0, 1.0), (1, 1.0), (2, 0.0), (3, 0.0)], "q2020": [(0, 0.0), (1, 0.0), (2, 1.0), (3, 0.0)]}
+    [row] = chrono_records(questions, answers, {}, shot_sets=2, model_cutoff=2020)
+    assert row["categories"] == {2019: CORRECT, 2020: "partial_correct2"}
+    assert row["category"] == PARTIAL_KNOWN and row["truth"] == STABLE
