@@ -154,6 +154,18 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
     return table
 
 
+def trend_table(rows: Sequence[Mapping]) -> Table:
+    """The terminal form of ``trend_rows``: one row per run, accuracy overall and per task."""
+    tasks = [k for k in rows[0] if k not in ("run_id", "benchmark", "setting", "items")]
+    table = Table(title="Trend over the compared runs")
+    for name in ("run", "benchmark", "setting", "items", *tasks):
+        table.add_column(name, justify="right" if name not in ("run", "benchmark", "setting") else "left")
+    for r in rows:
+        table.add_row(r["run_id"], str(r["benchmark"]), str(r["setting"]), str(r["items"]),
+                      *[_pct(r[t]) for t in tasks])
+    return table
+
+
 def _scoring(report: Mapping) -> dict:
     return report.get("scoring") or scoring_of(report.get("run", {}))
 
@@ -166,7 +178,7 @@ def _pct(value: float | None, signed: bool = False) -> str:
 
 # --------------------------------------------------------------------------------------------
 def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Path],
-                    extra_sections: Mapping[str, Any] | None) -> str:
+                    extra_sections: Mapping[str, Any] | None, trend: Sequence[Mapping] | None = None) -> str:
     run = report["run"]
     lines = [f"# Run {report['run_id']}", "",
              f"- model: `{run.get('model')}` via `{run.get('backend')}`",
@@ -182,6 +194,8 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
              f"of {report['overall']['items']} items; {report['overall']['errors']} failed samples; "
              f"{report['overall']['cached']} answered from the cache.", ""]
     lines += _md_table("By task", "task", report["by_task"], compare["by_task"] if compare else None)
+    if trend:
+        lines += _trend_markdown(trend)
     if report.get("balanced_accuracy"):
         lines += ["## Balanced accuracy (true/false tasks)", "", "| task | balanced accuracy |", "|---|---|"]
         lines += [f"| {t} | {_pct(v)} |" for t, v in report["balanced_accuracy"].items()] + [""]
@@ -307,28 +321,77 @@ def write_plots(report: Mapping, plots_dir: Path, compare: Mapping | None = None
     return written
 
 
-def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | None = None,
+def trend_rows(reports: Sequence[Mapping]) -> list[dict]:
+    """One row per run, in the order given: its benchmark, setting and accuracy overall and per
+    task (None where a run has no item of a task) — e.g. one year's NewTerm run after another."""
+    tasks = sorted({t for r in reports for t in r["by_task"]})
+    rows = []
+    for r in reports:
+        row = {"run_id": r["run_id"], "benchmark": r["run"].get("benchmark"), "setting": r["run"].get("setting"),
+               "items": r["overall"]["items"], "(all)": r["overall"]["accuracy"]}
+        row.update({t: r["by_task"].get(t, {}).get("accuracy") for t in tasks})
+        rows.append(row)
+    return rows
+
+
+def _trend_markdown(rows: Sequence[Mapping]) -> list[str]:
+    tasks = [k for k in rows[0] if k not in ("run_id", "benchmark", "setting", "items")]
+    lines = ["## Trend over the compared runs", "", "| run | benchmark | setting | items | " + " | ".join(tasks) + " |",
+             "|---|---|---|---:|" + "---:|" * len(tasks)]
+    lines += [f"| {r['run_id']} | {r['benchmark']} | {r['setting']} | {r['items']} | "
+              + " | ".join(_pct(r[t]) for t in tasks) + " |" for r in rows]
+    return lines + [""]
+
+
+def _trend_plot(path: Path, rows: Sequence[Mapping]) -> Path:
+    plt = _pyplot()
+    tasks = [k for k in rows[0] if k not in ("run_id", "benchmark", "setting", "items")]
+    labels = [str(r["benchmark"] or r["run_id"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(rows)), 3.5))
+    for task in tasks:
+        ax.plot(range(len(rows)), [None if r[task] is None else 100 * r[task] for r in rows], marker="o", label=task)
+    ax.set_xticks(range(len(rows)), labels, rotation=20, ha="right")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("Accuracy over the compared runs")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequence[str] | None = None,
                  extra_sections: Mapping[str, Any] | None = None) -> Path:
     """Write report.json, report.md and plots/*.png for ``run_id`` into ``out_dir``; return it.
 
-    ``compare`` is a second run id; ``extra_sections`` maps a title to markdown text, a list of
-    row dicts (a table) or any JSON value, and is kept under "extra" in report.json.
+    ``compare`` is a second run id, or several: the first is compared side by side, and with two
+    or more a trend table and plot follow the runs in the order given (``run_id`` first).
+    ``extra_sections`` maps a title to markdown text, a list of row dicts (a table) or any JSON
+    value, and is kept under "extra" in report.json.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    compared = [compare] if isinstance(compare, str) else list(compare or ())
     report = build_report(store, run_id)
-    other = build_report(store, compare) if compare else None
+    others = [build_report(store, c) for c in compared]
+    other = others[0] if others else None
     plots = write_plots(report, out / "plots", other)
     document = dict(report)
     if other:
         document["compare"] = {"run_id": other["run_id"], "overall": other["overall"],
                                "by_task": other["by_task"]}
+    trend = None
+    if len(others) >= 2:
+        trend = trend_rows([report, *others])
+        document["trend"] = trend
+        plots.append(_trend_plot(out / "plots" / "trend.png", trend))
     if extra_sections:
         document["extra"] = dict(extra_sections)
     document["plots"] = [f"plots/{p.name}" for p in plots]
     (out / "report.json").write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n",
                                      encoding="utf-8")
-    (out / "report.md").write_text(render_markdown(report, other, plots, extra_sections) + "\n", encoding="utf-8")
+    (out / "report.md").write_text(render_markdown(report, other, plots, extra_sections, trend) + "\n",
+                                   encoding="utf-8")
     log.info("report of %s written to %s", run_id, out)
     return out
 

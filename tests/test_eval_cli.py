@@ -101,6 +101,10 @@ def test_eval_report_rerun_from_cache(graph_env, store, tiny_model_dir, bench_fi
     assert compared.exit_code == 0
     assert (tmp_path / "cmp" / "plots" / "comparison.png").is_file()
     assert json.loads((tmp_path / "cmp" / "report.json").read_text())["compare"]["run_id"] == run2
+    trend = invoke("report", run2, "--compare", run1, "--compare", run2, "--out", str(tmp_path / "trend"))
+    assert trend.exit_code == 0 and "Trend over the compared runs" in trend.output
+    rows = json.loads((tmp_path / "trend" / "report.json").read_text())["trend"]
+    assert [r["run_id"] for r in rows] == [run2, run1, run2]
 
 
 @dataclass

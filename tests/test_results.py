@@ -127,3 +127,27 @@ def test_every_eval_statement_compiles(store):
     assert {"results_by_slice", "create_answers", "upsert_run", "derive_question_slices"} <= set(names)
     for name in names:
         assert store.query_type(load_cypher(f"eval/{name}")) in ("r", "rw", "w")
+
+
+def test_report_trend_over_several_compared_runs(store, tmp_path):
+    items = make_items()
+    a, _ = _run(store, items)
+    b, _ = _run(store, items, script={**SCRIPT, "Capital of Peru?": "Lima"})
+    c, _ = _run(store, items, script={k: "no idea" for k in SCRIPT})
+    out = write_report(store, a, tmp_path / "trend", compare=[b, c])
+    report = json.loads((out / "report.json").read_text())
+    assert report["compare"]["run_id"] == b                      # the first is still side by side
+    rows = report["trend"]
+    assert [r["run_id"] for r in rows] == [a, b, c]               # the order given
+    for row, run in zip(rows, (a, b, c)):
+        built = build_report(store, run)
+        assert row["(all)"] == pytest.approx(built["overall"]["accuracy"])
+        assert {t: row[t] for t in built["by_task"]} == pytest.approx(
+            {t: s["accuracy"] for t, s in built["by_task"].items()})
+    assert rows[2]["(all)"] < rows[0]["(all)"]
+    assert (out / "plots" / "trend.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = (out / "report.md").read_text()
+    assert "## Trend over the compared runs" in md and f"| {c} |" in md
+    # one compared run: no trend
+    single = json.loads((write_report(store, a, tmp_path / "one", compare=b) / "report.json").read_text())
+    assert "trend" not in single

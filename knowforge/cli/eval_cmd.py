@@ -293,7 +293,10 @@ def _cell(value, key: str) -> str:
 
 @click.command("report")
 @click.argument("run_id")
-@click.option("--compare", default=None, help="A second run to compare with.")
+@click.option("--compare", multiple=True,
+              help="A run to compare with (repeatable): the first side by side with Δ; with two or more, a "
+                   "trend table and plot over RUN_ID and the compared runs in the order given "
+                   "(e.g. one NewTerm year after another).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output directory (default: runs/<RUN_ID>).")
 @click.option("--validity", is_flag=True,
@@ -309,9 +312,10 @@ def report_cmd(run_id, compare, out_dir, validity, home):
     Examples:
       knowforge report run-20260101T120000-ab12cd34
       knowforge report run-A --compare run-B --out reports/a-vs-b
+      knowforge report run-2022 --compare run-2023 --compare run-2024   # a trend over years
       knowforge report run-A --validity          # a run of a control model (knowforge train-control)
     """
-    from knowforge.eval.report import headline_table, load_report, write_report
+    from knowforge.eval.report import headline_table, load_report, trend_table, write_report
 
     store = open_graph(home)
     try:
@@ -324,6 +328,8 @@ def report_cmd(run_id, compare, out_dir, validity, home):
         store.close()
     report = load_report(out)
     console.print(headline_table(report, report.get("compare")))
+    if report.get("trend"):
+        console.print(trend_table(report["trend"]))
     if validity:
         # markdown tables must not be wrapped at the terminal's width
         console.print((out / "validity.md").read_text(encoding="utf-8"), markup=False, highlight=False,
