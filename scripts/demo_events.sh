@@ -32,7 +32,7 @@ PY
 
 TYPES=win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,start-org,education,born,transfer-player,publish,end-org
 # the summary, without the benchmark id printed last for scripts
-$KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent 2>&1 | grep -v '^events:[A-Za-z0-9_-]*$'
+$KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent >/dev/null
 
 $KF export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json" >/dev/null 2>&1
 $KF export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl" >/dev/null 2>&1
