@@ -14,7 +14,9 @@
    and the graph stage (merge, stubs, Parquet and CSV), timed apart.
 
 Prints MB/s of uncompressed input and lines/s for each, and the ratios of the parse stage to
-the baselines, all measured in this run.
+the baselines, all measured in this run; then the CPU seconds of the first split in this
+process, decompression alone against the whole parse task (wall-time ratios swing with other
+jobs on the machine; CPU time hardly does).
 
     python benchmarks/spark_parse.py [--lines 200000] [--master local[2]] [--partitions N] [--keep DIR]
                                      [--streams 2] [--no-native]
@@ -36,7 +38,13 @@ from make_wikidata_dump import write_dump  # noqa: E402
 
 from knowforge.kg.loaders.base import iter_lines  # noqa: E402
 from knowforge.kg.loaders.splits import split_lines  # noqa: E402
-from knowforge.kg.loaders.wikidata_spark import load_wikidata_spark, plan_splits, spark_session  # noqa: E402
+from knowforge.kg.loaders.wikidata_common import default_properties  # noqa: E402
+from knowforge.kg.loaders.wikidata_spark import (  # noqa: E402
+    load_wikidata_spark,
+    parse_split,
+    plan_splits,
+    spark_session,
+)
 
 
 def _cuts(plain: Path, streams: int) -> list[int]:
@@ -169,6 +177,20 @@ def main() -> None:
     results["Spark parse + graph (whole load)"] = t_total
     spark.stop()
 
+    # CPU seconds (not wall) of the first split in this process, the decompression alone and
+    # the whole parse task: a ratio that other jobs' load on the machine hardly moves.
+    def cpu(fn):
+        start = time.process_time()
+        fn()
+        return time.process_time() - start
+
+    first_start, first_end = ranges[0]
+    cpu_decompress = cpu(lambda: sum(1 for _ in split_lines(name, first_start, first_end)))
+    cpu_parse = cpu(lambda: parse_split(name, first_start, first_end, file_index=0,
+                                        properties=default_properties(), wanted=None,
+                                        parts_dir=str(work / "cpu-parts"), truncated=False))
+    shutil.rmtree(work / "cpu-parts", ignore_errors=True)
+
     print(f"input: {lines:,} lines, {mb:,.0f} MB uncompressed, {dump.stat().st_size / 1e6:,.0f} MB bz2; "
           f"{result.counts['entities']:,} entities, {result.counts['facts']:,} facts; {cores} Spark cores")
     for name, seconds in results.items():
@@ -179,6 +201,8 @@ def main() -> None:
     if "bzip2 -dc (native, 1 core)" in results:
         print(f"ratio parse / bzip2 -dc          : {results['bzip2 -dc (native, 1 core)'] / t_parse:.2f}")
     print(f"ratio whole load / Spark line count: {t_count / t_total:.2f}")
+    print(f"first split in one process: decompression {cpu_decompress:.1f} CPU s, parse task "
+          f"{cpu_parse:.1f} CPU s, ratio {cpu_decompress / cpu_parse:.2f}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 
