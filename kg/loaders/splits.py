@@ -61,7 +61,8 @@ class _Markers:
     def __init__(self):
         self.buf = b""
         self.base = 0  # file offset of buf[0]
-        self._next: list[int] = [-1] * len(_PATTERNS)  # cached hit per pattern (byte index)
+        # per pattern: the byte index of its last hit, -1 to search again, None for none in buf
+        self._next: list[int | None] = [-1] * len(_PATTERNS)
 
     def append(self, data: bytes) -> None:
         self.buf += data
@@ -103,7 +104,7 @@ class _Markers:
                 best = (bit, magic)
         return best
 
-    def _value(self, bit: int) -> int | None:
+    def _value(self, bit: int) -> int:
         start = bit // 8
         window = self.buf[start:start + 7]
         if len(window) < 7:
