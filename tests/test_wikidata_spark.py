@@ -184,3 +184,14 @@ def test_cli_engine_spark(spark, tmp_path):
     assert (out / "manifest.json").is_file()
     refused = CliRunner().invoke(cli, ["load", "umls", str(path), "--engine", "spark"])
     assert refused.exit_code == 2 and "Wikidata JSON dumps only" in refused.output
+
+
+def test_damage_inside_a_bz2_stops_the_load_with_the_offset(spark, tmp_path):
+    data = bytearray(bz2.compress(("\n".join(dump_lines(300)) + "\n").encode(), 1))  # 100k blocks
+    middle = len(data) // 2
+    data[middle:middle + 64] = bytes(64)
+    path = tmp_path / "bad.json.bz2"
+    path.write_bytes(bytes(data))
+    assert bz2_is_complete(path)  # the end is intact: not a truncated download
+    with pytest.raises(InputError, match=r"bad\.json\.bz2: bz2 block .*\(at byte [\d,]+ of the compressed file\)"):
+        load_wikidata_spark([path], tmp_path / "out", partitions=3, spark=spark)

@@ -2,9 +2,11 @@
 parser, out to CSV files for ``neo4j-admin database import`` and Parquet.
 
 One parser, two drivers. ``load_wikidata_json`` streams a dump through
-``WikidataDocParser.parse_line`` into the store; here Spark splits the (bz2 or plain) file
-and each task runs the same ``parse_line`` with the same property and entity filters, the
-same qualifier rules and the same accounting of bad records by reason. Nothing goes to
+``WikidataDocParser.parse_line`` into the store; here Spark runs one task per byte range of
+the (bz2 or plain) file, the task reads its range itself (``splits.split_lines``: libbz2 on
+the bz2 blocks that start in it, lines split as the streaming reader splits them; no line
+travels between the JVM and Python) and runs the same ``parse_line`` with the same property
+and entity filters, the same qualifier rules and the same accounting of bad records by reason. Nothing goes to
 Neo4j: the output folder is what ``knowforge neo4j import`` loads.
 
 1. *parse* (Python, one task per split): records → Parquet parts, one row of counters per
@@ -33,17 +35,27 @@ import time
 import uuid
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knowforge.errors import ConfigError, InputError
 from knowforge.kg.bulk import layout
 from knowforge.kg.loaders.base import MAX_LISTED_PROBLEMS, LoadReport, Problem
-from knowforge.kg.loaders.wikidata_common import (default_properties, parse_property_list,
-                                                  read_entity_list, vocabulary)
-from knowforge.kg.loaders.wikidata_json import PROBLEM_REASONS, SOURCE, WikidataDocParser
+from knowforge.kg.loaders.splits import DamagedBlock, split_lines
+from knowforge.kg.loaders.wikidata_common import (
+    default_properties,
+    parse_property_list,
+    read_entity_list,
+    vocabulary,
+)
+from knowforge.kg.loaders.wikidata_json import (
+    PROBLEM_REASONS,
+    SOURCE,
+    WikidataDocParser,
+)
 from knowforge.kg.records import RelationRecord
+
+from knowforge.errors import ConfigError, InputError
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +64,6 @@ StageProgress = Callable[[str, int, int], None]
 
 DEFAULT_MASTER = "local[*]"
 ROWS_PER_GROUP = 50_000
-_STATS_SCHEMA = "block_start long, stats string"
-_REFS_SCHEMA = "refs string"
 # The end of a bz2 stream: a 48-bit magic, the stream CRC, then padding to a byte.
 _BZ2_EOS = 0x177245385090
 
@@ -268,6 +278,7 @@ class _Split:
         self.properties: set[str] = set()
         self.multiline = False
         self.fact_repeats = False
+        self.damaged: tuple[int, str] | None = None
         self._entities: _Columns | None = None
         self._facts: _Columns | None = None
 
@@ -291,11 +302,11 @@ class _Split:
         for part in (self._entities, self._facts):
             if part is not None:
                 part.close()
-        return {"file_index": self.file_index, "lines": self.lines, "records_read": self.records_read,
+        return {"file_index": self.file_index, "block_start": self.block_start, "lines": self.lines, "records_read": self.records_read,
                 "entities": self.entities, "facts": self.facts, "skipped": dict(self.skipped),
                 "problems": self.problems, "problem_count": self.problem_count,
                 "relations": self.relations, "properties": sorted(self.properties),
-                "multiline": self.multiline, "fact_repeats": self.fact_repeats}
+                "multiline": self.multiline, "fact_repeats": self.fact_repeats, "damaged": self.damaged}
 
 
 def _has_line_break(values: dict) -> bool:
@@ -307,30 +318,18 @@ def _has_line_break(values: dict) -> bool:
     return False
 
 
-def parse_batches(batches: Iterable, *, file_index: int, source_file: str, properties: frozenset[str],
-                  wanted: frozenset[str] | None, parts_dir: str) -> Iterator:
-    """mapInArrow body: (line, block start) batches of one partition → one stats row per split."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+def parse_split(path: str, start: int, end: int, *, file_index: int, properties: frozenset[str],
+                wanted: frozenset[str] | None, parts_dir: str, truncated: bool) -> dict:
+    """The parse task: the lines of one split of the file through the streaming loader's parser,
+    records to Parquet parts, and the split's counters (returned)."""
+    source_file = Path(path).name
     parser = WikidataDocParser(properties, source_file=source_file)
     entity_schema, fact_schema = part_schemas()
-    splits: dict[int, _Split] = {}
-    root = Path(parts_dir)
-    for batch in batches:
-        lines = pc.cast(batch.column(0), pa.binary()).to_pylist()
-        starts = batch.column(1)
-        if pc.min(starts).as_py() == pc.max(starts).as_py():
-            block_starts = [starts[0].as_py()] * len(lines)
-        else:
-            block_starts = starts.to_pylist()
-        for raw, block_start in zip(lines, block_starts):
-            split = splits.get(block_start)
-            if split is None:
-                split = splits[block_start] = _Split(file_index, block_start, root, source_file)
+    split = _Split(file_index, start, Path(parts_dir), source_file)
+    block_start = start
+    try:
+        for raw in split_lines(path, start, end, truncated=truncated):
             split.lines += 1
-            if raw is None:
-                continue
             try:
                 parsed = parser.parse_line(raw, wanted)
             except ValueError as exc:
@@ -373,38 +372,47 @@ def parse_batches(batches: Iterable, *, file_index: int, source_file: str, prope
                 split.fact_repeats = True  # one statement twice in a document: merged later
             split.facts += len(parsed.facts)
             split.properties.update(f.relation for f in parsed.facts)
-    out = [{"block_start": s.block_start, "stats": json.dumps(s.finish())} for s in splits.values()]
-    yield pa.RecordBatch.from_pylist(out, schema=pa.schema([("block_start", pa.int64()),
-                                                            ("stats", pa.string())]))
+    except DamagedBlock as exc:
+        split.damaged = (exc.byte_offset, str(exc))
+    return split.finish()
 
 
-def reference_batches(batches: Iterable, *, properties: frozenset[str], entities: frozenset[str]) -> Iterator:
-    """mapInArrow body of the ``--entities`` first pass: the items the listed ones point to."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+def reference_split(path: str, start: int, end: int, *, properties: frozenset[str],
+                    entities: frozenset[str], truncated: bool) -> list[str]:
+    """The ``--entities`` first pass over one split: the items the listed ones point to."""
     parser = WikidataDocParser(properties)
     refs: set[str] = set()
-    for batch in batches:
-        for raw in pc.cast(batch.column(0), pa.binary()).to_pylist():
-            if raw is not None:
-                refs |= parser.referenced_line(raw, entities)
-    yield pa.RecordBatch.from_pylist([{"refs": json.dumps(sorted(refs))}],
-                                     schema=pa.schema([("refs", pa.string())]))
+    try:
+        for raw in split_lines(path, start, end, truncated=truncated):
+            refs |= parser.referenced_line(raw, entities)
+    except DamagedBlock:
+        pass  # the parse pass reports it
+    return sorted(refs)
 
 
 # ---- the driver ---------------------------------------------------------------------------------
 
-def _read_lines(spark, path: Path, partitions: int | None):
-    """The file's lines with the start of the split each came from, split as asked."""
+SPLIT_BYTES = 64 << 20
+
+
+def plan_splits(path: Path, partitions: int | None, cores: int) -> list[tuple[int, int]]:
+    """Byte ranges of the file, one task each: ``partitions`` of them, or by default one per
+    64 MB and at least two per core (a task that lands on a busy core holds up the stage less)."""
     size = path.stat().st_size
-    if partitions:
-        spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(size // partitions + 1, 1)))
-        spark.conf.set("spark.sql.files.openCostInBytes", "1")
-    else:
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
-        spark.conf.unset("spark.sql.files.openCostInBytes")
-    return spark.read.text(str(path.resolve())).select("value", "_metadata.file_block_start")
+    count = partitions or max(-(-size // SPLIT_BYTES), 2 * cores)
+    count = max(1, min(count, size))
+    return [(size * i // count, size * (i + 1) // count) for i in range(count)]
+
+
+def _run_splits(spark, path: Path, partitions: int | None, task: Callable) -> list:
+    """``task(path, start, end, truncated)`` on every split of the file, one Spark task each."""
+    context = spark.sparkContext
+    ranges = plan_splits(path, partitions, context.defaultParallelism)
+    name = str(path.resolve())
+    truncated = str(path).lower().endswith(".bz2") and not bz2_is_complete(path)
+    return (context.parallelize(ranges, len(ranges))
+            .map(lambda r: task(name, r[0], r[1], truncated))
+            .collect())
 
 
 def load_wikidata_spark(paths: Iterable[str | Path], out_dir: str | Path, *,
@@ -415,7 +423,8 @@ def load_wikidata_spark(paths: Iterable[str | Path], out_dir: str | Path, *,
                         spark=None, progress: StageProgress | None = None) -> SparkLoadResult:
     """Parse Wikidata JSON dumps with Spark into ``out_dir`` (CSV for the import tool, Parquet).
 
-    ``partitions`` forces that many splits per file (default: Spark's, 128 MB of input each).
+    ``partitions`` forces that many splits per file (default: ``plan_splits``'s, 64 MB each,
+    at least two per core).
     ``spark`` reuses a session (tests share one); otherwise one is started on ``master``
     (default ``local[*]``) with ``spark_conf``. ``strict`` stops before writing anything
     when a record is bad, naming the first one.
@@ -486,49 +495,33 @@ def run_spark_load(paths: Iterable[str | Path], out_dir: str | Path, *, strict: 
 def _with_references(spark, paths, entities, props, partitions) -> frozenset[str]:
     wanted = set(entities)
     for path in paths:
-        ignore = _ignore_corrupt(spark, path)
-        try:
-            df = _read_lines(spark, path, partitions).select("value")
-            rows = df.mapInArrow(lambda it: reference_batches(it, properties=props, entities=entities),
-                                 _REFS_SCHEMA).collect()
-        finally:
-            ignore()
-        for row in rows:
-            wanted.update(json.loads(row.refs))
+        def task(name, start, end, truncated):
+            return reference_split(name, start, end, properties=props, entities=entities, truncated=truncated)
+
+        for refs in _run_splits(spark, path, partitions, task):
+            wanted.update(refs)
     return frozenset(wanted)
 
 
-def _ignore_corrupt(spark, path: Path) -> Callable[[], None]:
-    """Keep reading past the damage of a truncated bz2 (Hadoop then ends that split early)."""
-    if str(path).lower().endswith(".bz2") and not bz2_is_complete(path):
-        spark.conf.set("spark.sql.files.ignoreCorruptFiles", "true")
-        return lambda: spark.conf.set("spark.sql.files.ignoreCorruptFiles", "false")
-    return lambda: None
-
-
 def _parse_file(spark, path: Path, index: int, props, wanted, parts: Path, partitions) -> list[dict]:
-    ignore = _ignore_corrupt(spark, path)
     wanted_bc = spark.sparkContext.broadcast(wanted) if wanted is not None else None
-    name = path.name
     parts_dir = str(parts)
 
-    def task(batches):
-        return parse_batches(batches, file_index=index, source_file=name, properties=props,
-                             wanted=wanted_bc.value if wanted_bc is not None else None,
-                             parts_dir=parts_dir)
+    def task(name, start, end, truncated):
+        return parse_split(name, start, end, file_index=index, properties=props,
+                           wanted=wanted_bc.value if wanted_bc is not None else None,
+                           parts_dir=parts_dir, truncated=truncated)
 
     try:
-        rows = _read_lines(spark, path, partitions).mapInArrow(task, _STATS_SCHEMA).collect()
+        stats = _run_splits(spark, path, partitions, task)
     finally:
-        ignore()
         if wanted_bc is not None:
             wanted_bc.unpersist()
-    stats = []
-    for row in rows:
-        item = json.loads(row.stats)
-        item["block_start"] = row.block_start
-        stats.append(item)
     stats.sort(key=lambda s: s["block_start"])
+    damaged = [s["damaged"] for s in stats if s["damaged"]]
+    if damaged:
+        offset, message = damaged[0]
+        raise InputError(f"{message} (at byte {offset:,} of the compressed file)", path=str(path))
     return stats
 
 

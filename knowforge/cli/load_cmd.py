@@ -42,7 +42,7 @@ from knowforge.kg.loaders.registry import NO_PATH_SOURCES, SOURCES
 @click.option("--spark-conf", multiple=True, metavar="KEY=VALUE",
               help="--engine spark: a Spark setting, e.g. spark.executor.memory=8g (repeatable).")
 @click.option("--partitions", type=int, default=None,
-              help="--engine spark: splits per file (default: Spark's, one per 128 MB of input).")
+              help="--engine spark: splits per file (default: one per 64 MB, at least two per core).")
 @click.option("--overwrite", is_flag=True, help="--engine spark: replace a non-empty --out.")
 @silent_option
 @home_option
