@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -63,6 +64,32 @@ SPARK_INFO = "spark.json"
 def loads(values=None) -> str:
     """The 1, 5 and 15 minute load averages (now, or the ones given)."""
     return "/".join(f"{v:.1f}" for v in (values or os.getloadavg()))
+
+
+class CpuClock:
+    """CPU seconds of this process, its finished children (the import tool, a stopped
+    server) and the servers named: on a shared machine the CPU a phase costs moves far
+    less with the load than its wall time."""
+
+    def __init__(self):
+        self.pids: set[int] = set()
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def __call__(self, server: ManagedNeo4j) -> float:
+        pid = server.status().pid
+        if pid:
+            self.pids.add(pid)
+        total = sum(getattr(resource.getrusage(who), f)
+                    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                    for f in ("ru_utime", "ru_stime"))
+        for pid in self.pids:  # running, or exited but not reaped yet (then not in CHILDREN)
+            try:
+                with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(fields[11]) + int(fields[12])) / self.tick
+        return total
 
 
 def parse(work: Path, dump: Path, entities: int, master: str) -> dict:
@@ -148,20 +175,23 @@ def main() -> None:
     unwind_input = dump
     if args.unwind_facts and args.unwind_facts < facts:
         unwind_input = head(dump, work / "unwind-part.json", int(args.unwind_facts / FACTS_PER_ENTITY) + 1)
-    load_before = loads()
+    cpu = CpuClock()
+    load_before, c0 = loads(), cpu(server)
     t0 = time.perf_counter()
     report = load_wikidata_json(store, [unwind_input])
     t_unwind = time.perf_counter() - t0
+    cpu_unwind = cpu(server) - c0
     unwind_rate = report.facts_written / t_unwind
     store.close()
     partial = unwind_input != dump
     print(f"UNWIND path: {report.facts_written:,} facts, {report.entities_written:,} entities in "
           f"{t_unwind:.0f}s = {unwind_rate:,.0f} facts/s"
           + (f" (measured on the first {report.facts_written:,} facts of the dump)" if partial else "")
-          + f"; load {load_before} → {loads()}")
+          + f"; {cpu_unwind:.0f} CPU s (Neo4j and this process); load {load_before} → {loads()}")
 
-    load_before = loads()
+    load_before, c0 = loads(), cpu(server)
     result = import_bulk(work / "bulk", home=server.home, overwrite=True, step=step_printer())
+    cpu_import = cpu(server) - c0
     t_import = result.total_seconds
     t_tool = result.seconds["import"]
     server.stop()
@@ -171,6 +201,9 @@ def main() -> None:
     print(f"admin import (import tool)  : {facts:,} facts in {t_tool:.0f}s = {facts / t_tool:,.0f} facts/s")
     print(f"ratio import command / UNWIND : {facts / t_import / unwind_rate:.1f}x")
     print(f"ratio import tool / UNWIND    : {facts / t_tool / unwind_rate:.1f}x")
+    print(f"CPU seconds per 1k facts: UNWIND {1000 * cpu_unwind / report.facts_written:.2f}, "
+          f"import command {1000 * cpu_import / facts:.2f} (stopped server, import tool, restarted "
+          f"server); ratio {cpu_unwind / report.facts_written / (cpu_import / facts):.1f}x")
     print(f"dump → graph, Spark + import vs streaming loader: "
           f"{facts / (t_spark + t_import) / unwind_rate:.1f}x")
     if partial:
