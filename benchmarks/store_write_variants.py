@@ -16,6 +16,8 @@ script checks node, relationship and property counts after each and says when on
                      fact and edges } IN TRANSACTIONS (the server commits every batch)
   two sessions       write_facts on two threads, each with half the facts (split by subject)
   batch N            write_facts with batches of N facts (the writer's default is 10,000)
+  writer (again)     the writer once more, later in the order: how far two runs of the same
+                     code differ here is the noise the other rows must beat
 
 The variants run in a different order each round (--rounds), and each round uses new facts,
 so that a machine whose load changes treats them alike. With the managed server it also
@@ -202,6 +204,7 @@ def main() -> None:
         }
         for size in (int(s) for s in args.batch_sizes.split(",") if s):
             variants[f"batch {size:,}"] = (lambda size: lambda rows, facts: with_batch_size(store, facts, size))(size)
+        variants["writer (again)"] = variants["writer"]
         # Warm-up: the server's first queries pay for planning and JIT compilation.
         warm = synthetic_facts(2000, prefix="benchwarm")
         for run in variants.values():
