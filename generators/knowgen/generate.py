@@ -113,7 +113,8 @@ def generate_batch(store: Store, params: KnowGenParams, *,
     lap("questions_build")
     write_benchmark(store, method="knowgen", name=params.batch, seed=params.seed,
                     params=params.model_dump(mode="json"), source_hash=source_hash)
-    write_questions(store, items, extra_props={"batch": params.batch}, batch_size=QUESTION_BATCH_SIZE,
+    write_questions(store, items, new=True, extra_props={"batch": params.batch},
+                    batch_size=QUESTION_BATCH_SIZE,
                     progress=(lambda n: progress("questions", n, len(items))) if progress else None)
     lap("questions_write")
     timings["total"], cpu["total"] = time.perf_counter() - t0, time.process_time() - c0
