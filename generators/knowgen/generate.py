@@ -1,7 +1,7 @@
 """Generate one KnowGen batch: read, plan, apply, find KA chains, build and store questions.
 
 Round trips to Neo4j per batch: 2 batch checks + 3 reads of inputs + 1 name stream + 1 batch
-node + ceil(n / 1000) applies + 4 * ceil(n / 250) KA reads + ceil(questions / 5000) question
+node + ceil(n / 1000) applies + 4 * ceil(n / 250) KA reads + ceil(questions / 2000) question
 writes: a constant per batch plus a constant per 250-1000 entities, never one per entity.
 """
 
@@ -26,7 +26,10 @@ from .read import read_inputs, read_name_index_names
 
 log = logging.getLogger(__name__)
 
-QUESTION_BATCH_SIZE = 5000
+# Rows per question statement: one statement holds all its rows' new nodes and links in its
+# transaction state; smaller statements keep that small on a server with a 512 MB heap, and
+# the prefetch thread overlaps the client's row building with more of the server's work.
+QUESTION_BATCH_SIZE = 2000
 
 
 @dataclass
