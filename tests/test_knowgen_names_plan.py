@@ -150,3 +150,23 @@ def test_passage_states_every_fact_and_nothing_dropped():
             if d.relation not in have:
                 label = d.relation_label
                 assert f"The {label} of" not in text and f" {label} " not in text.replace("The ", "")
+
+
+def test_gc_paused_restores_the_collector():
+    import gc
+
+    from knowforge.generators.knowgen.generate import gc_paused
+
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        with gc_paused():
+            assert not gc.isenabled()
+            raise ValueError("stage failed")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()      # a caller that had it off keeps it off
+    finally:
+        gc.enable()
