@@ -10,7 +10,9 @@ Speed: ``ratio >= c`` bounds the Indel distance ``d <= (1 - c/100) * (len(a) + l
 gives two *sound* filters (no false negatives): a length window, and a bigram count (each
 insertion/deletion destroys at most two bigram occurrences of the query, so a match shares at
 least ``distinct_bigrams(query) - 2d`` distinct bigrams with it). Candidates that pass both are
-scored exactly with rapidfuzz. Measured in ``benchmarks/knowgen_scale.py``.
+scored exactly with rapidfuzz. The names generated during the batch are filtered the same
+way (``_AddedNames``), so a lookup does not grow with the batch. Measured in
+``benchmarks/knowgen_scale.py``.
 """
 
 from __future__ import annotations
