@@ -20,9 +20,10 @@ from knowforge.kg.store import Store, chunked
 from knowforge.models.questions import source_graph_hash, write_benchmark, write_questions
 
 from .apply import apply_plan
+from .drop import drop_batch
 from .names import NameIndex
 from .params import KnowGenParams
-from .plan import PlannedEntity, plan_entities
+from .plan import PlannedEntity, iter_plan_entities
 from .questions import build_questions, pick_ka_groups
 from .read import read_inputs, read_name_index_names
 
@@ -127,15 +128,31 @@ def _generate_batch(store: Store, params: KnowGenParams,
     names = NameIndex(read_name_index_names(store), cutoff=params.name_cutoff)
     lap("read")
 
-    entities = plan_entities(inputs, params, names)
-    lap("plan")
-
+    # Planned lazily: the first 1,000 entities are applied while the next are planned. An input
+    # with nothing to plan is refused here, before anything is written.
+    planned = iter_plan_entities(inputs, params, names)
     store.run("knowgen/create_batch", batch=params.batch, seed=params.seed, params=params.to_json(),
               created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
               source_hash=source_hash)
-    apply_plan(store, params, entities,
-               progress=(lambda n: progress("entities", n, len(entities))) if progress else None)
-    lap("apply")
+    entities: list[PlannedEntity] = []
+
+    def collect() -> Iterator[PlannedEntity]:
+        for entity in planned:
+            entities.append(entity)
+            yield entity
+
+    try:
+        apply_plan(store, params, collect(),
+                   progress=(lambda n: progress("entities", n, params.n)) if progress else None)
+    except Exception:
+        # a failed plan or apply leaves no partial batch behind (a re-run would be refused)
+        try:
+            drop_batch(store, params.batch)
+        except Exception:
+            log.exception("could not drop the partial batch %s; drop it with "
+                          "`knowforge generate knowgen --drop %s`", params.batch, params.batch)
+        raise
+    lap("plan_apply")
 
     chains2, chains3 = read_chains(store, params, entities)
     lap("ka_read")
