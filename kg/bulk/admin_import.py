@@ -26,7 +26,7 @@ from pathlib import Path
 from knowforge.errors import ConfigError, KnowforgeError
 from knowforge.kg.bulk import layout
 from knowforge.kg.connection import GraphSettings, open_store
-from knowforge.kg.neo4j_server import ManagedNeo4j
+from knowforge.kg.neo4j_server import ManagedNeo4j, port_is_free
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,15 @@ def import_bulk(folder: str | Path, *, home: str | Path | None = None, overwrite
         seconds["import"] = time.monotonic() - t0
         t0 = time.monotonic()
         step("starting Neo4j")
-        server.start(port=port)
+        restart_port = port
+        if port is not None and not port_is_free(port):
+            # Another process took the port while the server was down. The imported database is
+            # intact, so starting elsewhere beats failing after the import (the URI changes).
+            (warn or log.warning)(
+                f"port {port} was taken while Neo4j was stopped for the import; it restarts on a "
+                "free port instead, so its URI changes (`knowforge neo4j status` shows it)")
+            restart_port = None
+        server.start(port=restart_port)
         seconds["restart"] = time.monotonic() - t0
 
     t0 = time.monotonic()
