@@ -54,10 +54,13 @@ class ControlConfig(BaseModel):
     # data
     year_span: int = 12
     timeless_years: int = 0
-    instruction_share: float = 0.5
-    context_share: float = 0.12
-    local_share: float = 0.5
+    instruction_share: float = 0.3
+    context_share: float = 0.04    # reading practice in our own counterfactual patterns
+    local_share: float = 0.3       # out-of-scope twins of the reading and event practice
+    event_practice: int = 500      # reading practice in ELKEN's event sentences, per epoch
     chrono_passes: int = 2
+    stable_years: int | None = None
+    changing_passes: int = 0
     # model (llama architecture)
     vocab_size: int = 3000
     hidden_size: int = 128
@@ -74,7 +77,8 @@ class ControlConfig(BaseModel):
         return DataConfig(cutoff=self.cutoff, seed=self.seed, holdout=self.holdout, year_span=self.year_span,
                           timeless_years=self.timeless_years, instruction_share=self.instruction_share,
                           context_share=self.context_share, local_share=self.local_share,
-                          chrono_passes=self.chrono_passes)
+                          chrono_passes=self.chrono_passes, event_practice=self.event_practice,
+                          stable_years=self.stable_years, changing_passes=self.changing_passes)
 
     def config_hash(self) -> str:
         """sha256 of the config minus ``device`` (where it ran does not change what it is)."""
