@@ -71,6 +71,7 @@ class ControlConfig(BaseModel):
     epochs: float = 10.0
     lr: float = 3e-3
     batch_tokens: int = 1024
+    bf16: bool = False             # bf16 autocast while training (fp32 weights; saved in fp32)
     device: str = "cpu"
 
     def data_config(self) -> DataConfig:
@@ -213,7 +214,7 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
 
     model = init_model(config, tokenizer).to(config.device)
     train_config = TrainConfig(epochs=config.epochs, lr=config.lr, batch_tokens=config.batch_tokens,
-                               seed=config.seed)
+                               seed=config.seed, bf16=config.bf16)
     total = plan_steps(epoch_data, train_config)
     result = train_lm(model, epoch_data, train_config, pad_id=tokenizer.pad_token_id,
                       progress=(lambda done, loss: progress(done, max(total, done), loss)) if progress else None)

@@ -360,3 +360,33 @@ def test_generic_eval_of_a_control_model_gets_cutoff_slices_and_a_validity_repor
     [row] = [t for r in validity["runs"] if r["run_id"] == own for t in r["tasks"] if t["task"] == "ctl/gen"]
     assert row["n seen"] == len(seen)
     assert row["n unseen: held out"] == len(held) and row["n unseen: after the cutoff"] == len(after)
+
+
+@pytest.mark.hf
+def test_bf16_autocast_trains_and_leaves_fp32_weights():
+    """bf16 autocast (the faster path on a CPU with bf16 instructions) learns the same toy task
+    as fp32 and leaves the weights (hence the saved model) in fp32."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from knowforge.models.lm_training import IGNORE, Tokenised, TrainConfig, train_lm
+
+    # a copy task: "a b c d | a b c d", loss on the second half
+    examples = []
+    for k in range(40):
+        seq = [(3 + (k * 7 + j * 5) % 40) for j in range(6)]
+        examples.append(Tokenised(tuple([1, *seq, 2, *seq]), tuple([IGNORE] * 8 + seq)))
+    losses = {}
+    for bf16 in (False, True):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            model = LlamaForCausalLM(LlamaConfig(vocab_size=48, hidden_size=32, intermediate_size=64,
+                                                 num_hidden_layers=1, num_attention_heads=2,
+                                                 num_key_value_heads=2, tie_word_embeddings=True))
+        result = train_lm(model, examples, TrainConfig(epochs=12, lr=2e-2, batch_tokens=256, warmup_steps=5,
+                                                       bf16=bf16), pad_id=0)
+        assert all(p.dtype == torch.float32 for p in model.parameters())
+        losses[bf16] = result.losses
+    for bf16, trace in losses.items():
+        assert trace[-1] < 0.5 * trace[0], (bf16, trace)
+    assert losses[True] != losses[False]                    # the flag does change the arithmetic
