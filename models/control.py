@@ -60,7 +60,7 @@ class ControlConfig(BaseModel):
     event_practice: int = 500      # reading practice in ELKEN's event sentences, per epoch
     chrono_passes: int = 2
     stable_years: int | None = None
-    changing_passes: int = 0
+    changing_passes: int = 1       # an extra grouping per epoch of the changing facts' blocks
     # model (llama architecture)
     vocab_size: int = 3000
     hidden_size: int = 128
