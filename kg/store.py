@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -48,6 +50,55 @@ def chunked(rows: Iterable, size: int) -> Iterator[list]:
     it = iter(rows)
     while chunk := list(islice(it, size)):
         yield chunk
+
+
+_DONE = object()
+
+
+def prefetched(rows: Iterable, size: int) -> Iterator:
+    """The items of ``rows``, produced ``size`` at a time by a background thread.
+
+    A writer sends a batch and then waits for the server, with the GIL released; the thread
+    builds the next batch's rows meanwhile. An exception in ``rows`` is raised here; if the
+    consumer stops early the thread stops at its next batch.
+    """
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for chunk in chunked(rows, size):
+                while not stop.is_set():
+                    try:
+                        ready.put(chunk, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            item: object = _DONE
+        except BaseException as exc:  # handed to the consumer, raised there
+            item = exc
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    thread = threading.Thread(target=produce, name="prefetch-rows", daemon=True)
+    thread.start()
+    try:
+        while True:
+            chunk = ready.get()
+            if chunk is _DONE:
+                return
+            if isinstance(chunk, BaseException):
+                raise chunk
+            yield from chunk
+    finally:
+        stop.set()
+        thread.join()
 
 
 class Store:
@@ -121,6 +172,32 @@ class Store:
             summary.batches += 1
             if progress:
                 progress(len(chunk))
+        return summary
+
+    def write_new(self, name: str, fallback: str, rows: Iterable[dict], *, key: str = "id",
+                  batch_size: int | None = None, progress: Progress | None = None,
+                  **params) -> WriteSummary:
+        """Send ``rows`` to a create-only statement ``name`` that is given the batch's keys as
+        ``$ids`` and writes nothing when any of them exists; such a batch (a re-run after a
+        crash) goes to the idempotent ``fallback`` statement instead, so nothing is doubled.
+        ``summary.counters['fallbacks']`` counts those batches."""
+        query, merge = self._query(name), self._query(fallback)
+        summary = WriteSummary()
+        fallbacks = 0
+        for chunk in chunked(rows, batch_size or self.batch_size):
+            result = self.driver.execute_query(query, {"rows": chunk, "ids": [r[key] for r in chunk],
+                                                       **params},
+                                               routing_=RoutingControl.WRITE, database_=self.database)
+            if result.summary.counters.nodes_created == 0:
+                fallbacks += 1
+                result = self.driver.execute_query(merge, {"rows": chunk, **params},
+                                                   routing_=RoutingControl.WRITE, database_=self.database)
+            summary.add(result.summary.counters)
+            summary.rows += len(chunk)
+            summary.batches += 1
+            if progress:
+                progress(len(chunk))
+        summary.counters["fallbacks"] = fallbacks
         return summary
 
     def run_autocommit(self, name: str, **params) -> WriteSummary:
