@@ -20,7 +20,7 @@ from knowforge.errors import ConfigError
               help="Seed of the held-out draw, the renderings, the initial weights and the batch order.")
 @click.option("--holdout", type=float, default=0.15, show_default=True,
               help="Share of pre-cutoff facts held out as unseen controls.")
-@click.option("--epochs", type=float, default=None, help="Training epochs (default 10).")
+@click.option("--epochs", type=float, default=None, help="Training epochs (default 7).")
 @click.option("--lr", type=float, default=None, help="Peak learning rate (default 3e-3).")
 @click.option("--hidden-size", type=int, default=None, help="Model width (default 128).")
 @click.option("--layers", type=int, default=None, help="Transformer layers (default 2).")
