@@ -11,6 +11,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -27,6 +28,9 @@ DEFAULT_BATCH_SIZE = int(os.environ.get("KNOWFORGE_BATCH_SIZE", "10000"))
 
 Progress = Callable[[int], None]
 """A progress callback: called with the number of items just finished."""
+
+IndexProgress = Callable[[list[dict], float], None]
+"""Called while indexes populate with ``Store.index_states()`` and the seconds waited."""
 
 
 @dataclass
@@ -228,13 +232,54 @@ class Store:
         return summary
 
     # -- schema and raw user queries ---------------------------------------------------------
-    def apply_schema(self) -> int:
-        """Apply ``cypher/schema.cypher`` (idempotent: every statement uses IF NOT EXISTS)."""
+    def apply_schema(self, *, wait: bool = True, timeout_s: float = 300.0,
+                     progress: IndexProgress | None = None) -> int:
+        """Apply ``cypher/schema.cypher`` (idempotent: every statement uses IF NOT EXISTS).
+
+        Index creation returns at once and the server fills the indexes in the background;
+        with ``wait`` (the default) this returns when every index is ONLINE (see
+        ``await_indexes``). A bulk import passes ``wait=False`` to do other work while the
+        indexes of the imported nodes populate, then waits itself.
+        """
         statements = split_statements(load_cypher("schema"))
         for text in statements:
             self.driver.execute_query(text, routing_=RoutingControl.WRITE, database_=self.database)
-        self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+        if wait:
+            self.await_indexes(timeout_s, progress=progress)
         return len(statements)
+
+    def index_states(self) -> list[dict]:
+        """Every index with its state (ONLINE, POPULATING, FAILED) and population percent."""
+        return self.read("store/index_states")
+
+    def await_indexes(self, timeout_s: float = 300.0, *, progress: IndexProgress | None = None,
+                      poll_s: float = 1.0) -> float:
+        """Wait until every index is ONLINE; returns the seconds waited.
+
+        Polls ``SHOW INDEXES`` rather than calling ``db.awaitIndexes`` so that a caller can
+        show progress and a failure names the index and the server's reason. Raises
+        KnowforgeError when an index FAILED or when ``timeout_s`` passes first (the indexes
+        keep populating on the server either way).
+        """
+        t0 = time.monotonic()
+        while True:
+            states = self.index_states()
+            failed = [r for r in states if r["state"] == "FAILED"]
+            if failed:
+                raise KnowforgeError("index population failed: " + "; ".join(
+                    f"{r['name']}: {r['failure'] or 'no reason given'}" for r in failed))
+            pending = [r for r in states if r["state"] != "ONLINE"]
+            waited = time.monotonic() - t0
+            if progress:
+                progress(states, waited)
+            if not pending:
+                return waited
+            if waited >= timeout_s:
+                raise KnowforgeError(
+                    f"indexes not online after {timeout_s:.0f}s: " + ", ".join(
+                        f"{r['name']} {r['state']} {r['percent']:.0f}%" for r in pending)
+                    + "; they keep populating on the server (SHOW INDEXES shows their progress)")
+            time.sleep(poll_s)
 
     def query_type(self, text: str, params: dict | None = None) -> str:
         """Neo4j's own classification of a statement: r, rw, w or s (schema)."""

@@ -118,6 +118,16 @@ def test_import_gives_the_unwind_graph(bulk_server, spark, tmp_path, monkeypatch
     result = import_bulk(out, home=bulk_server.home, overwrite=True, warn=warnings.append)
     assert warnings and "being replaced" in warnings[0]
     assert bulk_server.status().bolt_port == port  # the same URI after the restart
+    assert {"stop", "import", "restart", "schema", "aliases", "indexes"} <= set(result.seconds)
+
+    status = bulk_server.status()
+    store = open_store(GraphSettings(uri=status.uri, user="neo4j", password=bulk_server.password()))
+    try:  # the command returned a graph ready to query: every index of the schema online
+        states = store.index_states()
+    finally:
+        store.close()
+    assert {"entity_names", "entity_id", "fact_id", "fact_subject_relation"} <= {r["name"] for r in states}
+    assert [r["name"] for r in states if r["state"] != "ONLINE"] == []
 
     store = connect(bulk_server)
     try:
