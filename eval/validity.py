@@ -509,7 +509,11 @@ def knowgen_summary(rows: Sequence[Mapping]) -> dict:
         out["gap"] = acc["with"] - acc["without"]
         if out["gap"] < MIN_GAP:
             out["flagged"] = True
-            out["note"] = "the passage in context does not raise KU accuracy"
+            # Say by how much: "does not raise" would be false for a small positive gap.
+            points = 100 * out["gap"]
+            out["note"] = (f"the passage in context raises KU accuracy by only {points:.1f} points "
+                           f"(less than {100 * MIN_GAP:.0f})" if points > 0 else
+                           f"the passage in context does not raise KU accuracy ({points:+.1f} points)")
     return out
 
 

@@ -304,3 +304,20 @@ def test_chrono_records_pure_with_sampled_answers():
     [row] = chrono_records(questions, answers, {}, shot_sets=2, model_cutoff=2020)
     assert row["categories"] == {2019: CORRECT, 2020: "partial_correct2"}
     assert row["category"] == PARTIAL_KNOWN and row["truth"] == STABLE
+
+
+def test_knowgen_summary_flags_a_small_context_gain_by_its_size():
+    from knowforge.eval.validity import knowgen_summary
+
+    def rows(with_acc, without_acc):
+        return [{"run_id": "a", "setting": "zero-shot", "type": "KU", "context": "with", "samples": 60,
+                 "accuracy": with_acc},
+                {"run_id": "b", "setting": "zero-shot", "type": "KU", "context": "without", "samples": 60,
+                 "accuracy": without_acc}]
+
+    small = knowgen_summary(rows(0.133, 0.050))
+    assert small["flagged"] and small["note"] == "the passage in context raises KU accuracy by only 8.3 points (less than 10)"
+    worse = knowgen_summary(rows(0.0, 0.117))
+    assert worse["flagged"] and worse["note"] == "the passage in context does not raise KU accuracy (-11.7 points)"
+    clear = knowgen_summary(rows(0.40, 0.05))
+    assert not clear["flagged"] and clear["note"] == "" and abs(clear["gap"] - 0.35) < 1e-9
