@@ -183,6 +183,8 @@ def test_import_restarts_elsewhere_when_its_port_was_taken(bulk_server, spark, t
     load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
     old_port = bulk_server.status().bolt_port
     squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # As a server would: the stopped Neo4j's closed connections can leave the port in TIME_WAIT.
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 
     def step(text):
         if text == "neo4j-admin database import":
