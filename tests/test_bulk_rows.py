@@ -161,8 +161,11 @@ def test_hand_made_fact_rows(changes):
 
 @pytest.mark.parametrize("changes", [
     {}, {"labels": ("Human", "Person"), "aliases": ("a;b", "c"), "description": "d", "popularity": 3.0},
-    {"aliases": ("a\x1fb",)}, {"aliases": ("",)}, {"popularity": 3}, {"name": 5},
-    {"extra": {"qualifier": 1}}, {"labels": ("Entity",)},
+    {"aliases": ("a\x1fb",)}, {"aliases": ("",)}, {"aliases": [""]}, {"aliases": ("", "a")},
+    {"aliases": ("a", 5)}, {"aliases": ["a", "b"]}, {"popularity": 3}, {"popularity": None},
+    {"name": 5}, {"name": None}, {"id": 7}, {"description": ["x"]}, {"source_file": "f.bz2"},
+    {"extra": {"qualifier": 1}}, {"extra": {"name": "x"}}, {"labels": ("Entity",)},
+    {"labels": ("Person", "Entity")}, {"labels": ("No Such Label",)}, {"labels": (5,)},
 ])
 def test_hand_made_entity_rows(changes):
     record = EntityRecord(**{"id": "Q1", "name": "One", "source": "wikidata", "domain": "general", **changes})

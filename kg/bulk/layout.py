@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowforge.errors import InputError
+from knowforge.kg.cypher import validate_labels
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord, stable_id
 from knowforge.kg.writer import fact_node_properties
 
@@ -213,8 +214,23 @@ def fact_row(record: FactRecord) -> tuple:
 
 
 def entity_row(record: EntityRecord) -> tuple:
-    """``entity_values(record)`` as a tuple in ``ENTITY_ROW_NAMES`` order (None: no property)."""
-    return _row_of(entity_values(record), ENTITY_ROW_NAMES)
+    """``entity_values(record)`` as a tuple in ``ENTITY_ROW_NAMES`` order (None: no property).
+
+    Raises what ``entity_values`` raises, with the same message.
+    """
+    d = record.__dict__
+    aliases = d["aliases"]
+    if d["extra"] or "" in aliases:  # [""]: entity_values refuses it
+        return _row_of(entity_values(record), ENTITY_ROW_NAMES)
+    labels = validate_labels(d["labels"])  # as to_row, first
+    alias_text = " | ".join(aliases)  # a TypeError for a non-string alias, as to_row
+    record_id, name, description, popularity = d["id"], d["name"], d["description"], d["popularity"]
+    domain, source, source_file = d["domain"], d["source"], d["source_file"]
+    if not (set(map(type, (record_id, name, description, domain, source, source_file))) <= _STR_OR_NONE
+            and type(popularity) in _FLOAT_OR_NONE and ARRAY_DELIMITER not in alias_text):
+        return _row_of(entity_values(record), ENTITY_ROW_NAMES)  # raises, or a str/float subclass
+    return (record_id, ["Entity", *[label for label in labels if label != "Entity"]], name, list(aliases),
+            alias_text, description, popularity, domain, source, source_file, False)
 
 
 def _row_of(values: dict, names: tuple[str, ...]) -> tuple:

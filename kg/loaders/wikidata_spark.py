@@ -24,6 +24,7 @@ split and are refused (use the ``.bz2`` dump, or the streaming loader).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -218,7 +219,10 @@ class _Columns:
         self.block_start = block_start
         self.pending: list[tuple] = []
         self.lines: list[int] = []
-        self.writer = pq.ParquetWriter(self.tmp, schema, compression="snappy")
+        # Parts are read once, by the graph stage: no dictionary pages (they barely shrink
+        # them, snappy does) and no statistics (nothing is filtered on them).
+        self.writer = pq.ParquetWriter(self.tmp, schema, compression="snappy", use_dictionary=False,
+                                       write_statistics=False)
         self.rows = 0
 
     def add(self, row: tuple, line: int) -> None:
@@ -338,16 +342,31 @@ def parse_split(path: str, start: int, end: int, *, file_index: int, properties:
                 wanted: frozenset[str] | None, parts_dir: str, truncated: bool) -> dict:
     """The parse task: the lines of one split of the file through the streaming loader's parser,
     records to Parquet parts, and the split's counters (returned)."""
+    # Every full collection in the loop would walk all the worker's objects (the modules of
+    # pyarrow, pandas, the driver...) again: they are set aside while the task runs (freeze is
+    # O(1); the collector still sees, and collects, what the task makes), and given back after.
+    gc.freeze()
+    try:
+        return _parse_split(path, start, end, file_index=file_index, properties=properties,
+                            wanted=wanted, parts_dir=parts_dir, truncated=truncated)
+    finally:
+        gc.unfreeze()
+
+
+def _parse_split(path: str, start: int, end: int, *, file_index: int, properties: frozenset[str],
+                 wanted: frozenset[str] | None, parts_dir: str, truncated: bool) -> dict:
     source_file = Path(path).name
-    parser = WikidataDocParser(properties, source_file=source_file)
-    fact_row = layout.fact_row
+    parse_line = WikidataDocParser(properties, source_file=source_file).parse_line
+    fact_row, entity_row = layout.fact_row, layout.entity_row
     entity_schema, fact_schema = part_schemas()
     split = _Split(file_index, start, Path(parts_dir), source_file)
+    entity_part = fact_part = None
+    skipped = split.skipped
     try:
         for raw in split_lines(path, start, end, truncated=truncated):
             split.lines += 1
             try:
-                parsed = parser.parse_line(raw, wanted)
+                parsed = parse_line(raw, wanted)
             except ValueError as exc:
                 split.records_read += 1
                 split.problem("malformed_json", f"malformed JSON: {exc}")
@@ -356,32 +375,36 @@ def parse_split(path: str, start: int, end: int, *, file_index: int, properties:
                 continue
             split.records_read += 1
             if parsed.filtered:
-                split.skipped["not_in_entity_list"] += 1
+                skipped["not_in_entity_list"] += 1
                 continue
             for reason, message in parsed.skipped:
                 if reason in PROBLEM_REASONS:
                     split.problem(reason, message)
                 else:
-                    split.skipped[reason] += 1
+                    skipped[reason] += 1
             if parsed.relation:
                 rel = parsed.relation
                 split.relations.append((split.lines, rel.id, rel.label, rel.description))
-            check_breaks = not split.multiline and (b"\\n" in raw or b"\\r" in raw or b"\\u000" in raw)
-            facts = parsed.facts
+            entity, facts = parsed.entity, parsed.facts
             try:
-                entity_row = layout.entity_row(parsed.entity) if parsed.entity else None
+                entity_values = entity_row(entity) if entity else None
                 fact_rows = [fact_row(f) for f in facts]
             except layout.NotRepresentable as exc:
                 split.problem("not_bulk_representable", f"{exc} (document left out)")
                 continue
-            if check_breaks and ((entity_row is not None and _has_line_break(entity_row))
-                                 or any(_has_line_break(row) for row in fact_rows)):
+            if not split.multiline and (b"\\n" in raw or b"\\r" in raw or b"\\u000" in raw) \
+                    and ((entity_values is not None and _has_line_break(entity_values))
+                         or any(_has_line_break(row) for row in fact_rows)):
                 split.multiline = True
-            if entity_row is not None:
-                split.part("entities", entity_schema).add(entity_row, split.lines)
+            if entity_values is not None:
+                if entity_part is None:
+                    entity_part = split.part("entities", entity_schema)
+                entity_part.add(entity_values, split.lines)
                 split.entities += 1
             if fact_rows:
-                split.part("facts", fact_schema).extend(fact_rows, split.lines)
+                if fact_part is None:
+                    fact_part = split.part("facts", fact_schema)
+                fact_part.extend(fact_rows, split.lines)
                 if len(fact_rows) > 1 and len({row[0] for row in fact_rows}) < len(fact_rows):
                     split.fact_repeats = True  # one statement twice in a document: merged later
                 split.facts += len(fact_rows)
