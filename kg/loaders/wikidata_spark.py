@@ -345,11 +345,16 @@ def parse_split(path: str, start: int, end: int, *, file_index: int, properties:
     # Every full collection in the loop would walk all the worker's objects (the modules of
     # pyarrow, pandas, the driver...) again: they are set aside while the task runs (freeze is
     # O(1); the collector still sees, and collects, what the task makes), and given back after.
+    # A statement allocates a dozen containers, none in a cycle: the youngest generation is
+    # collected every 50,000 allocations rather than every 700 (py-spy: 6% of a worker's time).
+    thresholds = gc.get_threshold()
     gc.freeze()
+    gc.set_threshold(max(thresholds[0], 50_000), *thresholds[1:])
     try:
         return _parse_split(path, start, end, file_index=file_index, properties=properties,
                             wanted=wanted, parts_dir=parts_dir, truncated=truncated)
     finally:
+        gc.set_threshold(*thresholds)
         gc.unfreeze()
 
 
