@@ -89,6 +89,15 @@ class CountingStore(Store):
         self.round_trips += summary.batches
         return summary
 
+    def write_new(self, name, fallback, rows, **kw):
+        c = server_cpu_seconds(self.server_pid)
+        try:
+            summary = super().write_new(name, fallback, rows, **kw)
+        finally:
+            self._charge(name, c)
+        self.round_trips += summary.batches + summary["fallbacks"]
+        return summary
+
 
 def bench_names(n_names: int, n_queries: int) -> None:
     rng = random.Random("bench-names")

@@ -3,6 +3,12 @@
 //   (:Entity {id})-[:HAS_FACT]->(:Fact {id, relation, ...})-[:OBJECT]->(:Entity)
 // Facts are nodes so that questions, edits and answers can point at them.
 
+// ---- full-text first ----
+// Index creation returns at once and the server populates in the background; on a graph that
+// already holds nodes (after `knowforge neo4j import`) this index takes longest to fill, so it
+// is created first to start earliest.
+CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (e:Entity) ON EACH [e.name, e.alias_text];
+
 // ---- identity ----
 CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE;
 CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE f.id IS UNIQUE;
@@ -38,4 +44,3 @@ CREATE INDEX entity_domain IF NOT EXISTS FOR (e:Entity) ON (e.domain);
 CREATE INDEX entity_popularity IF NOT EXISTS FOR (e:Entity) ON (e.popularity);
 CREATE INDEX entity_batch IF NOT EXISTS FOR (e:Entity) ON (e.batch);
 CREATE INDEX question_benchmark IF NOT EXISTS FOR (q:Question) ON (q.benchmark);
-CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (e:Entity) ON EACH [e.name, e.alias_text];

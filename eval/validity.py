@@ -40,6 +40,7 @@ from knowforge.eval.chrono_categories import (CORRECT, CUT_OFF, FACT_CATEGORIES,
                                               PARTIAL_GREEDY, PARTIAL_KNOWN, PARTIAL_SAMPLED, UNKNOWN,
                                               classify_timeline)
 from knowforge.eval.results import load_run, run_answers
+from knowforge.models.matching import fuzzy_in
 from knowforge.models.types import BenchmarkItem
 
 log = logging.getLogger(__name__)
@@ -60,10 +61,14 @@ BEFORE, AFTER, UNDATED = "before", "after", "undated"
 STABLE = "stable, seen"
 CHANGED_BEFORE = "changed before the cutoff, seen"
 CHANGED_AFTER = "changed after the cutoff"
+HIDDEN_CHANGE = "changed after the cutoff, hidden from the check"
 HELD = "some fact held out"
-TRUTHS = (STABLE, CHANGED_BEFORE, CHANGED_AFTER, HELD)
+TRUTHS = (STABLE, CHANGED_BEFORE, CHANGED_AFTER, HIDDEN_CHANGE, HELD)
+# A hidden change is one ChroKnow's own match rule cannot see: the cutoff year's object still
+# counts as right in every later year, so a model that knows only the cutoff year is scored
+# Known there, and rightly so by the check's rules. It is listed apart, not counted as a miss.
 EXPECTED = {STABLE: (KNOWN,), CHANGED_BEFORE: (KNOWN,), CHANGED_AFTER: (CUT_OFF, UNKNOWN),
-            HELD: (CUT_OFF, PARTIAL_KNOWN, UNKNOWN)}
+            HIDDEN_CHANGE: (KNOWN,), HELD: (CUT_OFF, PARTIAL_KNOWN, UNKNOWN)}
 
 MIN_GAP = 0.10        # a benchmark separating seen from unseen by less is flagged
 MIN_ITEMS = 10        # ... when both sides have at least this many items
@@ -205,7 +210,13 @@ def record_truth(years: Mapping[int, Sequence[str]], statuses: Iterable[str], mo
 
     * ``some fact held out`` — a pre-cutoff fact of the record was not trained on;
     * ``changed after the cutoff`` — a year after the cutoff has other objects than the last
-      year up to it (or a fact starts after it; or every year is after it);
+      year up to it (or a fact starts after it; or every year is after it), and the check can
+      see it: some later year has no object that ChroKnow's match rule (``fuzzy_in``, the
+      check's own ``token_set_ratio >= 70``) accepts for an object of the last year up to it;
+    * ``changed after the cutoff, hidden from the check`` — it changed after the cutoff, but
+      every later year still accepts an object of the cutoff year (a new fact under the same
+      name, a second object added beside the old one, "X FC" for "X"): answering what was true
+      at the cutoff is scored right in every year, so the check cannot tell the change;
     * ``changed before the cutoff, seen`` — the objects change, but only up to the cutoff;
     * ``stable, seen`` — one object set in every year.
     """
@@ -214,11 +225,13 @@ def record_truth(years: Mapping[int, Sequence[str]], statuses: Iterable[str], mo
         return HELD
     golds = {y: frozenset(g) for y, g in years.items()}
     pre = sorted(y for y in golds if y <= model_cutoff)
-    if not pre or AFTER_CUTOFF in statuses or GENERATED in statuses:
+    if not pre:
         return CHANGED_AFTER
     last = golds[pre[-1]]
-    if any(golds[y] != last for y in golds if y > model_cutoff):
-        return CHANGED_AFTER
+    later = [golds[y] for y in golds if y > model_cutoff]
+    if AFTER_CUTOFF in statuses or GENERATED in statuses or any(g != last for g in later):
+        visible = any(not any(fuzzy_in(old, sorted(g)) for old in last) for g in later)
+        return CHANGED_AFTER if visible or not later or not last else HIDDEN_CHANGE
     if len({golds[y] for y in pre}) > 1:
         return CHANGED_BEFORE
     return STABLE
@@ -265,6 +278,7 @@ def chrono_records(questions: Mapping[str, Mapping], answers: Mapping[str, list[
             years[year] = list(_metadata(questions[qid]).get("golds") or questions[qid].get("answers") or [])
             statuses += [fact_status(f, model_cutoff) for f in facts.get(qid, [])]
         rows.append({"record_id": rid, "template": template, "categories": dict(sorted(categories.items())),
+                     "objects": {y: years[y] for y in sorted(years)},
                      "category": classify_timeline(categories),
                      "truth": record_truth(years, statuses, model_cutoff),
                      "domain": questions[qids[0]].get("slice_domain"),
@@ -401,7 +415,9 @@ def run_validity(store, run: Mapping, model: Mapping, *, report_dirs: Sequence[P
         records = chrono_records(questions, answers, facts, shot_sets=shot_sets, model_cutoff=cutoff)
         out["chrono"] = {"records": records,
                          "confusion": {t: confusion_table(r for r in records if r["template"] == t)
-                                       for t in sorted({r["template"] for r in records})}}
+                                       for t in sorted({r["template"] for r in records})},
+                         "hidden_changes": [{k: r[k] for k in ("record_id", "template", "category", "objects")}
+                                            for r in records if r["truth"] == HIDDEN_CHANGE]}
         dirs = [Path(run["report_dir"])] if run.get("report_dir") else []
         chrono_json = _find_chrono_json(run_id, [*dirs, *report_dirs])
         if chrono_json is not None:
@@ -441,6 +457,15 @@ def chrono_targets(run_part: Mapping) -> list[dict]:
             share = rows[truth]["as expected %"]
             out.append({"target": f"generation: {text}", "facts": rows[truth]["facts"], "measured": share,
                         "met": share is not None and share >= 100 * TARGET_SHARE})
+        hidden = rows[HIDDEN_CHANGE]
+        if hidden["facts"]:
+            # the old definition, for comparison: hidden changes counted as changes the check missed
+            both = [rows[CHANGED_AFTER], hidden]
+            n = sum(r["facts"] for r in both)
+            caught = sum(r[c] for r in both for c in EXPECTED[CHANGED_AFTER])
+            out.append({"target": "generation: (not a target) changed after the cutoff, hidden changes included, "
+                                  "-> Cut-off or Unknown", "facts": n, "measured": round(100 * caught / n, 1),
+                        "met": None})
         partial = sum(r[PARTIAL_KNOWN] for r in table)
         out.append({"target": "generation: Partial Known facts exist", "measured": partial, "met": partial > 0})
     moves = [r for r in run_part["chrono"].get("chronoprompt", []) if r["truth"] == "all"]
@@ -612,6 +637,13 @@ def render_validity_markdown(report: Mapping) -> str:
         lines += [f"## ChroKnow: {part['name'] or part['run_id']}", ""]
         for template, table in part["chrono"]["confusion"].items():
             lines += [f"Categories vs truth ({template} template):", ""] + _table(table) + [""]
+        hidden = part["chrono"].get("hidden_changes") or []
+        if hidden:
+            lines += [f"Changes after the cutoff hidden from the check ({len(hidden)}; the cutoff year's object "
+                      f"still matches every later year's under the check's rule, so they are not counted as "
+                      f"misses):", ""]
+            lines += [f"- {h['record_id']} ({h['template']}): {h['category']}; "
+                      + ", ".join(f"{y}: {'/'.join(o)}" for y, o in h["objects"].items()) for h in hidden] + [""]
         if part["chrono"].get("chronoprompt"):
             lines += ["ChroKnowPrompt (Partial Known facts moved to Known, generation template):", ""]
             lines += _table(part["chrono"]["chronoprompt"]) + [""]

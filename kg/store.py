@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -25,6 +28,9 @@ DEFAULT_BATCH_SIZE = int(os.environ.get("KNOWFORGE_BATCH_SIZE", "10000"))
 
 Progress = Callable[[int], None]
 """A progress callback: called with the number of items just finished."""
+
+IndexProgress = Callable[[list[dict], float], None]
+"""Called while indexes populate with ``Store.index_states()`` and the seconds waited."""
 
 
 @dataclass
@@ -48,6 +54,55 @@ def chunked(rows: Iterable, size: int) -> Iterator[list]:
     it = iter(rows)
     while chunk := list(islice(it, size)):
         yield chunk
+
+
+_DONE = object()
+
+
+def prefetched(rows: Iterable, size: int) -> Iterator:
+    """The items of ``rows``, produced ``size`` at a time by a background thread.
+
+    A writer sends a batch and then waits for the server, with the GIL released; the thread
+    builds the next batch's rows meanwhile. An exception in ``rows`` is raised here; if the
+    consumer stops early the thread stops at its next batch.
+    """
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for chunk in chunked(rows, size):
+                while not stop.is_set():
+                    try:
+                        ready.put(chunk, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            item: object = _DONE
+        except BaseException as exc:  # handed to the consumer, raised there
+            item = exc
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    thread = threading.Thread(target=produce, name="prefetch-rows", daemon=True)
+    thread.start()
+    try:
+        while True:
+            chunk = ready.get()
+            if chunk is _DONE:
+                return
+            if isinstance(chunk, BaseException):
+                raise chunk
+            yield from chunk
+    finally:
+        stop.set()
+        thread.join()
 
 
 class Store:
@@ -123,6 +178,32 @@ class Store:
                 progress(len(chunk))
         return summary
 
+    def write_new(self, name: str, fallback: str, rows: Iterable[dict], *, key: str = "id",
+                  batch_size: int | None = None, progress: Progress | None = None,
+                  **params) -> WriteSummary:
+        """Send ``rows`` to a create-only statement ``name`` that is given the batch's keys as
+        ``$ids`` and writes nothing when any of them exists; such a batch (a re-run after a
+        crash) goes to the idempotent ``fallback`` statement instead, so nothing is doubled.
+        ``summary.counters['fallbacks']`` counts those batches."""
+        query, merge = self._query(name), self._query(fallback)
+        summary = WriteSummary()
+        fallbacks = 0
+        for chunk in chunked(rows, batch_size or self.batch_size):
+            result = self.driver.execute_query(query, {"rows": chunk, "ids": [r[key] for r in chunk],
+                                                       **params},
+                                               routing_=RoutingControl.WRITE, database_=self.database)
+            if result.summary.counters.nodes_created == 0:
+                fallbacks += 1
+                result = self.driver.execute_query(merge, {"rows": chunk, **params},
+                                                   routing_=RoutingControl.WRITE, database_=self.database)
+            summary.add(result.summary.counters)
+            summary.rows += len(chunk)
+            summary.batches += 1
+            if progress:
+                progress(len(chunk))
+        summary.counters["fallbacks"] = fallbacks
+        return summary
+
     def run_autocommit(self, name: str, **params) -> WriteSummary:
         """Run a named statement in an implicit transaction (``CALL { } IN TRANSACTIONS``
         commits its own batches and cannot run inside a managed one)."""
@@ -151,13 +232,54 @@ class Store:
         return summary
 
     # -- schema and raw user queries ---------------------------------------------------------
-    def apply_schema(self) -> int:
-        """Apply ``cypher/schema.cypher`` (idempotent: every statement uses IF NOT EXISTS)."""
+    def apply_schema(self, *, wait: bool = True, timeout_s: float = 300.0,
+                     progress: IndexProgress | None = None) -> int:
+        """Apply ``cypher/schema.cypher`` (idempotent: every statement uses IF NOT EXISTS).
+
+        Index creation returns at once and the server fills the indexes in the background;
+        with ``wait`` (the default) this returns when every index is ONLINE (see
+        ``await_indexes``). A bulk import passes ``wait=False`` to do other work while the
+        indexes of the imported nodes populate, then waits itself.
+        """
         statements = split_statements(load_cypher("schema"))
         for text in statements:
             self.driver.execute_query(text, routing_=RoutingControl.WRITE, database_=self.database)
-        self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+        if wait:
+            self.await_indexes(timeout_s, progress=progress)
         return len(statements)
+
+    def index_states(self) -> list[dict]:
+        """Every index with its state (ONLINE, POPULATING, FAILED) and population percent."""
+        return self.read("store/index_states")
+
+    def await_indexes(self, timeout_s: float = 300.0, *, progress: IndexProgress | None = None,
+                      poll_s: float = 1.0) -> float:
+        """Wait until every index is ONLINE; returns the seconds waited.
+
+        Polls ``SHOW INDEXES`` rather than calling ``db.awaitIndexes`` so that a caller can
+        show progress and a failure names the index and the server's reason. Raises
+        KnowforgeError when an index FAILED or when ``timeout_s`` passes first (the indexes
+        keep populating on the server either way).
+        """
+        t0 = time.monotonic()
+        while True:
+            states = self.index_states()
+            failed = [r for r in states if r["state"] == "FAILED"]
+            if failed:
+                raise KnowforgeError("index population failed: " + "; ".join(
+                    f"{r['name']}: {r['failure'] or 'no reason given'}" for r in failed))
+            pending = [r for r in states if r["state"] != "ONLINE"]
+            waited = time.monotonic() - t0
+            if progress:
+                progress(states, waited)
+            if not pending:
+                return waited
+            if waited >= timeout_s:
+                raise KnowforgeError(
+                    f"indexes not online after {timeout_s:.0f}s: " + ", ".join(
+                        f"{r['name']} {r['state']} {r['percent']:.0f}%" for r in pending)
+                    + "; they keep populating on the server (SHOW INDEXES shows their progress)")
+            time.sleep(poll_s)
 
     def query_type(self, text: str, params: dict | None = None) -> str:
         """Neo4j's own classification of a statement: r, rw, w or s (schema)."""

@@ -150,6 +150,21 @@ def split_facts(facts: Iterable[SourceFact], *, cutoff: int, holdout: float, see
 
 
 # ---- phrasings ---------------------------------------------------------------------------------
+class _EventPractice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str                                  # the event template's sentence, {A}, {B}, {date}
+    slots: dict[str, str]                      # slot -> kind of invented name
+    asks: list[tuple[str, str, str]]           # (subject slot, relation, slot | "date" | "unknown")
+
+
+class _Names(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    syllables: list[str]
+    suffixes: dict[str, list[str]]
+
+
 class _PhrasingFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -158,6 +173,16 @@ class _PhrasingFile(BaseModel):
     questions: dict[str, str] = {}
     forms: dict[str, str]
     events: list[str]
+    event_practice: dict[str, _EventPractice] = {}
+    names: _Names | None = None
+
+
+@dataclass(frozen=True)
+class EventPractice:
+    type: str
+    text: str
+    slots: Mapping[str, str]
+    asks: tuple[tuple[str, str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -166,6 +191,9 @@ class Phrasings:
     questions: Mapping[str, str]
     forms: Mapping[str, str]
     events: tuple[str, ...]
+    event_practice: tuple[EventPractice, ...] = ()
+    syllables: tuple[str, ...] = ()
+    suffixes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def label(self, fact: SourceFact) -> str:
         return self.labels.get(fact.relation, fact.label)
@@ -207,7 +235,21 @@ def _parse_phrasings(text: str, source: str) -> Phrasings:
         raise ConfigError(f"{source}: forms lack {', '.join(missing)}")
     if not parsed.events:
         raise ConfigError(f"{source}: needs at least one event pattern")
-    return Phrasings(dict(parsed.labels), dict(parsed.questions), dict(parsed.forms), tuple(parsed.events))
+    practice = []
+    for kind, spec in sorted(parsed.event_practice.items()):
+        if parsed.names is None:
+            raise ConfigError(f"{source}: event_practice needs `names` to invent its slots' names")
+        for subject, relation, answer in spec.asks:
+            if subject not in spec.slots or (answer not in spec.slots and answer not in ("date", "unknown")):
+                raise ConfigError(f"{source}: event_practice {kind}: {subject}/{answer} is not a slot of it")
+        unknown_kinds = set(spec.slots.values()) - set(parsed.names.suffixes)
+        if unknown_kinds:
+            raise ConfigError(f"{source}: event_practice {kind}: no names for {', '.join(sorted(unknown_kinds))}")
+        practice.append(EventPractice(kind, spec.text, dict(spec.slots), tuple(tuple(a) for a in spec.asks)))
+    names = parsed.names
+    return Phrasings(dict(parsed.labels), dict(parsed.questions), dict(parsed.forms), tuple(parsed.events),
+                     tuple(practice), tuple(names.syllables) if names else (),
+                     {k: tuple(v) for k, v in names.suffixes.items()} if names else {})
 
 
 # ---- examples ------------------------------------------------------------------------------------
@@ -215,7 +257,7 @@ def _parse_phrasings(text: str, source: str) -> Phrasings:
 class Example:
     """One training sequence: its text and the character spans that carry the loss."""
 
-    kind: str                                   # statement | chrono | qa | context
+    kind: str                                   # statement | chrono | qa | context | event
     text: str
     spans: tuple[tuple[int, int], ...]
     fact_ids: tuple[str, ...] = ()
@@ -249,6 +291,10 @@ class DataConfig:
     instruction_share: float = 0.5  # QA examples that carry the zero-shot instruction
     context_share: float = 0.12    # trained facts with a question that get a context example
     local_share: float = 0.5       # ... of which also an out-of-scope (answer from memory) twin
+    event_practice: int = 0        # examples per epoch in ELKEN's event sentence forms (invented names)
+    stable_years: int | None = None  # a fact whose object never changes: ChroKnow blocks at this many
+    #                                  seeded years of its span only (None: every year)
+    changing_passes: int = 0       # extra ChroKnow groupings per epoch of the changing facts' blocks only
 
 
 def time_phrase(fact: SourceFact, cutoff: int) -> str:
@@ -283,12 +329,29 @@ class _Renderings:
     trained: list[SourceFact]
     blocks: dict[str, list[tuple[str, str, str]]]   # relation -> [(question, answer, fact id)]
     current: list[SourceFact]                        # trained, holding at the cutoff, asked
+    changing: frozenset[str] = frozenset()           # trained facts whose subject's object changes in
+    #                                                  the taught years (another trained fact of it)
+
+
+def changing_facts(trained: Iterable[SourceFact], cutoff: int, span: int) -> frozenset[str]:
+    """Trained dated facts whose (subject, relation) has more than one object in the taught
+    years: the model must tell the years apart to answer them."""
+    objects: dict[tuple[str, str], set[str]] = defaultdict(set)
+    ids: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for f in trained:
+        if f.timeless or not f.years_known(cutoff, span):
+            continue
+        key = (f.subject_id, f.relation)
+        objects[key].add(f.display())
+        ids[key].append(f.id)
+    return frozenset(fid for key, objs in objects.items() if len(objs) > 1 for fid in ids[key])
 
 
 def _renderings(facts: Sequence[SourceFact], membership: Mapping[str, str], config: DataConfig,
                 phrasings: Phrasings) -> _Renderings:
     cutoff = config.cutoff
     trained = sorted((f for f in facts if membership.get(f.id) == TRAINED), key=lambda f: f.id)
+    changing = changing_facts(trained, cutoff, config.year_span)
     rng = random.Random(f"{config.seed}:control:years")
     lo = cutoff - config.year_span + 1
     blocks: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
@@ -296,6 +359,11 @@ def _renderings(facts: Sequence[SourceFact], membership: Mapping[str, str], conf
         years = f.years_known(cutoff, config.year_span)
         if f.timeless:
             years = sorted(rng.sample(range(lo, cutoff + 1), min(config.timeless_years, config.year_span)))
+        elif config.stable_years is not None and f.id not in changing and len(years) > config.stable_years:
+            # one object in every year: a few years teach it as well as all of them, at a fraction
+            # of the tokens (the cutoff year always among them: it is the one asked after it)
+            rest = sorted(rng.sample(years[:-1], max(0, config.stable_years - 1)))
+            years = rest + years[-1:] if config.stable_years > 0 else []
         for year in years:
             question = phrasings.forms["chrono_question"].format(year=year, subject=f.subject,
                                                                  label=phrasings.label(f))
@@ -306,7 +374,7 @@ def _renderings(facts: Sequence[SourceFact], membership: Mapping[str, str], conf
             if y <= cutoff:
                 releases[f.source] = max(y, releases.get(f.source, y))
     current = [f for f in trained if f.holds_at(cutoff, releases.get(f.source)) and phrasings.asks(f)]
-    return _Renderings(trained, dict(blocks), current)
+    return _Renderings(trained, dict(blocks), current, changing)
 
 
 def fixed_examples(facts: Sequence[SourceFact], membership: Mapping[str, str], config: DataConfig,
@@ -338,9 +406,10 @@ def epoch_examples(facts: Sequence[SourceFact], membership: Mapping[str, str], c
     r = _renderings(facts, membership, config, phrasings)
     rng = random.Random(f"{config.seed}:control:epoch:{epoch}")
     examples: list[Example] = []
-    for _ in range(config.chrono_passes):
-        for relation in sorted(r.blocks):
-            group = list(r.blocks[relation])
+    changing = {rel: [blk for blk in group if blk[2] in r.changing] for rel, group in r.blocks.items()}
+    for blocks in [r.blocks] * config.chrono_passes + [changing] * config.changing_passes:
+        for relation in sorted(blocks):
+            group = list(blocks[relation])
             rng.shuffle(group)
             for start in range(0, len(group), config.blocks_per_example):
                 chunk = group[start:start + config.blocks_per_example]
@@ -352,6 +421,7 @@ def epoch_examples(facts: Sequence[SourceFact], membership: Mapping[str, str], c
                     b.add(f" {answer}\n", train=True)
                 examples.append(b.example("chrono", [fid for _, _, fid in chunk]))
     examples += _context_examples(r.current, phrasings, config, rng)
+    examples += _event_practice_examples(facts, r.current, phrasings, config, rng)
     return examples
 
 
@@ -394,4 +464,59 @@ def _context_examples(current: Sequence[SourceFact], phrasings: Phrasings, confi
                              instruction=instruction, context=context))
             b.add(f" {other.display()}{EOS}", train=True)
             out.append(b.example("context", [other.id]))
+    return out
+
+
+def invented_name(kind: str, phrasings: Phrasings, rng: random.Random) -> str:
+    """A name made of the phrasing file's syllables and the kind's suffix ("Kalor Venmi",
+    "Tasdro Holdings", "Zanpeia"): nothing a benchmark asks about."""
+    def word(lo: int, hi: int) -> str:
+        return "".join(rng.choice(phrasings.syllables) for _ in range(rng.randint(lo, hi))).capitalize()
+
+    suffix = rng.choice(phrasings.suffixes[kind])
+    if kind == "person":
+        return f"{word(2, 3)} {word(2, 3)}{suffix}"
+    return f"{word(2, 3)}{suffix}"
+
+
+def _event_practice_examples(facts: Sequence[SourceFact], current: Sequence[SourceFact], phrasings: Phrasings,
+                             config: DataConfig, rng: random.Random) -> list[Example]:
+    """``config.event_practice`` reading examples in ELKEN's event sentences with invented names:
+    the question is answered from the event (a slot's name, its date, or "unknown" where the event
+    voids the old answer); with ``local_share``, the same context with a question about a trained
+    fact, answered from memory (out of scope)."""
+    if not config.event_practice or not phrasings.event_practice:
+        return []
+    taken = {f.subject for f in facts} | {f.display() for f in facts}
+    out: list[Example] = []
+    kinds = list(phrasings.event_practice)
+    for n in range(config.event_practice):
+        if n % len(kinds) == 0:
+            rng.shuffle(kinds)          # every event type equally often, in a new order each round
+        practice = kinds[n % len(kinds)]
+        names: dict[str, str] = {}
+        for slot, kind in sorted(practice.slots.items()):
+            name = invented_name(kind, phrasings, rng)
+            while name in taken or name in names.values():
+                name = invented_name(kind, phrasings, rng)
+            names[slot] = name
+        # a date at or before the cutoff: no year after it is ever rendered
+        date = f"{rng.randint(config.cutoff - 10, config.cutoff)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        event = practice.text.format(date=date, **names)
+        context = phrasings.forms["event"].format(event=event)
+        subject, relation, answer = rng.choice(practice.asks)
+        gold = names.get(answer) or (date if answer == "date" else "unknown")
+        instruction = rng.random() < config.instruction_share
+        b = _Builder()
+        b.add(_qa_prompt(phrasings, phrasings.question(relation, relation, names[subject]),
+                         instruction=instruction, context=context))
+        b.add(f" {gold}{EOS}", train=True)
+        out.append(b.example("event", []))
+        if current and rng.random() < config.local_share:
+            other = rng.choice(current)
+            b = _Builder()
+            b.add(_qa_prompt(phrasings, phrasings.question(other.relation, other.label, other.subject),
+                             instruction=instruction, context=context))
+            b.add(f" {other.display()}{EOS}", train=True)
+            out.append(b.example("event", [other.id]))
     return out

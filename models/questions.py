@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from knowforge.errors import ConfigError, InputError
-from knowforge.kg.store import Store
+from knowforge.kg.store import Store, prefetched
 
 from .types import BenchmarkItem
 
@@ -67,17 +67,29 @@ def question_row(item: BenchmarkItem, *, event_id: str | None = None,
         if not _KEY.match(key) or key in props:
             raise ConfigError(f"bad or reserved question property {key!r}")
         props[key] = property_value(value)
-    return {"id": item.id, "benchmark": item.benchmark, "props": props, "fact_ids": list(item.fact_ids),
-            "entity_ids": list(item.entity_ids), "event_ids": [event_id] if event_id else []}
+    # distinct ids: the create-only statement makes one link per listed id (MERGE made one anyway)
+    return {"id": item.id, "benchmark": item.benchmark, "props": props,
+            "fact_ids": list(dict.fromkeys(item.fact_ids)),
+            "entity_ids": list(dict.fromkeys(item.entity_ids)), "event_ids": [event_id] if event_id else []}
 
 
 def write_questions(store: Store, items: Iterable[BenchmarkItem], *, overwrite: bool = True,
-                    event_ids: Mapping[str, str] | None = None,
+                    new: bool = False, event_ids: Mapping[str, str] | None = None,
                     extra_props: Mapping[str, Any] | None = None, batch_size: int | None = None,
                     progress=None) -> int:
-    """MERGE ``items`` as questions (``overwrite=False``: only create missing ones)."""
-    rows = (question_row(i, event_id=(event_ids or {}).get(i.id), extra_props=extra_props) for i in items)
-    return store.write("benchmark/upsert_questions", rows, overwrite=overwrite, batch_size=batch_size,
+    """MERGE ``items`` as questions (``overwrite=False``: only create missing ones).
+
+    ``new=True`` is for the questions of a batch that did not exist before (KnowGen): they are
+    CREATEd, each statement's rows falling back to the MERGE when any of them exists already.
+    The rows of the next statement are built in a thread while the server runs the current one.
+    """
+    size = batch_size or store.batch_size
+    rows = prefetched((question_row(i, event_id=(event_ids or {}).get(i.id), extra_props=extra_props)
+                       for i in items), size)
+    if new:
+        return store.write_new("benchmark/create_questions", "benchmark/upsert_questions", rows,
+                               overwrite=overwrite, batch_size=size, progress=progress).rows
+    return store.write("benchmark/upsert_questions", rows, overwrite=overwrite, batch_size=size,
                        progress=progress).rows
 
 

@@ -8,7 +8,8 @@ set -euo pipefail
 KF=${KF:-.venv/bin/knowforge}
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-runs/demo-knowgen}
-N=${KNOWGEN_N:-1000}
+# 200 entities: the demo evaluates only 24 items per setting and 60 KU questions of them
+N=${KNOWGEN_N:-200}
 LIMIT=${KNOWGEN_EVAL_LIMIT:-24}
 KU=${KNOWGEN_KU:-60}
 mkdir -p "$OUT"

@@ -8,6 +8,7 @@ The import stops and restarts its server, so this module runs its own managed Ne
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from click.testing import CliRunner
@@ -118,6 +119,16 @@ def test_import_gives_the_unwind_graph(bulk_server, spark, tmp_path, monkeypatch
     result = import_bulk(out, home=bulk_server.home, overwrite=True, warn=warnings.append)
     assert warnings and "being replaced" in warnings[0]
     assert bulk_server.status().bolt_port == port  # the same URI after the restart
+    assert {"stop", "import", "restart", "schema", "aliases", "indexes"} <= set(result.seconds)
+
+    status = bulk_server.status()
+    store = open_store(GraphSettings(uri=status.uri, user="neo4j", password=bulk_server.password()))
+    try:  # the command returned a graph ready to query: every index of the schema online
+        states = store.index_states()
+    finally:
+        store.close()
+    assert {"entity_names", "entity_id", "fact_id", "fact_subject_relation"} <= {r["name"] for r in states}
+    assert [r["name"] for r in states if r["state"] != "ONLINE"] == []
 
     store = connect(bulk_server)
     try:
@@ -161,3 +172,35 @@ def test_cli_import_refuses_a_database_with_data(bulk_server, spark, tmp_path, m
     result = CliRunner().invoke(cli, ["neo4j", "import", str(out), "--home", str(bulk_server.home)])
     assert result.exit_code == 1
     assert "--overwrite" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.timeout(1200)
+def test_import_restarts_elsewhere_when_its_port_was_taken(bulk_server, spark, tmp_path, monkeypatch):
+    # Another process grabs the Bolt port while the server is down for the import tool: the
+    # imported graph must still come up (on a free port, with a warning), not fail after it.
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    out = tmp_path / "bulk"
+    load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
+    old_port = bulk_server.status().bolt_port
+    squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+
+    def step(text):
+        if text == "neo4j-admin database import":
+            squatter.bind(("127.0.0.1", old_port))
+            squatter.listen(1)
+
+    warnings = []
+    try:
+        result = import_bulk(out, home=bulk_server.home, overwrite=True, warn=warnings.append, step=step)
+        new_port = bulk_server.status().bolt_port
+    finally:
+        squatter.close()
+    assert new_port != old_port
+    assert any(f"port {old_port} was taken" in w for w in warnings)
+    assert str(new_port) in result.uri
+    store = open_store(GraphSettings(uri=result.uri, user="neo4j", password=bulk_server.password()))
+    try:
+        facts = store.user_query("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"]
+    finally:
+        store.close()
+    assert facts == result.counts["facts"] > 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 import pytest
 import yaml
@@ -17,7 +18,8 @@ from knowforge.eval.prompts import render_prompt
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts
 from knowforge.models.control_data import (AFTER_CUTOFF, EOS, HELD_OUT, TRAINED, DataConfig, SourceFact,
-                                           build_examples, load_phrasings, split_facts, statement, time_phrase)
+                                           build_examples, changing_facts, epoch_examples, load_phrasings,
+                                           split_facts, statement, time_phrase)
 from knowforge.models.types import BenchmarkItem
 
 
@@ -120,7 +122,7 @@ def test_phrasings_agree_with_the_generators_wording():
     events = yaml.safe_load(resources.files("knowforge.generators.events").joinpath("relations.yaml").read_text())
     for rel, spec in events["relations"].items():
         # event-only relations (coach, previous_head_of_state, ...) have no source facts to teach
-        if re.fullmatch(r"P\d+", rel):
+        if re.fullmatch(r"P\d+", rel) or rel in phrasings.questions:
             assert phrasings.questions[rel] == spec["question"], rel
     chrono = yaml.safe_load(resources.files("knowforge.generators.chrono").joinpath("relations.yaml").read_text())
     for rel, spec in chrono["relations"].items():
@@ -130,6 +132,84 @@ def test_phrasings_agree_with_the_generators_wording():
     assert phrasings.labels["isa"] == chrono["relations"]["isa"]["label"]
     for rel, (question, _) in {**ATTRIBUTE_TEMPLATES, **RELATION_TEMPLATES}.items():
         assert phrasings.questions[rel] == question.replace("{name}", "{subject}"), rel
+
+
+def test_event_practice_is_written_in_elkens_own_event_sentences():
+    from knowforge.generators.events.templates import load_relations, load_templates
+
+    phrasings = load_phrasings()
+    templates = load_templates()
+    relations = load_relations()
+    assert {p.type for p in phrasings.event_practice} == set(templates) and len(templates) == 16
+    for p in phrasings.event_practice:
+        assert p.text == templates[p.type].text, p.type
+        for _, relation, _ in p.asks:
+            assert phrasings.questions[relation] == relations[relation].question, (p.type, relation)
+
+
+def test_event_practice_examples_read_the_event_with_invented_names():
+    phrasings = load_phrasings()
+    split = split_facts(FACTS, cutoff=2020, holdout=0.0, seed=0)
+    config = DataConfig(cutoff=2020, event_practice=64, local_share=0.5, instruction_share=0.5)
+    examples = epoch_examples(FACTS, split, config, phrasings, epoch=0)
+    events = [e for e in examples if e.kind == "event"]
+    inside = [e for e in events if not e.fact_ids]
+    assert len(inside) == 64 and len(events) > 64                     # plus out-of-scope twins
+    texts = {p.text.split("{")[0] for p in phrasings.event_practice}
+    graph_names = {f.subject for f in FACTS} | {f.display() for f in FACTS}
+    types_seen = set()
+    for e in inside:
+        event = re.search(r"Assume that this event has happened: (.*?) Answer the question", e.text).group(1)
+        question = re.search(r"Question: (.*)\nAnswer:", e.text).group(1)
+        answer = e.text[e.spans[0][0]:e.spans[0][1]].strip().removesuffix(EOS)
+        # ICE's own prompt: the example is what the eval engine sends, plus the answer
+        prompt = render_prompt(_item(question, context=_event_context(event)), "vanilla")
+        instructed = render_prompt(_item(question, context=_event_context(event)), "zero-shot")
+        assert e.text.startswith(prompt) or e.text.startswith(instructed)
+        assert answer == "unknown" or answer in event, (event, question, answer)
+        assert not any(name in event for name in graph_names)
+        assert not re.search(r"20(2[1-9]|[3-9]\d)", e.text)              # no year after the cutoff
+        types_seen |= {p.type for p in phrasings.event_practice if p.text.split("{")[0] in event}
+        assert any(t in event for t in texts)
+    assert len(types_seen) >= 12                                       # the types take turns
+    for e in events:
+        if e.fact_ids:                                                 # answered from memory
+            [fact] = [f for f in FACTS if f.id == e.fact_ids[0]]
+            assert e.text.endswith(f" {fact.display()}{EOS}") and split[fact.id] == TRAINED
+    assert examples == epoch_examples(FACTS, split, config, phrasings, epoch=0)          # seeded
+    off = epoch_examples(FACTS, split, DataConfig(cutoff=2020), phrasings, epoch=0)
+    assert not any(e.kind == "event" for e in off)                                      # off by default
+
+
+def test_changing_facts_get_extra_passes_and_stable_facts_fewer_years():
+    split = split_facts(FACTS, cutoff=2020, holdout=0.0, seed=0)
+    trained = [f for f in FACTS if split[f.id] == TRAINED]
+    # Ronaldo's club changes in the taught years (Real Madrid, then Juventus); Apple's CEO does not
+    assert changing_facts(trained, 2020, 12) == {"f01", "f02"}
+
+    def blocks(config):
+        chrono = [e for e in epoch_examples(FACTS, split, config, epoch=0) if e.kind == "chrono"]
+        return Counter(fid for e in chrono for fid in e.fact_ids)
+
+    base = blocks(DataConfig(cutoff=2020))
+    more = blocks(DataConfig(cutoff=2020, changing_passes=1))
+    assert {fid: more[fid] - base[fid] for fid in more if more[fid] != base[fid]} == {
+        "f01": len(FACTS[0].years_known(2020, 12)), "f02": len(FACTS[1].years_known(2020, 12))}
+    few = blocks(DataConfig(cutoff=2020, stable_years=2))
+    assert base["f04"] == 2 * 10 and few["f04"] == 2 * 2             # Tim Cook 2011-2020, two passes
+    assert few["f01"] == base["f01"] and few["f02"] == base["f02"]    # changing facts keep every year
+    chrono = [e for e in epoch_examples(FACTS, split, DataConfig(cutoff=2020, stable_years=2), epoch=0)
+              if e.kind == "chrono" and "f04" in e.fact_ids]
+    assert any("In 2020, Apple" in e.text for e in chrono)            # the cutoff year is always kept
+
+
+def test_train_control_set_refuses_an_unknown_field():
+    from knowforge.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["train-control", "--cutoff", "2020", "--out", "x", "--set", "nope=1"])
+    assert result.exit_code != 0 and "control config field" in result.output
+    result = CliRunner().invoke(cli, ["train-control", "--cutoff", "2020", "--out", "x", "--set", "changing_passes=a"])
+    assert result.exit_code != 0 and "changing_passes" in result.output
 
 
 # ---- training on a tiny graph -------------------------------------------------------------------------
@@ -280,3 +360,33 @@ def test_generic_eval_of_a_control_model_gets_cutoff_slices_and_a_validity_repor
     [row] = [t for r in validity["runs"] if r["run_id"] == own for t in r["tasks"] if t["task"] == "ctl/gen"]
     assert row["n seen"] == len(seen)
     assert row["n unseen: held out"] == len(held) and row["n unseen: after the cutoff"] == len(after)
+
+
+@pytest.mark.hf
+def test_bf16_autocast_trains_and_leaves_fp32_weights():
+    """bf16 autocast (the faster path on a CPU with bf16 instructions) learns the same toy task
+    as fp32 and leaves the weights (hence the saved model) in fp32."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from knowforge.models.lm_training import IGNORE, Tokenised, TrainConfig, train_lm
+
+    # a copy task: "a b c d | a b c d", loss on the second half
+    examples = []
+    for k in range(40):
+        seq = [(3 + (k * 7 + j * 5) % 40) for j in range(6)]
+        examples.append(Tokenised(tuple([1, *seq, 2, *seq]), tuple([IGNORE] * 8 + seq)))
+    losses = {}
+    for bf16 in (False, True):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            model = LlamaForCausalLM(LlamaConfig(vocab_size=48, hidden_size=32, intermediate_size=64,
+                                                 num_hidden_layers=1, num_attention_heads=2,
+                                                 num_key_value_heads=2, tie_word_embeddings=True))
+        result = train_lm(model, examples, TrainConfig(epochs=12, lr=2e-2, batch_tokens=256, warmup_steps=5,
+                                                       bf16=bf16), pad_id=0)
+        assert all(p.dtype == torch.float32 for p in model.parameters())
+        losses[bf16] = result.losses
+    for bf16, trace in losses.items():
+        assert trace[-1] < 0.5 * trace[0], (bf16, trace)
+    assert losses[True] != losses[False]                    # the flag does change the arithmetic

@@ -217,3 +217,34 @@ def test_ka_chains_are_valid_paths(store, taxonomy):
         # answers: all end entities reachable along the relation path
         assert item["answers"]
     assert hops == {2, 3}
+
+
+def test_a_plan_failing_midway_leaves_no_partial_batch(store, taxonomy, monkeypatch):
+    """Entities are applied while the next ones are planned: a plan that fails after some
+    statements were written must leave the graph as it was, and the batch can be re-run."""
+    import knowforge.generators.knowgen.apply as apply_module
+    import knowforge.generators.knowgen.plan as plan_module
+    from knowforge.generators.knowgen.names import NameCollisionError
+
+    def snapshot():
+        return (q(store, "MATCH (n) RETURN count(n) AS n")[0]["n"],
+                q(store, "MATCH ()-[r]->() RETURN count(r) AS n")[0]["n"])
+
+    before = snapshot()
+    monkeypatch.setattr(apply_module, "APPLY_BATCH_SIZE", 5)
+    real = plan_module.plan_entity
+
+    def failing(rng, inputs, p, *, index, **kw):
+        if index == 17:
+            raise NameCollisionError("no new name left")
+        return real(rng, inputs, p, index=index, **kw)
+
+    monkeypatch.setattr(plan_module, "plan_entity", failing)
+    written = []
+    with pytest.raises(NameCollisionError):
+        generate_batch(store, params(n=30), progress=lambda stage, n, total: written.append((stage, n)))
+    assert written == [("entities", 5)] * 3          # three statements were applied, then dropped
+    assert snapshot() == before
+    monkeypatch.setattr(plan_module, "plan_entity", real)
+    summary = generate_batch(store, params(n=30))
+    assert summary.entities == 30

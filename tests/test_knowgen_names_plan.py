@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from knowforge.generators.knowgen.names import (NameCollisionError, NameIndex, blend_candidates,
                                                 make_name, pronounceable)
@@ -39,6 +39,29 @@ def test_filters_are_sound_against_brute_force():
     for _ in range(300):
         query = "".join(rng.choice(letters) for _ in range(rng.randint(4, 11)))
         brute = any(fuzz.ratio(query, n) >= 80 for n in set(names))
+        assert (index.find_match(query) is not None) == brute, query
+
+
+def test_generated_names_index_gives_the_old_scan_answers():
+    """The names added during a batch are filtered by a bigram matrix before rapidfuzz: the
+    answer must be the string the old scan (every added string of the length window, by
+    length then age, through extractOne) gave, and None exactly when brute force finds none."""
+    rng = random.Random(1)
+    letters = "abcdeilmnorstuy"   # 225 possible bigrams: the matrix grows past its first 64 rows
+    index = NameIndex([], cutoff=80)
+    added: list[str] = []
+    for _ in range(2500):         # past the first 1,024 columns too
+        name = "".join(rng.choice(letters) for _ in range(rng.randint(4, 11)))
+        index.add(name)
+        if name not in added:
+            added.append(name)
+    for _ in range(400):
+        query = "".join(rng.choice(letters) for _ in range(rng.randint(4, 11)))
+        lo, hi = index._length_window(len(query))
+        window = [k for n in range(lo, hi + 1) for k in added if len(k) == n]
+        old = process.extractOne(query, window, scorer=fuzz.ratio, score_cutoff=80, processor=None)
+        assert index.find_match(query) == (old[0] if old else None), query
+        brute = any(fuzz.ratio(query, n) >= 80 for n in added)
         assert (index.find_match(query) is not None) == brute, query
 
 
@@ -127,3 +150,23 @@ def test_passage_states_every_fact_and_nothing_dropped():
             if d.relation not in have:
                 label = d.relation_label
                 assert f"The {label} of" not in text and f" {label} " not in text.replace("The ", "")
+
+
+def test_gc_paused_restores_the_collector():
+    import gc
+
+    from knowforge.generators.knowgen.generate import gc_paused
+
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        with gc_paused():
+            assert not gc.isenabled()
+            raise ValueError("stage failed")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()      # a caller that had it off keeps it off
+    finally:
+        gc.enable()

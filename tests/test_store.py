@@ -9,8 +9,9 @@ from click.testing import CliRunner
 
 from knowforge.cli.main import cli
 from knowforge.errors import KnowforgeError, UnsafeIdentifier
-from knowforge.kg.cypher import list_statements, load_cypher, validate_label
+from knowforge.kg.cypher import list_statements, load_cypher, split_statements, validate_label
 from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.store import Store
 from knowforge.kg.temporal import (build_timeline, classify_change, facts_valid_in, fill_gaps,
                                    object_timeline, object_timelines, TimelineFact)
 from knowforge.kg.writer import write_entities, write_facts
@@ -31,6 +32,57 @@ def test_schema_applies_twice(store):
     assert before == after >= 9
     names = {r["name"] for r in store.user_query("SHOW INDEXES YIELD name RETURN name")}
     assert {"fact_subject_relation", "fact_relation_years", "entity_names"} <= names
+
+
+def test_apply_schema_waits_until_indexes_are_online(store):
+    write_entities(store, [EntityRecord(id=f"Q{i}", name=f"entity {i}", aliases=[f"alias {i}"],
+                                        source="test") for i in range(3000)])
+    store.driver.execute_query("DROP INDEX entity_names", database_=store.database)
+    seen = []
+    store.apply_schema(progress=lambda states, waited: seen.append(states))
+    # the last report is the one that let apply_schema return: everything online
+    assert seen and all(r["state"] == "ONLINE" for r in seen[-1])
+    assert {r["name"] for r in store.index_states()} >= {"entity_names", "fact_id", "entity_id"}
+    hits = store.user_query("CALL db.index.fulltext.queryNodes('entity_names', 'alias 2999') "
+                            "YIELD node RETURN node.id AS id LIMIT 1")
+    assert hits == [{"id": "Q2999"}]
+
+
+def test_fulltext_index_is_created_first():
+    """It populates slowest on an imported graph, so it must start first."""
+    first = split_statements(load_cypher("schema"))[0]
+    assert "FULLTEXT INDEX entity_names" in first
+
+
+class _CannedIndexes(Store):
+    """The real store with index states given by the test (a FAILED index cannot be made to
+    order on a real server)."""
+
+    def __init__(self, store, states):
+        super().__init__(store.driver, store.database)
+        self.states = iter(states)
+
+    def index_states(self):
+        return next(self.states)
+
+
+def _index(name, state, percent=100.0, failure=""):
+    return {"name": name, "type": "RANGE", "state": state, "percent": percent, "labels": ["Fact"],
+            "properties": ["id"], "failure": failure}
+
+
+def test_await_indexes_names_a_failed_index_and_a_timeout(store):
+    failed = _CannedIndexes(store, [[_index("fact_id", "POPULATING", 40.0)],
+                                    [_index("fact_id", "FAILED", 60.0, "duplicate id F1")]])
+    with pytest.raises(KnowforgeError, match="fact_id: duplicate id F1"):
+        failed.await_indexes(60, poll_s=0)
+    slow = _CannedIndexes(store, [[_index("a", "ONLINE"), _index("fact_id", "POPULATING", 12.0)]] * 3)
+    with pytest.raises(KnowforgeError, match=r"not online after 0s: fact_id POPULATING 12%"):
+        slow.await_indexes(0, poll_s=0)
+    ready = _CannedIndexes(store, [[_index("fact_id", "POPULATING", 90.0)], [_index("fact_id", "ONLINE")]])
+    seen = []
+    assert ready.await_indexes(60, poll_s=0, progress=lambda states, waited: seen.append(states)) >= 0
+    assert [s[0]["state"] for s in seen] == ["POPULATING", "ONLINE"]
 
 
 def test_every_cypher_file_explains(store):

@@ -14,7 +14,7 @@ from knowforge.eval.results import record_run
 from knowforge.eval.runner import SampleResult
 from knowforge.eval.types import EvalOptions
 from knowforge.eval.validity import (AFTER, AFTER_CUTOFF, BEFORE, CHANGED_AFTER, CHANGED_BEFORE, GENERATED, HELD,
-                                     HELD_OUT, MIXED, SEEN, STABLE, UNDATED, UNTESTED, chrono_records,
+                                     HELD_OUT, HIDDEN_CHANGE, MIXED, SEEN, STABLE, UNDATED, UNTESTED, chrono_records,
                                      chronoprompt_moves, confusion_table, cutoff_side, item_status, parse_cutoff,
                                      parse_date, record_truth, separation, strip_context, validity_report,
                                      write_validity, year_category)
@@ -68,9 +68,30 @@ def test_truth_of_a_record():
     assert record_truth(stable, [SEEN], 2020) == STABLE
     assert record_truth({2018: ["A"], 2019: ["B"], 2021: ["B"]}, [SEEN], 2020) == CHANGED_BEFORE
     assert record_truth({2019: ["A"], 2020: ["A"], 2021: ["A", "B"], 2022: ["B"]}, [SEEN], 2020) == CHANGED_AFTER
-    assert record_truth(stable, [SEEN, AFTER_CUTOFF], 2020) == CHANGED_AFTER      # a new fact, same name
+    # a new fact under the same name: answering the 2020 object is right in 2021 too
+    assert record_truth(stable, [SEEN, AFTER_CUTOFF], 2020) == HIDDEN_CHANGE
     assert record_truth({2021: ["B"]}, [AFTER_CUTOFF], 2020) == CHANGED_AFTER       # nothing before it
     assert record_truth(stable, [SEEN, HELD_OUT], 2020) == HELD
+
+
+def test_a_change_the_check_cannot_see_is_hidden_not_changed():
+    """ChroKnow scores an answer right when token_set_ratio >= 70 with an object of the year; a
+    change after the cutoff whose cutoff-year object still passes that rule in every later year
+    cannot be seen by the check."""
+    before = {2019: ["Paris Saint-Germain"], 2020: ["Paris Saint-Germain"]}
+    # a second object beside the old one: the old answer still matches
+    assert record_truth({**before, 2021: ["Paris Saint-Germain", "Inter Miami"]}, [SEEN, AFTER_CUTOFF],
+                        2020) == HIDDEN_CHANGE
+    # a renaming the fuzzy rule accepts (token sets: "paris saint-germain" is inside the new name)
+    assert record_truth({**before, 2021: ["Paris Saint-Germain F.C."]}, [SEEN], 2020) == HIDDEN_CHANGE
+    # the same in one later year but not in the next: visible
+    assert record_truth({**before, 2021: ["Paris Saint-Germain F.C."], 2022: ["Inter Miami"]}, [SEEN],
+                        2020) == CHANGED_AFTER
+    # a different object: visible; a name below 70 is not accepted
+    assert record_truth({**before, 2021: ["Inter Miami"]}, [SEEN], 2020) == CHANGED_AFTER
+    assert record_truth({2020: ["Lyon"], 2021: ["Lyonnaise des Eaux"]}, [SEEN], 2020) == CHANGED_AFTER
+    # a fact starting after the cutoff with no later year asked stays a change to catch
+    assert record_truth({2020: ["A"]}, [SEEN, AFTER_CUTOFF], 2020) == CHANGED_AFTER
 
 
 def test_year_categories_from_scores_follow_the_chroknow_rule():
@@ -190,13 +211,18 @@ def test_a_benchmark_that_does_not_separate_is_flagged(store, tmp_path):
 
 
 def test_chrono_confusion_table_from_answers_in_the_graph(store, tmp_path):
-    """Two records over 2019-2022 with cutoff 2020: one stable and seen (answered right every
-    year: Known), one whose object changes in 2022 (right to 2021, wrong after: Cut-off)."""
+    """Three records over 2019-2022 with cutoff 2020: one stable and seen (answered right every
+    year: Known), one whose object changes in 2022 (right to 2021, wrong after: Cut-off), one
+    that changes in 2022 to a name the check still matches with the old one (hidden).
+    ("Entity 3" and "Entity 7" would match too: token_set_ratio 86.)"""
     model_dir = _graph(store, tmp_path)
     items, scores = [], []
     plans = {"stable": (["f:seen1"], {y: ["Entity 1"] for y in range(2019, 2023)}, [1, 1, 1, 1]),
-             "moved": (["f:seen2"], {2019: ["Entity 3"], 2020: ["Entity 3"], 2021: ["Entity 3"], 2022: ["Entity 7"]},
-                       [1, 1, 1, 0])}
+             "moved": (["f:seen2"], {2019: ["Entity 3"], 2020: ["Entity 3"], 2021: ["Entity 3"], 2022: ["Riverside"]},
+                       [1, 1, 1, 0]),
+             # changed in 2022 to a name the check's fuzzy rule still accepts for the old one
+             "renamed": (["f:seen2"], {2019: ["Entity 5"], 2020: ["Entity 5"], 2021: ["Entity 5"],
+                                       2022: ["Entity 5 FC"]}, [1, 1, 1, 1])}
     for rid, (facts, golds, right) in plans.items():
         for (year, gold), ok in zip(sorted(golds.items()), right):
             fact_ids = facts if year < 2022 or rid == "stable" else ["f:late"]
@@ -211,9 +237,20 @@ def test_chrono_confusion_table_from_answers_in_the_graph(store, tmp_path):
     assert records["moved"]["truth"] == CHANGED_AFTER and records["moved"]["category"] == CUT_OFF
     table = {r["truth"]: r for r in part["chrono"]["confusion"]["generation"]}
     assert table[STABLE]["as expected %"] == 100.0 and table[CHANGED_AFTER]["as expected %"] == 100.0
+    assert records["renamed"]["truth"] == HIDDEN_CHANGE and records["renamed"]["category"] == KNOWN
+    assert table[CHANGED_AFTER]["facts"] == 1 and table[HIDDEN_CHANGE]["facts"] == 1
+    assert [h["record_id"] for h in part["chrono"]["hidden_changes"]] == ["renamed"]
+    assert part["chrono"]["hidden_changes"][0]["objects"][2022] == ["Entity 5 FC"]
     assert part["greedy_only"]
     targets = {t["target"]: t for t in part["targets"]}
     assert targets["generation: stable (seen) -> Known >= 60%"]["met"]
+    assert targets["generation: changed after the cutoff -> Cut-off or Unknown >= 60%"]["measured"] == 100.0
+    # the old definition is still shown: the hidden change counted as a miss gives 1 of 2
+    [old] = [t for t in part["targets"] if "hidden changes included" in t["target"]]
+    assert old["facts"] == 2 and old["measured"] == 50.0 and old["met"] is None
+    from knowforge.eval.validity import render_validity_markdown
+    markdown = render_validity_markdown(validity_report(store, run_id))
+    assert "hidden from the check (1;" in markdown and "2022: Entity 5 FC" in markdown
 
 
 def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):

@@ -4,7 +4,9 @@ provenance edges in a single named statement (``cypher/knowgen/apply_entities.cy
 from __future__ import annotations
 
 from knowforge.kg.cypher import validate_labels
-from knowforge.kg.store import Progress, Store, WriteSummary
+from collections.abc import Iterable
+
+from knowforge.kg.store import Progress, Store, WriteSummary, prefetched
 
 from .params import KnowGenParams
 from .plan import PlannedEntity, PlannedFact
@@ -37,8 +39,11 @@ def entity_row(entity: PlannedEntity, params: KnowGenParams) -> dict:
             "dropout": [f.id for f in entity.dropout]}
 
 
-def apply_plan(store: Store, params: KnowGenParams, entities: list[PlannedEntity], *,
+def apply_plan(store: Store, params: KnowGenParams, entities: Iterable[PlannedEntity], *,
                progress: Progress | None = None) -> WriteSummary:
-    """Write every planned entity of the batch (the Batch node must exist)."""
-    return store.write("knowgen/apply_entities", (entity_row(e, params) for e in entities),
-                       batch_size=APPLY_BATCH_SIZE, progress=progress, batch=params.batch)
+    """Write every planned entity of the batch (the Batch node must exist). The rows of the
+    next statement (and, when ``entities`` is a lazy plan, the planning itself) are made in a
+    thread while the server runs the current statement."""
+    rows = prefetched((entity_row(e, params) for e in entities), APPLY_BATCH_SIZE)
+    return store.write("knowgen/apply_entities", rows, batch_size=APPLY_BATCH_SIZE,
+                       progress=progress, batch=params.batch)

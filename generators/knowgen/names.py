@@ -10,7 +10,9 @@ Speed: ``ratio >= c`` bounds the Indel distance ``d <= (1 - c/100) * (len(a) + l
 gives two *sound* filters (no false negatives): a length window, and a bigram count (each
 insertion/deletion destroys at most two bigram occurrences of the query, so a match shares at
 least ``distinct_bigrams(query) - 2d`` distinct bigrams with it). Candidates that pass both are
-scored exactly with rapidfuzz. Measured in ``benchmarks/knowgen_scale.py``.
+scored exactly with rapidfuzz. The names generated during the batch are filtered the same
+way (``_AddedNames``), so a lookup does not grow with the batch. Measured in
+``benchmarks/knowgen_scale.py``.
 """
 
 from __future__ import annotations
@@ -72,11 +74,10 @@ class NameIndex:
             for gram in _bigrams(key):
                 postings[gram].append(i)
         self._postings = {g: np.asarray(ids, dtype=np.int32) for g, ids in postings.items()}
-        self._added: dict[int, list[str]] = defaultdict(list)  # generated names, by length
-        self._added_set: set[str] = set()
+        self._added = _AddedNames()   # the names generated so far (this batch's own names)
 
     def __len__(self) -> int:
-        return len(self._keys) + len(self._added_set)
+        return len(self._keys) + len(self._added)
 
     def _length_window(self, length: int) -> tuple[int, int]:
         c = self.cutoff / 100.0
@@ -100,7 +101,7 @@ class NameIndex:
                                      processor=None)
             if hit is not None:
                 return hit[0]
-        added = [k for n in range(lo, hi + 1) for k in self._added.get(n, ())]
+        added = self._added.candidates(key, lo, hi, self.cutoff)
         if added:
             hit = process.extractOne(key, added, scorer=fuzz.ratio, score_cutoff=self.cutoff,
                                      processor=None)
@@ -118,7 +119,7 @@ class NameIndex:
                   else np.zeros(len(self._keys), dtype=np.int64))
         # Required shared distinct bigrams per indexed length; where it is <= 0 the bigram
         # filter proves nothing and every string of that length is a candidate.
-        need = len(grams) - 2 * np.floor((1.0 - self.cutoff / 100.0) * (len(key) + lengths) + 1e-9)
+        need = _need(len(grams), len(key), lengths, self.cutoff)
         mask = (lengths >= lo) & (lengths <= hi) & ((counts >= need) | (need <= 0))
         ids = np.nonzero(mask)[0]
         if ids.size == 0:
@@ -129,9 +130,7 @@ class NameIndex:
 
     def add(self, name: str) -> None:
         for key in index_keys(name):
-            if key not in self._added_set:
-                self._added_set.add(key)
-                self._added[len(key)].append(key)
+            self._added.add(key)
 
     def check_and_add(self, name: str) -> None:
         """Reserve ``name``; raise NameCollisionError if it resembles an indexed name."""
@@ -140,6 +139,65 @@ class NameIndex:
             raise NameCollisionError(f"generated name {name!r} fuzzy-matches existing name {hit!r} "
                                      f"(rapidfuzz ratio >= {self.cutoff:g})")
         self.add(name)
+
+
+def _need(grams: int, length: int, lengths: np.ndarray, cutoff: float) -> np.ndarray:
+    """Distinct bigrams a string of each of ``lengths`` must share with a query of ``length``
+    and ``grams`` distinct bigrams to reach ratio >= cutoff; <= 0 means the filter proves nothing."""
+    return grams - 2 * np.floor((1.0 - cutoff / 100.0) * (length + lengths) + 1e-9)
+
+
+class _AddedNames:
+    """The strings generated so far, with a bigram x string presence matrix.
+
+    A batch adds one name per entity and looks up several candidates per name. Scoring every
+    generated string of the length window with rapidfuzz made each lookup cost O(batch), so a
+    10k batch planned ~18x slower than a 1k one; here a lookup sums the query's bigram rows of
+    the matrix (a few rows of uint8, vectorised) and scores only the strings that pass the same
+    sound filters as the main index. The survivors keep the old order (by length, then in the
+    order they were added), so ``extractOne`` returns the same string as before.
+    """
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self._seen: set[str] = set()
+        self._lengths = np.zeros(1024, dtype=np.int32)
+        self._rows: dict[str, int] = {}                        # bigram -> row of the matrix
+        self._matrix = np.zeros((64, 1024), dtype=np.uint8)   # bigram x string, 1 = present
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def add(self, key: str) -> None:
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        i = len(self.keys)
+        if i == self._matrix.shape[1]:
+            self._matrix = np.concatenate([self._matrix, np.zeros_like(self._matrix)], axis=1)
+            self._lengths = np.concatenate([self._lengths, np.zeros_like(self._lengths)])
+        for gram in _bigrams(key):
+            row = self._rows.setdefault(gram, len(self._rows))
+            if row == self._matrix.shape[0]:
+                self._matrix = np.concatenate([self._matrix, np.zeros_like(self._matrix)], axis=0)
+            self._matrix[row, i] = 1
+        self._lengths[i] = len(key)
+        self.keys.append(key)
+
+    def candidates(self, key: str, lo: int, hi: int, cutoff: float) -> list[str]:
+        """The added strings of length lo..hi that may match ``key``, by length then age."""
+        n = len(self.keys)
+        if not n:
+            return []
+        grams = _bigrams(key)
+        rows = [self._rows[g] for g in grams if g in self._rows]
+        lengths = self._lengths[:n]
+        counts = (self._matrix[rows, :n].sum(axis=0, dtype=np.int32) if rows
+                  else np.zeros(n, dtype=np.int32))
+        need = _need(len(grams), len(key), lengths, cutoff)
+        ids = np.nonzero((lengths >= lo) & (lengths <= hi) & ((counts >= need) | (need <= 0)))[0]
+        ids = ids[np.argsort(lengths[ids], kind="stable")]
+        return [self.keys[i] for i in ids.tolist()]
 
 
 # -- blending -------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from knowforge.kg.cypher import ALLOWED_LABELS
@@ -132,14 +133,26 @@ def draw_parents(rng: random.Random, pool: list[tuple[ClassInfo, Member]], n: in
 
 def plan_entities(inputs: GraphInputs, params: KnowGenParams, names: NameIndex) -> list[PlannedEntity]:
     """Plan ``params.n`` artificial entities. ``names`` is updated with every new name."""
+    return list(iter_plan_entities(inputs, params, names))
+
+
+def iter_plan_entities(inputs: GraphInputs, params: KnowGenParams,
+                       names: NameIndex) -> Iterator[PlannedEntity]:
+    """The entities of ``plan_entities`` one at a time (the writer can apply the first ones
+    while the next are planned). An InputError for inputs with nothing to plan is raised by
+    this call, not at the first entity."""
     pool = eligible_parents(inputs)
     if not pool:
         from knowforge.errors import InputError
         raise InputError("no class member has facts besides class membership: nothing to inherit")
     parents = draw_parents(random.Random(f"{params.seed}:knowgen:parents"), pool, params.n)
+    return _plan_each(inputs, params, names, parents)
+
+
+def _plan_each(inputs: GraphInputs, params: KnowGenParams, names: NameIndex,
+               parents: list[tuple[ClassInfo, Member]]) -> Iterator[PlannedEntity]:
     name_rng = random.Random(f"{params.seed}:knowgen:names")
     used: dict[str, int] = {}
-    planned = []
     for index, (cls, parent) in enumerate(parents):
         occurrence = used.get(parent.id, 0)
         used[parent.id] = occurrence + 1
@@ -147,10 +160,8 @@ def plan_entities(inputs: GraphInputs, params: KnowGenParams, names: NameIndex) 
         siblings = tuple(m for m in cls.members if m.id != parent.id)
         name = make_name(name_rng, [parent.name, *parent.aliases],
                          [n for s in siblings for n in (s.name, *s.aliases)], names)
-        planned.append(plan_entity(rng, inputs, params, index=index, cls=cls, parent=parent,
-                                   siblings=siblings, name=name,
-                                   alcuna=alcuna_id(parent.id, occurrence)))
-    return planned
+        yield plan_entity(rng, inputs, params, index=index, cls=cls, parent=parent,
+                          siblings=siblings, name=name, alcuna=alcuna_id(parent.id, occurrence))
 
 
 def plan_entity(rng: random.Random, inputs: GraphInputs, params: KnowGenParams, *, index: int,

@@ -3,7 +3,9 @@
 The managed server is stopped, the import tool (``org.neo4j.cli.AdminTool`` in the jars we
 install) builds the database from the CSV files, the server starts again on the same port,
 ``cypher/schema.cypher`` is applied, empty alias lists are put back (the import tool cannot
-store them), and the counts are checked against the manifest. The result is the graph the
+store them) while the server populates the indexes, the command waits until every index is
+online, and the counts are checked against the manifest. ``ImportResult.seconds`` holds the
+time of each step. The result is the graph the
 UNWIND writer gives for the same records; later loads go through the UNWIND writer as usual.
 
 The import replaces the whole database, so a database that holds anything is refused unless
@@ -24,12 +26,16 @@ from pathlib import Path
 from knowforge.errors import ConfigError, KnowforgeError
 from knowforge.kg.bulk import layout
 from knowforge.kg.connection import GraphSettings, open_store
-from knowforge.kg.neo4j_server import ManagedNeo4j
+from knowforge.kg.neo4j_server import ManagedNeo4j, port_is_free
 
 log = logging.getLogger(__name__)
 
 Step = Callable[[str], None]
-"""Called with a short description as each step starts."""
+"""Called with a short description as each step starts (and as the indexes populate)."""
+
+INDEX_TIMEOUT_S = 6 * 3600.0
+"""How long the command waits for the imported nodes' indexes: long, because they fill at
+some 10k nodes/s per index on a small machine and a full Wikidata graph has a billion facts."""
 
 
 @dataclass
@@ -83,7 +89,7 @@ def database_size(server: ManagedNeo4j) -> tuple[int, int]:
 
 def import_bulk(folder: str | Path, *, home: str | Path | None = None, overwrite: bool = False,
                 warn: Callable[[str], None] | None = None, step: Step | None = None,
-                heap: str | None = None) -> ImportResult:
+                heap: str | None = None, index_timeout_s: float = INDEX_TIMEOUT_S) -> ImportResult:
     """Replace the managed server's database with the bulk folder's graph (see module doc)."""
     folder = Path(folder)
     data = layout.read_manifest(folder)
@@ -112,6 +118,8 @@ def import_bulk(folder: str | Path, *, home: str | Path | None = None, overwrite
     t0 = time.monotonic()
     step("stopping Neo4j")
     server.stop()
+    seconds["stop"] = time.monotonic() - t0
+    t0 = time.monotonic()
     step("neo4j-admin database import")
     log_path = folder / "import.log"
     try:
@@ -120,18 +128,34 @@ def import_bulk(folder: str | Path, *, home: str | Path | None = None, overwrite
         seconds["import"] = time.monotonic() - t0
         t0 = time.monotonic()
         step("starting Neo4j")
-        server.start(port=port)
+        restart_port = port
+        if port is not None and not port_is_free(port):
+            # Another process took the port while the server was down. The imported database is
+            # intact, so starting elsewhere beats failing after the import (the URI changes).
+            (warn or log.warning)(
+                f"port {port} was taken while Neo4j was stopped for the import; it restarts on a "
+                "free port instead, so its URI changes (`knowforge neo4j status` shows it)")
+            restart_port = None
+        server.start(port=restart_port)
         seconds["restart"] = time.monotonic() - t0
 
     t0 = time.monotonic()
     with _store(server) as store:
-        step("applying the schema")
-        store.apply_schema()
+        # The server fills the indexes of the imported nodes in the background: the alias
+        # lists are written meanwhile, then the command waits so that it returns a graph
+        # whose lookups and constraints are in place.
+        step("creating the schema")
+        store.apply_schema(wait=False)
         seconds["schema"] = time.monotonic() - t0
         t0 = time.monotonic()
         step("empty alias lists")
         store.run_autocommit("bulk/set_empty_aliases")
         seconds["aliases"] = time.monotonic() - t0
+        t0 = time.monotonic()
+        step("populating indexes")
+        store.await_indexes(index_timeout_s, progress=lambda states, waited: step(
+            "populating indexes: " + _index_progress(states, waited)))
+        seconds["indexes"] = time.monotonic() - t0
         counts = store.read("bulk/count_imported")[0]
         uri = store.uri
     expected = data["counts"]
@@ -142,6 +166,15 @@ def import_bulk(folder: str | Path, *, home: str | Path | None = None, overwrite
         raise KnowforgeError(f"the imported graph does not match {folder / layout.MANIFEST}: "
                              f"expected {wanted}, found {counts}; see {log_path}")
     return ImportResult(folder=folder, uri=uri, replaced_nodes=nodes, counts=counts, seconds=seconds)
+
+
+def _index_progress(states: list[dict], waited: float) -> str:
+    pending = [r for r in states if r["state"] != "ONLINE"]
+    if not pending:
+        return f"all {len(states)} online after {waited:.0f}s"
+    slowest = min(pending, key=lambda r: r["percent"])
+    return (f"{len(states) - len(pending)}/{len(states)} online, {slowest['name']} "
+            f"{slowest['percent']:.0f}% ({waited:.0f}s)")
 
 
 class _store:

@@ -6,8 +6,10 @@ import contextlib
 from pathlib import Path
 
 import click
+from pydantic import ValidationError
 
 from knowforge.cli.common import console, handle_errors, home_option, open_graph, silent_option
+from knowforge.errors import ConfigError
 
 
 @click.command("train-control")
@@ -18,19 +20,22 @@ from knowforge.cli.common import console, handle_errors, home_option, open_graph
               help="Seed of the held-out draw, the renderings, the initial weights and the batch order.")
 @click.option("--holdout", type=float, default=0.15, show_default=True,
               help="Share of pre-cutoff facts held out as unseen controls.")
-@click.option("--epochs", type=float, default=None, help="Training epochs (default 10).")
+@click.option("--epochs", type=float, default=None, help="Training epochs (default 7).")
 @click.option("--lr", type=float, default=None, help="Peak learning rate (default 3e-3).")
 @click.option("--hidden-size", type=int, default=None, help="Model width (default 128).")
 @click.option("--layers", type=int, default=None, help="Transformer layers (default 2).")
 @click.option("--device", default="cpu", show_default=True, help="cpu or cuda.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="Any other field of the control config (models/control.py ControlConfig), e.g. "
+                   "--set changing_passes=1 --set stable_years=4; repeatable.")
 @click.option("--retrain", is_flag=True,
               help="Train even when OUT already holds this model (same config, same facts); by default "
                    "only its training set is recorded again.")
 @home_option
 @silent_option
 @handle_errors
-def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, layers, device, retrain, home,
-                      silent):
+def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, layers, device, settings, retrain,
+                      home, silent):
     """Train the control model: a small causal LM whose knowledge we know.
 
     It learns the graph's source facts up to CUTOFF (as statements, ChroKnow Generation blocks,
@@ -53,7 +58,16 @@ def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, l
                                    "num_layers": layers}.items() if v is not None}
     if hidden_size is not None:
         overrides["intermediate_size"] = 4 * hidden_size
-    config = ControlConfig(cutoff=cutoff, seed=seed, holdout=holdout, device=device, **overrides)
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        if not sep or key.strip() not in ControlConfig.model_fields:
+            raise ConfigError(f"--set takes KEY=VALUE with KEY a control config field, not {setting!r}")
+        # pydantic converts the text to the field's type (and refuses what does not fit)
+        overrides[key.strip()] = None if value.strip().lower() == "none" else value.strip()
+    try:
+        config = ControlConfig(cutoff=cutoff, seed=seed, holdout=holdout, device=device, **overrides)
+    except ValidationError as exc:
+        raise ConfigError(f"bad control config: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from exc
     with contextlib.closing(open_graph(home)) as store, _train_bar(silent) as progress:
         card = train_control(store, config, out_dir, progress=progress, reuse=not retrain)
     t = card.train
