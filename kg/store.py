@@ -46,6 +46,11 @@ class WriteSummary:
                     "relationships_deleted", "properties_set", "labels_added", "labels_removed"):
             self.counters[key] = self.counters.get(key, 0) + getattr(counters, key, 0)
 
+    def add_batch(self, counters, rows: int) -> None:
+        self.add(counters)
+        self.rows += rows
+        self.batches += 1
+
     def __getitem__(self, key: str) -> int:
         return self.counters.get(key, 0)
 
@@ -146,8 +151,7 @@ class Store:
     def run(self, name: str, **params) -> WriteSummary:
         """Run one named write statement once (no batching)."""
         summary = WriteSummary(rows=0, batches=1)
-        result = self.driver.execute_query(self._query(name), params, routing_=RoutingControl.WRITE,
-                                           database_=self.database)
+        result = self._execute_write(self._query(name), params)
         summary.add(result.summary.counters)
         return summary
 
@@ -157,8 +161,7 @@ class Store:
 
     def write_returning(self, name: str, **params) -> tuple[list[dict], WriteSummary]:
         """Run a named write statement once; its records as dicts and its counters."""
-        result = self.driver.execute_query(self._query(name), params, routing_=RoutingControl.WRITE,
-                                           database_=self.database)
+        result = self._execute_write(self._query(name), params)
         summary = WriteSummary(rows=0, batches=1)
         summary.add(result.summary.counters)
         return [record.data() for record in result.records], summary
@@ -169,14 +172,14 @@ class Store:
         query = self._query(name)
         summary = WriteSummary()
         for chunk in chunked(rows, batch_size or self.batch_size):
-            result = self.driver.execute_query(query, {"rows": chunk, **params},
-                                               routing_=RoutingControl.WRITE, database_=self.database)
-            summary.add(result.summary.counters)
-            summary.rows += len(chunk)
-            summary.batches += 1
+            result = self._execute_write(query, {"rows": chunk, **params})
+            summary.add_batch(result.summary.counters, len(chunk))
             if progress:
                 progress(len(chunk))
         return summary
+
+    def _execute_write(self, query: str, params: dict):
+        return self.driver.execute_query(query, params, routing_=RoutingControl.WRITE, database_=self.database)
 
     def write_new(self, name: str, fallback: str, rows: Iterable[dict], *, key: str = "id",
                   batch_size: int | None = None, progress: Progress | None = None,
@@ -189,16 +192,11 @@ class Store:
         summary = WriteSummary()
         fallbacks = 0
         for chunk in chunked(rows, batch_size or self.batch_size):
-            result = self.driver.execute_query(query, {"rows": chunk, "ids": [r[key] for r in chunk],
-                                                       **params},
-                                               routing_=RoutingControl.WRITE, database_=self.database)
+            result = self._execute_write(query, {"rows": chunk, "ids": [r[key] for r in chunk], **params})
             if result.summary.counters.nodes_created == 0:
                 fallbacks += 1
-                result = self.driver.execute_query(merge, {"rows": chunk, **params},
-                                                   routing_=RoutingControl.WRITE, database_=self.database)
-            summary.add(result.summary.counters)
-            summary.rows += len(chunk)
-            summary.batches += 1
+                result = self._execute_write(merge, {"rows": chunk, **params})
+            summary.add_batch(result.summary.counters, len(chunk))
             if progress:
                 progress(len(chunk))
         summary.counters["fallbacks"] = fallbacks
