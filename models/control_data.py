@@ -459,12 +459,19 @@ def _context_examples(current: Sequence[SourceFact], phrasings: Phrasings, confi
             other = rng.choice(current)
             if other.subject_id == f.subject_id and other.relation == f.relation:
                 continue
-            b = _Builder()
-            b.add(_qa_prompt(phrasings, phrasings.question(other.relation, other.label, other.subject),
-                             instruction=instruction, context=context))
-            b.add(f" {other.display()}{EOS}", train=True)
-            out.append(b.example("context", [other.id]))
+            out.append(_out_of_scope_twin(phrasings, other, instruction, context, "context"))
     return out
+
+
+def _out_of_scope_twin(phrasings: Phrasings, other: SourceFact, instruction: str, context: str,
+                       kind: str) -> Example:
+    """A question about another, untouched fact asked under the same context: its answer is
+    what the model was taught, so reading a context does not become overwriting everything."""
+    b = _Builder()
+    b.add(_qa_prompt(phrasings, phrasings.question(other.relation, other.label, other.subject),
+                     instruction=instruction, context=context))
+    b.add(f" {other.display()}{EOS}", train=True)
+    return b.example(kind, [other.id])
 
 
 def invented_name(kind: str, phrasings: Phrasings, rng: random.Random) -> str:
@@ -514,9 +521,5 @@ def _event_practice_examples(facts: Sequence[SourceFact], current: Sequence[Sour
         out.append(b.example("event", []))
         if current and rng.random() < config.local_share:
             other = rng.choice(current)
-            b = _Builder()
-            b.add(_qa_prompt(phrasings, phrasings.question(other.relation, other.label, other.subject),
-                             instruction=instruction, context=context))
-            b.add(f" {other.display()}{EOS}", train=True)
-            out.append(b.example("event", [other.id]))
+            out.append(_out_of_scope_twin(phrasings, other, instruction, context, "event"))
     return out
