@@ -8,7 +8,6 @@ and food-web relation facts (``eats``, ``is_eaten_by``, ``preys_on``, ``competes
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.store import Store
@@ -107,6 +106,3 @@ def write_taxonomy(store: Store, entities, facts) -> None:
     write_entities(store, entities)
     write_facts(store, facts)
 
-
-def iter_species_ids(entities) -> Iterator[str]:
-    return (e.id for e in entities if (e.extra or {}).get("rank") == "species")
