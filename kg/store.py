@@ -74,26 +74,25 @@ def prefetched(rows: Iterable, size: int) -> Iterator:
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
 
+    def offer(item: object) -> bool:
+        """Queue ``item`` unless the consumer stops first (then False)."""
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
     def produce() -> None:
         try:
             for chunk in chunked(rows, size):
-                while not stop.is_set():
-                    try:
-                        ready.put(chunk, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+                if not offer(chunk):
                     return
             item: object = _DONE
         except BaseException as exc:  # handed to the consumer, raised there
             item = exc
-        while not stop.is_set():
-            try:
-                ready.put(item, timeout=0.1)
-                return
-            except queue.Full:
-                continue
+        offer(item)
 
     thread = threading.Thread(target=produce, name="prefetch-rows", daemon=True)
     thread.start()
