@@ -5,8 +5,8 @@
 2. Runs a managed Neo4j of its own (a temporary home, or ``--home``) and times:
    - the UNWIND path: ``load_wikidata_json`` (the streaming loader, parse + batched writes)
      on the first ``--unwind-facts`` facts' worth of the dump (default: all of it);
-   - the bulk path: ``import_bulk`` (stop, ``database import full``, restart, schema, empty
-     alias lists, count check) of the whole folder, and the import tool's step alone.
+   - the bulk path: ``import_bulk`` (stop, ``database import full``, restart, schema and
+     index population, count check) of the whole folder, and the import tool's step alone.
 3. Prints facts/s of each and the ratios, measured in this run. When the UNWIND run covers
    only part of the dump its rate is measured on that part, and the script says so.
 

@@ -52,8 +52,12 @@ class EntityRecord:
             "source_file": self.source_file,
             **(dict(self.extra) if self.extra else {}),
         }
-        return {"id": self.id, "labels": labels,
-                "props": {k: v for k, v in props.items() if v is not None}}
+        props = {k: v for k, v in props.items() if v is not None}
+        # No aliases is no property, as on stubs and as neo4j-admin import leaves an empty
+        # array (it cannot store one). The null is kept: `SET e += props` then removes a list
+        # that an earlier load of this entity wrote.
+        props["aliases"] = list(self.aliases) or None
+        return {"id": self.id, "labels": labels, "props": props}
 
 
 @dataclass(frozen=True)

@@ -201,14 +201,6 @@ class Store:
         summary.counters["fallbacks"] = fallbacks
         return summary
 
-    def run_autocommit(self, name: str, **params) -> WriteSummary:
-        """Run a named statement in an implicit transaction (``CALL { } IN TRANSACTIONS``
-        commits its own batches and cannot run inside a managed one)."""
-        summary = WriteSummary(rows=0, batches=1)
-        with self.driver.session(database=self.database) as session:
-            summary.add(session.run(self._query(name), params).consume().counters)
-        return summary
-
     def write_together(self, steps: list[tuple[str, dict]]) -> WriteSummary:
         """Run named write statements in order in one transaction: all of them or none.
 

@@ -119,7 +119,7 @@ def test_import_gives_the_unwind_graph(bulk_server, spark, tmp_path, monkeypatch
     result = import_bulk(out, home=bulk_server.home, overwrite=True, warn=warnings.append)
     assert warnings and "being replaced" in warnings[0]
     assert bulk_server.status().bolt_port == port  # the same URI after the restart
-    assert {"stop", "import", "restart", "schema", "aliases", "indexes"} <= set(result.seconds)
+    assert {"stop", "import", "restart", "schema", "indexes"} <= set(result.seconds)
 
     status = bulk_server.status()
     store = open_store(GraphSettings(uri=status.uri, user="neo4j", password=bulk_server.password()))

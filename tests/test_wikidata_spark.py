@@ -114,7 +114,7 @@ def test_spark_gives_the_streaming_records_and_report(spark, store, tmp_path):
     stubs = parquet_rows(tmp_path / "out" / "parquet" / "stubs")
     objects = {f["object_id"] for f in facts.values() if f.get("object_id")}
     assert set(stubs) == objects - set(entities)
-    assert all(s["name"] == s["id"] and s["stub"] and s["aliases"] == [] for s in stubs.values())
+    assert all(s["name"] == s["id"] and s["stub"] and s["aliases"] is None for s in stubs.values())
 
     manifest = layout.read_manifest(tmp_path / "out")
     assert manifest["counts"] == {"entities": 1500, "stubs": len(stubs), "facts": len(facts),

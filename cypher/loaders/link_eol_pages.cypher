@@ -3,7 +3,7 @@
 // $rows: [{id, page_id, name, rank}]
 UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
-  ON CREATE SET e.name = row.name, e.aliases = [], e.alias_text = '', e.source = 'eol'
+  ON CREATE SET e.name = row.name, e.alias_text = '', e.source = 'eol'
 SET e:Taxon, e.eol_page_id = row.page_id, e.rank = coalesce(e.rank, row.rank),
     e.domain = 'biology', e.stub = false,
     e.name = CASE WHEN e.name = e.id THEN row.name ELSE e.name END

@@ -2,6 +2,6 @@
 // $rows: [{id, tax_id, rank, parent_id, division}]
 UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
-  ON CREATE SET e.name = row.id, e.stub = true, e.aliases = []
+  ON CREATE SET e.name = row.id, e.stub = true
 SET e:Taxon, e.rank = row.rank, e.parent_id = row.parent_id, e.tax_id = row.tax_id,
     e.division = row.division, e.domain = 'biology'

@@ -3,4 +3,4 @@
 // stub gets the name of its first reference (as upsert_facts gives it).
 UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
-  ON CREATE SET e.name = row.name, e.stub = true, e.aliases = []
+  ON CREATE SET e.name = row.name, e.stub = true

@@ -5,7 +5,7 @@
 // gives first_seen 2021 / last_seen 2022 and reloading either changes nothing.
 UNWIND $rows AS row
 MERGE (s:Entity {id: row.subject_id})
-  ON CREATE SET s.name = coalesce(row.subject_name, row.subject_id), s.stub = true, s.aliases = []
+  ON CREATE SET s.name = coalesce(row.subject_name, row.subject_id), s.stub = true
 MERGE (f:Fact {id: row.id})
 SET f += row.props, f.subject_id = row.subject_id
 WITH s, f, row
@@ -19,6 +19,6 @@ CALL (f, row) {
 MERGE (s)-[:HAS_FACT]->(f)
 WITH f, row WHERE row.object_id IS NOT NULL
 MERGE (o:Entity {id: row.object_id})
-  ON CREATE SET o.name = coalesce(row.object_name, row.object_id), o.stub = true, o.aliases = []
+  ON CREATE SET o.name = coalesce(row.object_name, row.object_id), o.stub = true
 SET f.object_id = row.object_id
 MERGE (f)-[:OBJECT]->(o)

@@ -27,7 +27,7 @@ def fact_row(entity: PlannedEntity, f: PlannedFact, params: KnowGenParams) -> di
 
 
 def entity_row(entity: PlannedEntity, params: KnowGenParams) -> dict:
-    props = {"name": entity.name, "aliases": [], "alias_text": "", "batch": params.batch,
+    props = {"name": entity.name, "alias_text": "", "batch": params.batch,
              "seed": params.seed, "parent_id": entity.cls.id, "parent_entity_id": entity.parent.id,
              "class_id": entity.cls.id, "rank": entity.rank, "alcuna_id": entity.alcuna_id,
              "source": "knowgen", "domain": "artificial", "stub": False,

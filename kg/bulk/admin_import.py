@@ -2,11 +2,11 @@
 
 The managed server is stopped, the import tool (``org.neo4j.cli.AdminTool`` in the jars we
 install) builds the database from the CSV files, the server starts again on the same port,
-``cypher/schema.cypher`` is applied, empty alias lists are put back (the import tool cannot
-store them) while the server populates the indexes, the command waits until every index is
-online, and the counts are checked against the manifest. ``ImportResult.seconds`` holds the
-time of each step. The result is the graph the
-UNWIND writer gives for the same records; later loads go through the UNWIND writer as usual.
+``cypher/schema.cypher`` is applied, the command waits until the server has populated every
+index, and the counts are checked against the manifest. ``ImportResult.seconds`` holds the
+time of each step. The result is the graph the UNWIND writer gives for the same records
+(nothing is written after the import: no column needs a value the tool cannot store, see
+``layout``); later loads go through the UNWIND writer as usual.
 
 The import replaces the whole database, so a database that holds anything is refused unless
 ``overwrite``. A server that knowforge does not manage (``NEO4J_URI``) is never stopped:
@@ -74,8 +74,6 @@ def external_instructions(folder: Path, uri: str) -> str:
         f"     {command}\n"
         "  2. start it (CREATE DATABASE <database> if it is new), then\n"
         "     knowforge init\n"
-        "     knowforge query --write \"MATCH (e:Entity) WHERE e.aliases IS NULL "
-        "CALL (e) { SET e.aliases = [] } IN TRANSACTIONS OF 10000 ROWS\"\n"
         "On Aura or any server you cannot stop, load the dump through the UNWIND writer instead\n"
         "(knowforge load wikidata DUMP), or read the CSV files with LOAD CSV as docs/scale.md shows.")
 
@@ -141,16 +139,11 @@ def import_bulk(folder: str | Path, *, home: str | Path | None = None, overwrite
 
     t0 = time.monotonic()
     with _store(server) as store:
-        # The server fills the indexes of the imported nodes in the background: the alias
-        # lists are written meanwhile, then the command waits so that it returns a graph
-        # whose lookups and constraints are in place.
+        # The server fills the indexes of the imported nodes in the background; the command
+        # waits so that it returns a graph whose lookups and constraints are in place.
         step("creating the schema")
         store.apply_schema(wait=False)
         seconds["schema"] = time.monotonic() - t0
-        t0 = time.monotonic()
-        step("empty alias lists")
-        store.run_autocommit("bulk/set_empty_aliases")
-        seconds["aliases"] = time.monotonic() - t0
         t0 = time.monotonic()
         step("populating indexes")
         store.await_indexes(index_timeout_s, progress=lambda states, waited: step(

@@ -14,9 +14,9 @@ layout is an error (nothing is dropped silently). The CSV files follow the impor
 rules: a header file per group, ``"`` quoting with doubled quotes, an empty unquoted field
 for a missing property, and U+001F between array elements, since aliases may hold ``;``.
 
-Empty lists are the one thing the import tool cannot store (neo4j/neo4j#13566): an empty
-``aliases`` comes out as no property, so ``admin_import`` sets ``aliases = []`` where it is
-missing after the import (``cypher/bulk/set_empty_aliases.cypher``).
+Empty lists are the one thing the import tool cannot store (neo4j/neo4j#13566). None of the
+columns needs one: an entity without aliases has no ``aliases`` property on either path
+(``EntityRecord.to_row`` gives ``None``, and stubs never get one).
 """
 
 from __future__ import annotations
@@ -229,7 +229,7 @@ def entity_row(record: EntityRecord) -> tuple:
     if not (set(map(type, (record_id, name, description, domain, source, source_file))) <= _STR_OR_NONE
             and type(popularity) in _FLOAT_OR_NONE and ARRAY_DELIMITER not in alias_text):
         return _row_of(entity_values(record), ENTITY_ROW_NAMES)  # raises, or a str/float subclass
-    return (record_id, ["Entity", *[label for label in labels if label != "Entity"]], name, list(aliases),
+    return (record_id, ["Entity", *[label for label in labels if label != "Entity"]], name, list(aliases) or None,
             alias_text, description, popularity, domain, source, source_file, False)
 
 

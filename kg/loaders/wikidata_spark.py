@@ -780,8 +780,6 @@ def _stub_column(column: layout.Column):
         return F.col(column.name)
     if column.name == "labels":
         return F.array(F.lit("Entity")).alias("labels")
-    if column.name == "aliases":
-        return F.array().cast("array<string>").alias("aliases")
     if column.name == "stub":
         return F.lit(True).alias("stub")
     return F.lit(None).cast(_spark_type(column.kind)).alias(column.name)
