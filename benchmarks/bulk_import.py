@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_wikidata_dump import write_dump  # noqa: E402
 
 from knowforge.kg.bulk.admin_import import import_bulk  # noqa: E402
-from knowforge.kg.connection import GraphSettings, open_store  # noqa: E402
+from knowforge.kg.connection import GraphSettings, hide_query_notifications, open_store  # noqa: E402
 from knowforge.kg.loaders.base import iter_lines  # noqa: E402
 from knowforge.kg.loaders.wikidata_json import load_wikidata_json  # noqa: E402
 from knowforge.kg.loaders.wikidata_spark import load_wikidata_spark, spark_session  # noqa: E402
@@ -141,6 +141,7 @@ def main() -> None:
     group.add_argument("--reuse-bulk", type=Path, default=None, metavar="DIR",
                        help="a folder kept by --keep: reuse its dump and Spark output")
     args = ap.parse_args()
+    hide_query_notifications()
     os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "2g")
     os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "1g")
     if args.reuse_bulk:

@@ -19,7 +19,7 @@ from knowforge.generators.events.build import generate_events
 from knowforge.generators.events.instantiate import plan_events
 from knowforge.generators.events.layering import unapply_batch
 from knowforge.generators.events.templates import load_templates
-from knowforge.kg.connection import open_store
+from knowforge.kg.connection import hide_query_notifications, open_store
 
 
 def main() -> None:
@@ -28,6 +28,7 @@ def main() -> None:
     parser.add_argument("--types", default=None, help="comma-separated types (default: all)")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    hide_query_notifications()
     templates = load_templates()
     types = args.types.split(",") if args.types else list(templates)
     with open_store() as store:

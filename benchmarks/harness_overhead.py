@@ -25,6 +25,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from knowforge.kg.connection import hide_query_notifications
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -92,6 +94,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--start-neo4j", action="store_true", help="start a throw-away managed Neo4j")
     args = parser.parse_args()
+    hide_query_notifications()
     logging.basicConfig(level=logging.WARNING)
 
     from knowforge.models.backends.hf import HFBackend

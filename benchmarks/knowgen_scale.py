@@ -25,7 +25,7 @@ from rapidfuzz import fuzz, process
 from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_batch
 from knowforge.generators.knowgen.names import NameIndex, make_name
 from knowforge.generators.knowgen.synthetic import synthetic_taxonomy, write_taxonomy
-from knowforge.kg.connection import open_store
+from knowforge.kg.connection import hide_query_notifications, open_store
 from knowforge.kg.neo4j_server import ManagedNeo4j
 from knowforge.kg.store import Store
 
@@ -133,6 +133,7 @@ def main(argv=None) -> int:
     ap.add_argument("--wipe", action="store_true", help="Delete everything in the graph first.")
     ap.add_argument("--names", type=int, default=300000, help="Names for the name-index benchmark.")
     args = ap.parse_args(argv)
+    hide_query_notifications()
 
     bench_names(args.names, 500)
     inner = open_store()

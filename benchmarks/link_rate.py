@@ -36,7 +36,7 @@ from pathlib import Path
 
 from knowforge.generators.link.generate import drop_link, generate_link
 from knowforge.generators.link.params import LinkParams
-from knowforge.kg.connection import open_store
+from knowforge.kg.connection import hide_query_notifications, open_store
 
 GROUNDED = ("outcome_allergy_dish", "locational_currency", "locational_official_language", "locational_price_tag",
             "temporal_contemporary_invention", "temporal_contemporary_company", "outcome_treatment",
@@ -126,6 +126,7 @@ def main() -> None:
     parser.add_argument("--model", action="store_true", help="also measure with the tiny model and a scripted "
                                                              "knowledge model")
     args = parser.parse_args()
+    hide_query_notifications()
     med = statistics.median
     with open_store() as store:
         t0 = time.perf_counter()

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from knowforge.kg.connection import open_store
+from knowforge.kg.connection import hide_query_notifications, open_store
 from knowforge.kg.loaders.wordnet import (POINTERS, POS_FILES, default_dir, load_wordnet, parse_data_line,
                                           parse_index_line)
 
@@ -150,6 +150,7 @@ def main() -> None:
     ap.add_argument("--skip-load", action="store_true")
     ap.add_argument("--skip-generation", action="store_true")
     args = ap.parse_args()
+    hide_query_notifications()
     with open_store() as store:
         store.apply_schema()
         had_lexical = store.read("loaders/count_lemmas")[0]["n"] > 0

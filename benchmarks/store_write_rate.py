@@ -28,7 +28,7 @@ import os
 import random
 import time
 
-from knowforge.kg.connection import open_store
+from knowforge.kg.connection import hide_query_notifications, open_store
 from knowforge.kg.neo4j_server import ManagedNeo4j
 from knowforge.kg.records import FactRecord
 from knowforge.kg.writer import fact_node_properties, write_facts
@@ -76,6 +76,7 @@ def main() -> None:
     ap.add_argument("--facts", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=1, help="repeat the phases, alternating (default 1)")
     args = ap.parse_args()
+    hide_query_notifications()
     cpu = CpuClock()
     load_before = os.getloadavg()
     with open_store() as store:

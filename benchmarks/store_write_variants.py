@@ -36,7 +36,7 @@ import time
 
 from store_write_rate import BASELINE, BASELINE_FACT, CpuClock, cleanup, synthetic_facts
 
-from knowforge.kg.connection import open_store
+from knowforge.kg.connection import hide_query_notifications, open_store
 from knowforge.kg.writer import _stub_rows, fact_node_properties, write_facts
 
 # Variants' statements: benchmark-only, so they stay here next to the baselines.
@@ -183,6 +183,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--batch-sizes", default="2000,5000,20000")
     args = ap.parse_args()
+    hide_query_notifications()
     cpu = CpuClock()
     load_before = os.getloadavg()
     with open_store() as store:

@@ -31,6 +31,7 @@ from make_wikidata_dump import write_dump  # noqa: E402
 from knowforge.errors import GraphUnavailable  # noqa: E402
 from knowforge.kg.loaders.base import iter_lines  # noqa: E402
 from knowforge.kg.loaders.wikidata_json import WikidataDocParser, load_wikidata_json, parse_line  # noqa: E402
+from knowforge.kg.connection import hide_query_notifications  # noqa: E402
 
 
 def baseline(path: Path) -> tuple[int, float]:
@@ -102,6 +103,7 @@ def main() -> None:
     ap.add_argument("--home", default=None, help="managed Neo4j home (default: the user data dir)")
     ap.add_argument("--keep", type=Path, default=None, help="write the dump here and keep it")
     args = ap.parse_args()
+    hide_query_notifications()
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "latest-all.json"
         start = time.perf_counter()

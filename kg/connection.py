@@ -7,6 +7,7 @@ nothing is started.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,13 @@ def managed_settings(home: Path | str | None = None, *, autostart: bool = True) 
                                "or set NEO4J_URI")
     return GraphSettings(uri=uri, user="neo4j", password=server.password(),
                          database=os.environ.get("NEO4J_DATABASE", "neo4j"))
+
+
+def hide_query_notifications(hidden: bool = True) -> None:
+    """Log the server's query notifications (e.g. "property key does not exist" before a first
+    batch is written) only at ERROR: they are for developers, not for a command's output.
+    (The CLI does the same without importing this module, and shows them with -vv.)"""
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR if hidden else logging.WARNING)
 
 
 def open_store(settings: GraphSettings | None = None, *, home: Path | str | None = None,
