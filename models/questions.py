@@ -76,11 +76,12 @@ def question_row(item: BenchmarkItem, *, event_id: str | None = None,
 def write_questions(store: Store, items: Iterable[BenchmarkItem], *, overwrite: bool = True,
                     new: bool = False, event_ids: Mapping[str, str] | None = None,
                     extra_props: Mapping[str, Any] | None = None, batch_size: int | None = None,
-                    progress=None) -> int:
+                    progress=None, workers: int = 1) -> int:
     """MERGE ``items`` as questions (``overwrite=False``: only create missing ones).
 
     ``new=True`` is for the questions of a batch that did not exist before (KnowGen): they are
     CREATEd, each statement's rows falling back to the MERGE when any of them exists already.
+    ``workers`` statements of such a batch run at once (see ``Store.write_new``).
     The rows of the next statement are built in a thread while the server runs the current one.
     """
     size = batch_size or store.batch_size
@@ -88,7 +89,8 @@ def write_questions(store: Store, items: Iterable[BenchmarkItem], *, overwrite: 
                        for i in items), size)
     if new:
         return store.write_new("benchmark/create_questions", "benchmark/upsert_questions", rows,
-                               overwrite=overwrite, batch_size=size, progress=progress).rows
+                               overwrite=overwrite, batch_size=size, progress=progress,
+                               workers=workers).rows
     return store.write("benchmark/upsert_questions", rows, overwrite=overwrite, batch_size=size,
                        progress=progress).rows
 

@@ -72,6 +72,58 @@ def test_create_only_write_gives_the_merge_graph(store):
     assert [i.id for i in read_items(store, "test:new")] == [i.id for i in items]
 
 
+def test_create_only_write_with_statements_in_parallel_gives_the_same_graph(store):
+    """Several statements at once share facts, entities and the benchmark node (locks on the
+    same nodes from concurrent transactions): the graph is the serial one, links included."""
+    _setup(store)
+    items = _items(40)
+    assert write_questions(store, items, new=True, extra_props={"batch": "b"}, batch_size=3) == 40
+    serial = _graph(store)
+    store.driver.execute_query("MATCH (q:Question) DETACH DELETE q", database_=store.database)
+    done = []
+    assert write_questions(store, items, new=True, extra_props={"batch": "b"}, batch_size=3,
+                           workers=3, progress=done.append) == 40
+    assert _graph(store) == serial and len(serial) == 40
+    assert done == [3] * 13 + [1]                                   # in batch order
+
+
+def test_in_parallel_keeps_order_limits_calls_and_raises():
+    import threading
+    import time
+
+    from knowforge.kg.store import in_parallel
+
+    running, most, lock = [0], [0], threading.Lock()
+
+    def slow(x):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.01 * (x % 3))  # later items may finish first
+        with lock:
+            running[0] -= 1
+        if x == 7:
+            raise ValueError("bad 7")
+        return x * 10
+
+    assert list(in_parallel(slow, range(7), 3)) == [(x, x * 10) for x in range(7)]
+    assert most[0] == 3
+    assert list(in_parallel(slow, range(4), 1)) == [(x, x * 10) for x in range(4)]
+    read = []
+
+    def items():
+        for x in range(20):
+            read.append(x)
+            yield x
+
+    got = []
+    with pytest.raises(ValueError, match="bad 7"):
+        for x, _ in in_parallel(slow, items(), 2):
+            got.append(x)
+    assert got == list(range(7))
+    assert len(read) <= 10  # the input is not run ahead of the calls
+
+
 def test_create_only_write_rerun_after_a_crash_duplicates_nothing(store):
     """A run that died after its first statements is re-run: statements whose rows already
     exist (in part: the re-run may cut batches elsewhere) go to the MERGE, the rest is created."""
