@@ -51,8 +51,15 @@ def _sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture
-def golden_exports(store, tmp_path):
+@pytest.fixture(params=["defaults", "small chunks"])
+def golden_exports(request, store, tmp_path, monkeypatch):
+    if request.param == "small chunks":
+        # many KA chunks and question statements, two at a time: the same bytes
+        from knowforge.generators.knowgen import generate
+
+        monkeypatch.setattr(generate, "KA_BATCH_SIZE", 16)
+        monkeypatch.setattr(generate, "QUESTION_BATCH_SIZE", 97)
+        assert generate.KA_READERS > 1 and generate.QUESTION_WRITERS > 1
     entities, facts = synthetic_taxonomy(SPECIES, seed=TAXONOMY_SEED)
     write_taxonomy(store, entities, facts)
     digests, counts = {}, {}

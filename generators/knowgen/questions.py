@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from knowforge.models.types import BenchmarkItem
@@ -299,14 +300,33 @@ def balance_booleans(specs: list[Spec], params: KnowGenParams) -> None:
                 s.fact_ids = s.fact_ids + s.no_fact_ids
 
 
-def to_items(specs: list[Spec], params: KnowGenParams) -> list[BenchmarkItem]:
-    items = []
+def question_ids(specs: list[Spec]) -> list[str]:
+    """``<entity id>:qNNN``: each entity's questions numbered in spec order."""
     counters: dict[str, int] = defaultdict(int)
-    passages: dict[str, str] = {}
+    ids = []
     for s in specs:
+        n = counters[s.entity.id]
+        counters[s.entity.id] += 1
+        ids.append(f"{s.entity.id}:q{n:03d}")
+    return ids
+
+
+def iter_items(specs: list[Spec], params: KnowGenParams) -> Iterator[BenchmarkItem]:
+    """The items of ``specs`` in order, each with ``params.few_shot`` exemplars of the same type
+    and form about other entities (the few-shot setting).
+
+    Made one at a time, so that a writer sends the first items while the later ones are made.
+    The exemplars are drawn from the specs by one seeded generator in item order: the items do
+    not depend on how fast they are consumed.
+    """
+    ids = question_ids(specs)
+    rng = random.Random(f"{params.seed}:knowgen:questions:few_shot")
+    by_key: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, s in enumerate(specs):
+        by_key[(s.qtype, s.form)].append(i)
+    passages: dict[str, str] = {}
+    for i, s in enumerate(specs):
         e = s.entity
-        n = counters[e.id]
-        counters[e.id] += 1
         if e.id not in passages:
             passages[e.id] = knowledge_passage(e)
         slices = {"type": s.qtype, "form": s.form, "difference": s.difference,
@@ -317,51 +337,44 @@ def to_items(specs: list[Spec], params: KnowGenParams) -> list[BenchmarkItem]:
         if s.hop_triplets is not None:
             meta["hop_triplets"] = s.hop_triplets
             meta["chains"] = s.chains
-        scorer = SCORERS[s.form]
-        items.append(BenchmarkItem(
-            id=f"{e.id}:q{n:03d}", benchmark=params.benchmark, task=f"knowgen/{s.qtype}",
+        shots = _few_shot(i, specs, ids, by_key[(s.qtype, s.form)], rng, params.few_shot)
+        yield BenchmarkItem(
+            id=ids[i], benchmark=params.benchmark, task=f"knowgen/{s.qtype}",
             form=s.form, question=s.question, context=passages[e.id], choices=s.choices,
-            answers=s.answers, answer_index=s.answer_index, unknown=s.unknown, scorer=scorer,
+            answers=s.answers, answer_index=s.answer_index, unknown=s.unknown, scorer=SCORERS[s.form],
             fact_ids=sorted(set(s.fact_ids)), entity_ids=s.entity_ids, slices=slices,
-            metadata=meta))
-    return items
+            metadata=meta, few_shot=shots)
 
 
-def add_few_shot(items: list[BenchmarkItem], params: KnowGenParams) -> list[BenchmarkItem]:
-    """Give each item ``params.few_shot`` exemplars of the same type and form about other
-    entities (the few-shot setting)."""
-    if params.few_shot == 0:
-        return items
-    rng = random.Random(f"{params.seed}:knowgen:questions:few_shot")
-    by_key: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i, it in enumerate(items):
-        by_key[(it.slices["type"], it.form)].append(i)
-    out = []
-    for it in items:
-        pool = by_key[(it.slices["type"], it.form)]
-        shots = []
-        for _ in range(params.few_shot * 4):
-            if len(shots) == params.few_shot or len(pool) < 2:
-                break
-            ex = items[pool[rng.randrange(len(pool))]]
-            if ex.entity_ids == it.entity_ids or any(s["id"] == ex.id for s in shots):
-                continue
-            # the question with its options inline: the exemplar's passage is not repeated
-            # (it would multiply every item's size by the number of shots)
-            text = ex.question + "".join(f"\n({'ABCD'[i]}) {c}" for i, c in enumerate(ex.choices))
-            shots.append({"id": ex.id, "question": text, "answer": _gold_text(ex)})
-        out.append(it.model_copy(update={"few_shot": shots}))
-    return out
+def _few_shot(i: int, specs: list[Spec], ids: list[str], pool: list[int], rng: random.Random,
+              n: int) -> list[dict[str, str]]:
+    """Up to ``n`` exemplars for spec ``i`` from ``pool`` (the specs of its type and form),
+    none about the same entities and none twice; at most ``4n`` draws."""
+    shots: list[dict[str, str]] = []
+    s = specs[i]
+    for _ in range(n * 4):
+        if len(shots) == n or len(pool) < 2:
+            break
+        j = pool[rng.randrange(len(pool))]
+        ex = specs[j]
+        if ex.entity_ids == s.entity_ids or any(shot["id"] == ids[j] for shot in shots):
+            continue
+        # the question with its options inline: the exemplar's passage is not repeated
+        # (it would multiply every item's size by the number of shots)
+        text = ex.question + "".join(f"\n({'ABCD'[k]}) {c}" for k, c in enumerate(ex.choices))
+        shots.append({"id": ids[j], "question": text, "answer": _gold_text(ex)})
+    return shots
 
 
-def _gold_text(item: BenchmarkItem) -> str:
-    if item.form == "multi-choice" and item.answer_index is not None:
-        return "ABCD"[item.answer_index]
-    return item.answers[0] if item.answers else ""
+def _gold_text(spec: Spec) -> str:
+    if spec.form == "multi-choice" and spec.answer_index is not None:
+        return "ABCD"[spec.answer_index]
+    return spec.answers[0] if spec.answers else ""
 
 
-def build_questions(entities: list[PlannedEntity], inputs: GraphInputs, params: KnowGenParams,
-                    chains2: dict[str, list[dict]], chains3: dict[str, list[dict]]) -> list[BenchmarkItem]:
+def build_specs(entities: list[PlannedEntity], inputs: GraphInputs, params: KnowGenParams,
+                chains2: dict[str, list[dict]], chains3: dict[str, list[dict]]) -> list[Spec]:
+    """Every question of the batch, its yes/no labels balanced (``iter_items`` makes the items)."""
     pools = DistractorPools(inputs)
     for groups in (*chains2.values(), *chains3.values()):
         for g in groups:
@@ -372,4 +385,4 @@ def build_questions(entities: list[PlannedEntity], inputs: GraphInputs, params: 
         specs.extend(build_entity_specs(e, inputs, pools, params, chains2.get(e.id, []),
                                         chains3.get(e.id, [])))
     balance_booleans(specs, params)
-    return add_few_shot(to_items(specs, params), params)
+    return specs
