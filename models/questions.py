@@ -15,6 +15,7 @@ properties are for people writing Cypher (``slice_relation``, ``slice_year``, ..
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -43,6 +44,7 @@ def property_value(value: Any) -> Any:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
+@functools.lru_cache(maxsize=1024)  # a few keys, looked up for every item written
 def slice_property(key: str) -> str:
     """The Question property a slice key lives in (``year`` → ``slice_year``; task/form as is)."""
     if not _KEY.match(key or ""):

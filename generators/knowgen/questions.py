@@ -325,6 +325,7 @@ def iter_items(specs: list[Spec], params: KnowGenParams) -> Iterator[BenchmarkIt
     for i, s in enumerate(specs):
         by_key[(s.qtype, s.form)].append(i)
     passages: dict[str, str] = {}
+    shown: list[tuple[str, str] | None] = [None] * len(specs)  # exemplar text and gold, once each
     for i, s in enumerate(specs):
         e = s.entity
         if e.id not in passages:
@@ -337,7 +338,7 @@ def iter_items(specs: list[Spec], params: KnowGenParams) -> Iterator[BenchmarkIt
         if s.hop_triplets is not None:
             meta["hop_triplets"] = s.hop_triplets
             meta["chains"] = s.chains
-        shots = _few_shot(i, specs, ids, by_key[(s.qtype, s.form)], rng, params.few_shot)
+        shots = _few_shot(i, specs, ids, by_key[(s.qtype, s.form)], rng, params.few_shot, shown)
         yield BenchmarkItem(
             id=ids[i], benchmark=params.benchmark, task=f"knowgen/{s.qtype}",
             form=s.form, question=s.question, context=passages[e.id], choices=s.choices,
@@ -347,22 +348,28 @@ def iter_items(specs: list[Spec], params: KnowGenParams) -> Iterator[BenchmarkIt
 
 
 def _few_shot(i: int, specs: list[Spec], ids: list[str], pool: list[int], rng: random.Random,
-              n: int) -> list[dict[str, str]]:
+              n: int, shown: list[tuple[str, str] | None]) -> list[dict[str, str]]:
     """Up to ``n`` exemplars for spec ``i`` from ``pool`` (the specs of its type and form),
-    none about the same entities and none twice; at most ``4n`` draws."""
+    none about the same entities and none twice; at most ``4n`` draws. ``shown[j]``: spec
+    ``j``'s exemplar text and gold, filled on first use (a spec is drawn about n times)."""
     shots: list[dict[str, str]] = []
+    taken: list[int] = []  # ids are unique per spec: the same as comparing the shots' ids
     s = specs[i]
     for _ in range(n * 4):
         if len(shots) == n or len(pool) < 2:
             break
         j = pool[rng.randrange(len(pool))]
         ex = specs[j]
-        if ex.entity_ids == s.entity_ids or any(shot["id"] == ids[j] for shot in shots):
+        if ex.entity_ids == s.entity_ids or j in taken:
             continue
-        # the question with its options inline: the exemplar's passage is not repeated
-        # (it would multiply every item's size by the number of shots)
-        text = ex.question + "".join(f"\n({'ABCD'[k]}) {c}" for k, c in enumerate(ex.choices))
-        shots.append({"id": ids[j], "question": text, "answer": _gold_text(ex)})
+        taken.append(j)
+        if shown[j] is None:
+            # the question with its options inline: the exemplar's passage is not repeated
+            # (it would multiply every item's size by the number of shots)
+            shown[j] = (ex.question + "".join(f"\n({'ABCD'[k]}) {c}" for k, c in enumerate(ex.choices)),
+                        _gold_text(ex))
+        text, gold = shown[j]
+        shots.append({"id": ids[j], "question": text, "answer": gold})
     return shots
 
 
