@@ -20,6 +20,7 @@ import random
 import sys
 import time
 
+import neo4j
 from rapidfuzz import fuzz, process
 
 from knowforge.generators.knowgen import KnowGenParams, drop_batch, generate_batch
@@ -145,9 +146,16 @@ def main(argv=None) -> int:
         print(f"the graph holds {count} nodes; rerun with --wipe to clear it (this benchmark writes a "
               "synthetic taxonomy)", file=sys.stderr)
         return 2
-    if count:
-        with store.driver.session(database=store.database) as session:   # implicit transaction
-            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS").consume()
+    for attempt in range(3 if count else 0):  # an implicit transaction: the driver does not retry it
+        try:
+            with store.driver.session(database=store.database) as session:
+                session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS").consume()
+            break
+        except neo4j.exceptions.TransientError as exc:  # seen once: a deadlock right after a run
+            if attempt == 2:
+                raise
+            print(f"wiping the graph: {exc.code}; trying again", file=sys.stderr)
+            time.sleep(5)
     inner.apply_schema()
     t = time.perf_counter()
     entities, facts = synthetic_taxonomy(args.species, seed=0)

@@ -30,11 +30,12 @@ from .read import read_inputs, read_name_index_names
 log = logging.getLogger(__name__)
 
 # Rows per question statement: one statement holds all its rows' new nodes and links in its
-# transaction state; smaller statements keep that small on a server with a 512 MB heap, and
-# the prefetch thread overlaps the client's row building with more of the server's work.
-QUESTION_BATCH_SIZE = 2000
+# transaction state. With two in flight, 1,000 rows wrote 10k entities' questions in 27 s
+# where 2,000 took 29-32 s and 4,000 ran into the heap (1 GB; docs/knowgen.md).
+QUESTION_BATCH_SIZE = 1000
 # Question statements in flight at once: the server runs a transaction on one core, so a
-# second statement keeps another busy (10k entities: the question write 1.55x faster).
+# second statement keeps another busy (3k entities' 107k questions: 7.5-7.9 s instead of
+# 11.7-12.5 s).
 QUESTION_WRITERS = 2
 
 
