@@ -25,7 +25,7 @@ from collections.abc import Iterable
 import neo4j
 
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
-from knowforge.kg.store import Progress, Store, WriteSummary, chunked
+from knowforge.kg.store import Progress, Store, WriteSummary, chunked, prefetched
 
 PROBE_SIZE = 100
 
@@ -39,7 +39,10 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
                 progress: Progress | None = None) -> WriteSummary:
     summary = WriteSummary()
     mostly_new: bool | None = None
-    for chunk in chunked((r.to_row() for r in records), store.batch_size):
+    # The next batch's rows (stable ids, property maps) are built in a thread while the server
+    # runs this batch's statements.
+    rows = prefetched((r.to_row() for r in records), store.batch_size)
+    for chunk in chunked(rows, store.batch_size):
         if mostly_new is None:  # a first guess from a few ids; later batches go by the last one
             probe = [row["id"] for row in chunk[:PROBE_SIZE]]
             mostly_new = len(store.run_read_write("store/existing_facts", ids=probe)) * 2 < len(probe)
