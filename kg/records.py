@@ -43,7 +43,6 @@ class EntityRecord:
         labels = validate_labels(self.labels)
         props = {
             "name": self.name,
-            "aliases": list(self.aliases),
             "alias_text": " | ".join(self.aliases),
             "description": self.description,
             "popularity": self.popularity,
