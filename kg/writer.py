@@ -14,13 +14,20 @@ Which facts exist is learnt in one of two ways, whichever the previous batch say
 cheaper: when most facts were new (a first load), ``store/existing_facts`` sends only the ids;
 when most existed (a reload), ``store/update_facts`` is sent the whole batch at once and
 returns the facts it left alone, so that a reload is one statement per batch.
+Each batch is written in two steps: the lookup and property update above, then the creates
+and general merges. The first step of the next batches runs while a batch finishes, each in
+its own transaction (``FACT_WRITERS``), so a reload keeps several server cores busy; batches
+that share a fact id never overlap, and the second steps run in batch order.
 ``benchmarks/store_write_rate.py`` measures both against a plain CREATE and against
 ``store/upsert_facts`` alone.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 import neo4j
 
@@ -28,6 +35,8 @@ from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Progress, Store, WriteSummary, chunked, prefetched
 
 PROBE_SIZE = 100
+# Batches whose first step (lookup, property update) may be in flight at once; see write_facts.
+FACT_WRITERS = 3
 
 
 def write_entities(store: Store, records: Iterable[EntityRecord], *,
@@ -36,23 +45,56 @@ def write_entities(store: Store, records: Iterable[EntityRecord], *,
 
 
 def write_facts(store: Store, records: Iterable[FactRecord], *,
-                progress: Progress | None = None) -> WriteSummary:
+                progress: Progress | None = None, workers: int = FACT_WRITERS) -> WriteSummary:
+    """Write ``records`` in batches of ``store.batch_size``, each in two steps: ``_sort_batch``
+    finds which facts exist and sets the properties of those whose edges stand, then
+    ``_finish_batch`` creates the new ones and merges the rest.
+
+    With ``workers`` > 1 the first step of the next ``workers - 1`` batches runs, each in its
+    own transaction, while this batch finishes: a reload, which is all first step, keeps that
+    many server transactions busy (the server runs one on one core). A batch that shares a
+    fact id with one still in flight waits for it, so the later record still wins; second
+    steps run one at a time in batch order, so stubs are named by their first reference.
+    """
     summary = WriteSummary()
     mostly_new: bool | None = None
+    workers = max(1, workers)
     # The next batch's rows (stable ids, property maps) are built in a thread while the server
     # runs this batch's statements.
-    rows = prefetched((r.to_row() for r in records), store.batch_size)
-    for chunk in chunked(rows, store.batch_size):
-        if mostly_new is None:  # a first guess from a few ids; later batches go by the last one
-            probe = [row["id"] for row in chunk[:PROBE_SIZE]]
-            mostly_new = len(store.run_read_write("store/existing_facts", ids=probe)) * 2 < len(probe)
-        part, existed = _write_fact_batch(store, chunk, mostly_new)
-        mostly_new = existed * 2 < len(chunk)
+    chunks = chunked(prefetched((r.to_row() for r in records), store.batch_size), store.batch_size)
+    ahead: deque[tuple[set, Future]] = deque()
+
+    def finish_first() -> None:
+        nonlocal mostly_new
+        _, sorting = ahead.popleft()
+        batch = sorting.result()
+        part = _finish_batch(store, batch)
+        mostly_new = batch.existed * 2 < len(batch.rows)
         _merge_counters(summary, part)
-        summary.rows += len(chunk)
+        summary.rows += len(batch.rows)
         summary.batches += 1
         if progress:
-            progress(len(chunk))
+            progress(len(batch.rows))
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="knowforge-facts") as pool:
+        while True:
+            try:
+                chunk = next(chunks, None)
+            except Exception:
+                while ahead:  # the batches read before a bad record are written, as before
+                    finish_first()
+                raise
+            if chunk is None:
+                break
+            if mostly_new is None:  # a first guess from a few ids; later batches go by the last one
+                probe = [row["id"] for row in chunk[:PROBE_SIZE]]
+                mostly_new = len(store.run_read_write("store/existing_facts", ids=probe)) * 2 < len(probe)
+            ids = {row["id"] for row in chunk}
+            while ahead and (len(ahead) >= workers or any(not ids.isdisjoint(other) for other, _ in ahead)):
+                finish_first()
+            ahead.append((ids, pool.submit(_sort_batch, store, chunk, mostly_new)))
+        while ahead:
+            finish_first()
     return summary
 
 
@@ -60,53 +102,74 @@ def write_relations(store: Store, records: Iterable[RelationRecord]) -> WriteSum
     return store.write("store/upsert_relations", (r.to_row() for r in records))
 
 
-def _write_fact_batch(store: Store, rows: list[dict], mostly_new: bool) -> tuple[WriteSummary, int]:
-    """Write one batch; also returns how many of its facts were already in the graph."""
-    summary = WriteSummary()
+@dataclass
+class _SortedBatch:
+    """One batch after its first step: the facts still to write, and how many existed."""
+
+    rows: list[dict]
+    new: list[dict] = field(default_factory=list)
+    other: list[dict] = field(default_factory=list)
+    existed: int = 0
+    summary: WriteSummary = field(default_factory=WriteSummary)
+
+
+def _sort_batch(store: Store, rows: list[dict], mostly_new: bool) -> _SortedBatch:
+    """First step: which facts are new, which exist with the same subject and object (their
+    properties are set here, by ``store/update_facts``), and which need the general MERGE.
+    It writes only the properties of facts of this batch, so that batches with distinct fact
+    ids can take it at the same time."""
+    batch = _SortedBatch(rows)
     ids = [row["id"] for row in rows]
     if len(set(ids)) != len(ids):
         # upsert_facts merges repeated ids row by row (properties and release years).
-        return store.write("store/upsert_facts", rows, batch_size=len(rows)), 0
-    new: list[dict] = []
+        batch.other = rows
+        return batch
     same: list[dict] = []
-    other: list[dict] = []
     if mostly_new:
         existing = {r["id"]: r for r in store.run_read_write("store/existing_facts", ids=ids)}
         for row in rows:
             found = existing.get(row["id"])
             if found is None:
-                new.append(row)
+                batch.new.append(row)
             elif (not row["seen_in"] and found["subject_id"] == row["subject_id"]
                   and found["object_id"] == row["object_id"]):
                 same.append(row)
             else:
-                other.append(row)
-        existed = len(existing)
+                batch.other.append(row)
+        batch.existed = len(existing)
     else:
         same = [row for row in rows if not row["seen_in"]]
-        other = [row for row in rows if row["seen_in"]]
-        existed = len(rows)
+        batch.other = [row for row in rows if row["seen_in"]]
+        batch.existed = len(rows)
     if same:
         left, part = store.write_returning("store/update_facts", rows=[
             {"id": r["id"], "subject_id": r["subject_id"], "object_id": r["object_id"], "props": r["props"]}
             for r in same])
-        _merge_counters(summary, part)
+        _merge_counters(batch.summary, part)
         if left:
             by_id = {row["id"]: row for row in same}
-            new += [by_id[r["id"]] for r in left if r["new"]]
-            other += [by_id[r["id"]] for r in left if not r["new"]]
-    if not mostly_new:
-        existed -= len(new)
-    if new:
+            new = [by_id[r["id"]] for r in left if r["new"]]
+            batch.new += new
+            batch.other += [by_id[r["id"]] for r in left if not r["new"]]
+            if not mostly_new:
+                batch.existed -= len(new)
+    return batch
+
+
+def _finish_batch(store: Store, batch: _SortedBatch) -> WriteSummary:
+    """Second step: create the new facts (with their stubs and edges) and merge the others."""
+    summary = batch.summary
+    other = batch.other
+    if batch.new:
         try:
             _merge_counters(summary, store.write_together([
-                ("store/merge_stubs", {"rows": _stub_rows(new)}),
-                ("store/create_facts", {"rows": [fact_node_properties(row) for row in new]})]))
+                ("store/merge_stubs", {"rows": _stub_rows(batch.new)}),
+                ("store/create_facts", {"rows": [fact_node_properties(row) for row in batch.new]})]))
         except neo4j.exceptions.ConstraintError:
-            other = new + other  # created by another writer since we looked
+            other = batch.new + other  # created by another writer since we looked
     if other:
         _merge_counters(summary, store.write("store/upsert_facts", other, batch_size=len(other)))
-    return summary, existed
+    return summary
 
 
 def _merge_counters(summary: WriteSummary, part: WriteSummary) -> None:

@@ -6,14 +6,16 @@ and relationship by relationship (``graph_lines``)."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 
+import pytest
 from conftest import wipe
 
 from knowforge.kg.bulk.digest import graph_digest, graph_lines
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.store import Store
-from knowforge.kg.writer import write_entities, write_facts
+from knowforge.kg.writer import FACT_WRITERS, write_entities, write_facts
 
 
 def facts_a() -> list[FactRecord]:
@@ -46,14 +48,14 @@ def facts_b() -> list[FactRecord]:
     return changed + new + years
 
 
-def load_all(store: Store, loads, *, reference: bool) -> list[str]:
+def load_all(store: Store, loads, *, reference: bool, workers: int = FACT_WRITERS) -> list[str]:
     wipe(store)
     write_entities(store, [EntityRecord(id="T1", name="Entity one", labels=("Person",), source="test")])
     for facts in loads:
         if reference:
             store.write("store/upsert_facts", [f.to_row() for f in facts])
         else:
-            write_facts(store, facts)
+            write_facts(store, facts, workers=workers)
     return list(graph_lines(store))
 
 
@@ -77,6 +79,52 @@ def test_paths_leave_the_graph_upsert_facts_leaves(store):
     for size in (10_000, 7, 3):  # one batch; several, switching between lookup and update
         got = load_all(small_batches(store, size), loads, reference=False)
         assert_same(expected, got)
+    assert_same(expected, load_all(small_batches(store, 3), loads, reference=False, workers=1))
+
+
+class SlowFirstSteps(Store):
+    """Records when each batch's property update ran, each slowed so that the batches the
+    writer lets overlap do overlap."""
+
+    def __init__(self, store: Store, size: int):
+        super().__init__(store.driver, store.database, batch_size=size, uri=store.uri)
+        self.spans: list[tuple[float, float, set[str]]] = []
+
+    def write_returning(self, name, **params):
+        if name != "store/update_facts":
+            return super().write_returning(name, **params)
+        start = time.monotonic()
+        time.sleep(0.3)
+        out = super().write_returning(name, **params)
+        self.spans.append((start, time.monotonic(), {row["id"] for row in params["rows"]}))
+        return out
+
+
+def overlapping(spans) -> list[tuple[set[str], set[str]]]:
+    return [(a[2], b[2]) for i, a in enumerate(spans) for b in spans[i + 1:]
+            if a[0] < b[1] and b[0] < a[1]]
+
+
+def test_batches_in_flight_together_never_share_a_fact(store):
+    """A reload keeps several batches' updates in flight; a batch that repeats a fact of one
+    still running waits for it, so the later record wins as in one serial pass."""
+    facts = facts_a()
+    again = facts[:14] + [replace(f, rank="preferred") for f in facts[:14]]
+    expected = load_all(store, [facts, again], reference=True)
+
+    load_all(store, [facts], reference=False)
+    reload = SlowFirstSteps(store, 7)
+    write_facts(reload, facts, workers=3)
+    assert len(reload.spans) == 6
+    assert overlapping(reload.spans), "a reload's batches should be written in parallel"
+    assert all(a.isdisjoint(b) for a, b in overlapping(reload.spans))
+
+    repeated = SlowFirstSteps(store, 7)
+    write_facts(repeated, again, workers=3)
+    assert len(repeated.spans) == 4
+    assert all(a.isdisjoint(b) for a, b in overlapping(repeated.spans))
+    assert overlapping(repeated.spans)  # batches 1 and 2 share no fact; nor do 3 and 4
+    assert_same(expected, list(graph_lines(store)))
 
 
 def test_repeated_ids_in_one_batch(store):
@@ -111,3 +159,18 @@ def test_reload_is_idempotent_and_digest_is_stable(store):
     assert graph_digest(store) == first
     write_facts(store, facts_b())
     assert graph_digest(store) != first
+
+
+def test_a_bad_record_stops_the_write_after_the_batches_before_it(store):
+    """The batches read before a record that cannot be turned into a row are all written,
+    those still in flight included, then the record's error is raised."""
+    wipe(store)
+
+    def records():
+        yield from facts_a()[:10]
+        raise ValueError("bad record 11")
+
+    with pytest.raises(ValueError, match="bad record 11"):
+        write_facts(small_batches(store, 3), records(), workers=3)
+    ids = {r["id"] for r in store.user_query("MATCH (f:Fact) RETURN f.id AS id")}
+    assert ids == {f.id for f in facts_a()[:9]}  # three whole batches; the fourth never formed
