@@ -9,6 +9,8 @@ of ids that it deletes afterwards. Prints facts/s for:
              avoids, a fairer baseline next to the plain one (still no stubs, no relationships)
   upsert     kg.writer.write_facts (stubs + fact + HAS_FACT/OBJECT), first load
   reload     the same facts again (the idempotent path a re-run takes)
+  serial     the same two runs with workers=1: one batch of the store's batch size at a time,
+             as write_facts wrote before it kept several in flight
   reference  the same two runs through store/upsert_facts alone, the single MERGE statement
              write_facts used before it chose a path per batch (the "before" figures)
 and the ratios to the baseline. Every phase runs on the same facts after a small warm-up;
@@ -93,6 +95,7 @@ def main() -> None:
                     database_=store.database)
                 for i in range(0, len(rows), store.batch_size)],
             "upsert": lambda rows, facts: write_facts(store, facts),
+            "serial": lambda rows, facts: write_facts(store, facts, workers=1),
             "reference": lambda rows, facts: store.write("store/upsert_facts",
                                                          (f.to_row() for f in facts)),
         }
@@ -114,8 +117,8 @@ def main() -> None:
         for r in range(args.rounds):
             facts = synthetic_facts(args.facts, seed=r)
             rows = [f.to_row() for f in facts]
-            order = ["baseline", "baseline :Fact", "upsert", "reference"]
-            order = order[r % 4:] + order[:r % 4]
+            order = ["baseline", "baseline :Fact", "upsert", "serial", "reference"]
+            order = order[r % 5:] + order[:r % 5]
             for name in order:
                 timed(f"{name} first", lambda: phases[name](rows, facts))
                 if not name.startswith("baseline"):
@@ -126,7 +129,8 @@ def main() -> None:
     base, base_cpu = wall["baseline first"], cpus.get("baseline first")
     labels = {"baseline first": "baseline CREATE", "baseline :Fact first": "baseline :Fact",
               "upsert first": "upsert (first)",
-              "upsert reload": "upsert (reload)", "reference first": "reference (first)",
+              "upsert reload": "upsert (reload)", "serial first": "serial (first)",
+              "serial reload": "serial (reload)", "reference first": "reference (first)",
               "reference reload": "reference (reload)"}
     for key, label in labels.items():
         line = (f"{label:19s}: {n / wall[key]:10,.0f} facts/s   ratio to baseline {base / wall[key]:.2f}"
@@ -138,6 +142,8 @@ def main() -> None:
                                        for la in (load_before, os.getloadavg())))
     print(f"upsert vs reference: first {wall['reference first'] / wall['upsert first']:.2f}x, "
           f"reload {wall['reference reload'] / wall['upsert reload']:.2f}x faster (wall)")
+    print(f"upsert vs serial: first {wall['serial first'] / wall['upsert first']:.2f}x, "
+          f"reload {wall['serial reload'] / wall['upsert reload']:.2f}x faster (wall)")
 
 
 def cleanup(store) -> None:

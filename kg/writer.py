@@ -25,7 +25,7 @@ that share a fact id never overlap, and the second steps run in batch order.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -37,6 +37,7 @@ from knowforge.kg.store import Progress, Store, WriteSummary, chunked, prefetche
 PROBE_SIZE = 100
 # Batches whose first step (lookup, property update) may be in flight at once; see write_facts.
 FACT_WRITERS = 3
+SPLIT_FLOOR = 500
 
 
 def write_entities(store: Store, records: Iterable[EntityRecord], *,
@@ -46,22 +47,25 @@ def write_entities(store: Store, records: Iterable[EntityRecord], *,
 
 def write_facts(store: Store, records: Iterable[FactRecord], *,
                 progress: Progress | None = None, workers: int = FACT_WRITERS) -> WriteSummary:
-    """Write ``records`` in batches of ``store.batch_size``, each in two steps: ``_sort_batch``
-    finds which facts exist and sets the properties of those whose edges stand, then
-    ``_finish_batch`` creates the new ones and merges the rest.
+    """Write ``records`` in batches, each in two steps: ``_sort_batch`` finds which facts
+    exist and sets the properties of those whose edges stand, then ``_finish_batch`` creates
+    the new ones and merges the rest.
 
-    With ``workers`` > 1 the first step of the next ``workers - 1`` batches runs, each in its
-    own transaction, while this batch finishes: a reload, which is all first step, keeps that
-    many server transactions busy (the server runs one on one core). A batch that shares a
-    fact id with one still in flight waits for it, so the later record still wins; second
-    steps run one at a time in batch order, so stubs are named by their first reference.
+    ``store.batch_size`` rows are in flight at a time, as ``workers`` batches of an equal
+    share (``_batch_rows``): the first step of the next batches runs, each in its own transaction, while this
+    one finishes, so a reload, which is all first step, keeps ``workers`` server transactions
+    busy (the server runs one on one core), even when a loader hands over one buffer at a time.
+    A batch that shares a fact id with one still in flight waits for it, so the later record
+    still wins; second steps run one at a time in batch order, so stubs are named by their
+    first reference.
     """
     summary = WriteSummary()
     mostly_new: bool | None = None
     workers = max(1, workers)
     # The next batch's rows (stable ids, property maps) are built in a thread while the server
     # runs this batch's statements.
-    chunks = chunked(prefetched((r.to_row() for r in records), store.batch_size), store.batch_size)
+    size = _batch_rows(store.batch_size, workers, len(records) if isinstance(records, Sized) else None)
+    chunks = chunked(prefetched((r.to_row() for r in records), size), size)
     ahead: deque[tuple[set, Future]] = deque()
 
     def finish_first() -> None:
@@ -96,6 +100,14 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
         while ahead:
             finish_first()
     return summary
+
+
+def _batch_rows(batch_size: int, workers: int, total: int | None) -> int:
+    """Rows per batch: a share of ``batch_size`` (or of ``total``, when a caller hands over
+    fewer rows, as a loader does with each buffer) for each worker, never split below
+    ``SPLIT_FLOOR`` rows (a small write stays one statement)."""
+    rows = min(batch_size, total) if total else batch_size
+    return max(min(batch_size, SPLIT_FLOOR), -(-rows // workers))
 
 
 def write_relations(store: Store, records: Iterable[RelationRecord]) -> WriteSummary:

@@ -174,3 +174,14 @@ def test_a_bad_record_stops_the_write_after_the_batches_before_it(store):
         write_facts(small_batches(store, 3), records(), workers=3)
     ids = {r["id"] for r in store.user_query("MATCH (f:Fact) RETURN f.id AS id")}
     assert ids == {f.id for f in facts_a()[:9]}  # three whole batches; the fourth never formed
+
+
+def test_batch_rows_share_the_batch_size_among_the_writers():
+    from knowforge.kg.writer import SPLIT_FLOOR, _batch_rows
+
+    assert _batch_rows(10_000, 3, None) == 3334     # a stream: a third of a batch each
+    assert _batch_rows(10_000, 3, 100_000) == 3334
+    assert _batch_rows(10_000, 3, 5_000) == 1667    # a loader's 5,000-fact buffer, still in three
+    assert _batch_rows(10_000, 3, 10) == SPLIT_FLOOR  # a small write stays one statement
+    assert _batch_rows(10_000, 1, 5_000) == 5_000
+    assert _batch_rows(7, 3, 42) == 7               # never more than, nor split below, a tiny batch size
