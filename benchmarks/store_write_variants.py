@@ -106,7 +106,7 @@ def batches(rows: list[dict], size: int):
 
 
 def tx_steps(store, steps: list[tuple[str, dict]]) -> None:
-    """Run literal statements in order in one transaction (the writer's write_together)."""
+    """Run literal statements in order in one transaction."""
     def work(tx):
         for text, params in steps:
             tx.run(text, params).consume()

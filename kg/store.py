@@ -238,25 +238,6 @@ class Store:
         summary.counters["fallbacks"] = fallbacks
         return summary
 
-    def write_together(self, steps: list[tuple[str, dict]]) -> WriteSummary:
-        """Run named write statements in order in one transaction: all of them or none.
-
-        The driver retries the whole transaction on transient errors (deadlocks, leader
-        changes), as ``execute_query`` does for one statement.
-        """
-        queries = [(load_cypher(name), params) for name, params in steps]
-
-        @neo4j.unit_of_work(metadata={"app": "knowforge",
-                                      "statement": " + ".join(name for name, _ in steps)})
-        def work(tx) -> list:
-            return [tx.run(text, params).consume().counters for text, params in queries]
-
-        summary = WriteSummary(rows=0, batches=1)
-        with self.driver.session(database=self.database) as session:
-            for counters in session.execute_write(work):
-                summary.add(counters)
-        return summary
-
     # -- schema and raw user queries ---------------------------------------------------------
     def apply_schema(self, *, wait: bool = True, timeout_s: float = 300.0,
                      progress: IndexProgress | None = None) -> int:

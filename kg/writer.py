@@ -4,8 +4,8 @@ Facts go one of three ways, chosen per batch:
 
 - facts already in the graph with the same subject and object and no release years:
   ``store/update_facts`` sets their properties (their edges were written with them);
-- new facts: ``store/merge_stubs`` + ``store/create_facts`` in one transaction (CREATE, no
-  locking MERGE, no eager passes);
+- new facts: ``store/merge_stubs``, then ``store/create_facts`` (CREATE, no locking MERGE,
+  no eager passes);
 - anything else (a changed subject or object, release years to accumulate, an id twice in
   one batch, a fact another writer created meanwhile): ``store/upsert_facts``, the general
   MERGE statement, which the other two must leave the graph identical to.
@@ -14,12 +14,12 @@ Which facts exist is learnt in one of two ways, whichever the previous batch say
 cheaper: when most facts were new (a first load), ``store/existing_facts`` sends only the ids;
 when most existed (a reload), ``store/update_facts`` is sent the whole batch at once and
 returns the facts it left alone, so that a reload is one statement per batch.
-Each batch is written in two steps: the lookup and property update above, then the creates
-and general merges. The first step of the next batches runs while a batch finishes, each in
-its own transaction (``FACT_WRITERS``), so a reload keeps several server cores busy; batches
-that share a fact id never overlap, and the second steps run in batch order.
-``benchmarks/store_write_rate.py`` measures both against a plain CREATE and against
-``store/upsert_facts`` alone.
+Several batches are in flight at once (``FACT_WRITERS``, see ``write_facts``): lookups,
+property updates and creates of different batches run in their own transactions, so the
+server works on more than one core; batches that share a fact id never overlap, and the
+statements that create entities (stubs, the general merge) run in batch order.
+``benchmarks/store_write_rate.py`` measures the writer against a plain CREATE, against
+``store/upsert_facts`` alone and against itself with one batch at a time.
 """
 
 from __future__ import annotations
@@ -35,8 +35,10 @@ from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Progress, Store, WriteSummary, chunked, prefetched
 
 PROBE_SIZE = 100
-# Batches whose first step (lookup, property update) may be in flight at once; see write_facts.
+# Batches in flight at once; see write_facts. Three beat two for reloads on 2 cores; creates
+# are held to FACT_WRITERS - 1 (a third in flight was slower than two).
 FACT_WRITERS = 3
+# Below this many rows a batch is not split among the writers: a small write stays one statement.
 SPLIT_FLOOR = 500
 
 
@@ -47,17 +49,19 @@ def write_entities(store: Store, records: Iterable[EntityRecord], *,
 
 def write_facts(store: Store, records: Iterable[FactRecord], *,
                 progress: Progress | None = None, workers: int = FACT_WRITERS) -> WriteSummary:
-    """Write ``records`` in batches, each in two steps: ``_sort_batch`` finds which facts
-    exist and sets the properties of those whose edges stand, then ``_finish_batch`` creates
-    the new ones and merges the rest.
+    """Write ``records`` in batches. ``_sort_batch`` finds which facts of a batch exist and
+    sets the properties of those whose edges stand; then the stubs the new facts point at are
+    merged, the new facts created (``_create_facts``) and the rest merged.
 
-    ``store.batch_size`` rows are in flight at a time, as ``workers`` batches of an equal
-    share (``_batch_rows``): the first step of the next batches runs, each in its own transaction, while this
-    one finishes, so a reload, which is all first step, keeps ``workers`` server transactions
-    busy (the server runs one on one core), even when a loader hands over one buffer at a time.
-    A batch that shares a fact id with one still in flight waits for it, so the later record
-    still wins; second steps run one at a time in batch order, so stubs are named by their
-    first reference.
+    ``store.batch_size`` rows are in flight at a time, as ``workers`` batches of an equal share
+    (``_batch_rows``), each statement in its own transaction, so that the server, which runs a
+    transaction on one core, uses several: the lookups and property updates of the next
+    batches (all of a reload) run while a batch is finished, and up to ``workers - 1`` batches'
+    creates (most of a first load) run while the next are sorted out. That holds even when a
+    loader hands over one buffer at a time. A batch that shares a fact id with one still in
+    flight waits for it, so the later record still wins. Stubs and the general merge, which
+    create entities, run one at a time in batch order, so a stub is named by its first
+    reference as in one serial pass.
     """
     summary = WriteSummary()
     mostly_new: bool | None = None
@@ -66,27 +70,44 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
     # runs this batch's statements.
     size = _batch_rows(store.batch_size, workers, len(records) if isinstance(records, Sized) else None)
     chunks = chunked(prefetched((r.to_row() for r in records), size), size)
-    ahead: deque[tuple[set, Future]] = deque()
+    sorting: deque[tuple[set, Future]] = deque()   # first steps, in batch order
+    creating: deque[tuple[set, Future]] = deque()  # creates of new facts, in batch order
 
-    def finish_first() -> None:
+    def take_create() -> None:
+        _merge_counters(summary, creating.popleft()[1].result())
+
+    def finish_next() -> None:
         nonlocal mostly_new
-        _, sorting = ahead.popleft()
-        batch = sorting.result()
-        part = _finish_batch(store, batch)
+        ids, first_step = sorting.popleft()
+        batch = first_step.result()
+        _merge_counters(summary, batch.summary)
+        if batch.new:
+            _merge_counters(summary, store.write("store/merge_stubs", _stub_rows(batch.new),
+                                                 batch_size=len(batch.new)))
+            creating.append((ids, creators.submit(_create_facts, store, batch.new)))
+            while len(creating) > workers - 1:
+                take_create()
+        if batch.other:
+            while creating:  # the general merge creates stubs: after every earlier batch
+                take_create()
+            _merge_counters(summary, store.write("store/upsert_facts", batch.other,
+                                                 batch_size=len(batch.other)))
         mostly_new = batch.existed * 2 < len(batch.rows)
-        _merge_counters(summary, part)
         summary.rows += len(batch.rows)
         summary.batches += 1
         if progress:
             progress(len(batch.rows))
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="knowforge-facts") as pool:
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="knowforge-facts") as pool, \
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="knowforge-creates") as creators:
         while True:
             try:
                 chunk = next(chunks, None)
             except Exception:
-                while ahead:  # the batches read before a bad record are written, as before
-                    finish_first()
+                while sorting:  # the batches read before a bad record are written, as before
+                    finish_next()
+                while creating:
+                    take_create()
                 raise
             if chunk is None:
                 break
@@ -94,12 +115,20 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
                 probe = [row["id"] for row in chunk[:PROBE_SIZE]]
                 mostly_new = len(store.run_read_write("store/existing_facts", ids=probe)) * 2 < len(probe)
             ids = {row["id"] for row in chunk}
-            while ahead and (len(ahead) >= workers or any(not ids.isdisjoint(other) for other, _ in ahead)):
-                finish_first()
-            ahead.append((ids, pool.submit(_sort_batch, store, chunk, mostly_new)))
-        while ahead:
-            finish_first()
+            while sorting and (len(sorting) >= workers or _shares(sorting, ids)):
+                finish_next()
+            while _shares(creating, ids):
+                take_create()
+            sorting.append((ids, pool.submit(_sort_batch, store, chunk, mostly_new)))
+        while sorting:
+            finish_next()
+        while creating:
+            take_create()
     return summary
+
+
+def _shares(in_flight: deque[tuple[set, Future]], ids: set) -> bool:
+    return any(not ids.isdisjoint(other) for other, _ in in_flight)
 
 
 def _batch_rows(batch_size: int, workers: int, total: int | None) -> int:
@@ -167,20 +196,15 @@ def _sort_batch(store: Store, rows: list[dict], mostly_new: bool) -> _SortedBatc
     return batch
 
 
-def _finish_batch(store: Store, batch: _SortedBatch) -> WriteSummary:
-    """Second step: create the new facts (with their stubs and edges) and merge the others."""
-    summary = batch.summary
-    other = batch.other
-    if batch.new:
-        try:
-            _merge_counters(summary, store.write_together([
-                ("store/merge_stubs", {"rows": _stub_rows(batch.new)}),
-                ("store/create_facts", {"rows": [fact_node_properties(row) for row in batch.new]})]))
-        except neo4j.exceptions.ConstraintError:
-            other = batch.new + other  # created by another writer since we looked
-    if other:
-        _merge_counters(summary, store.write("store/upsert_facts", other, batch_size=len(other)))
-    return summary
+def _create_facts(store: Store, rows: list[dict]) -> WriteSummary:
+    """Create facts that the lookup found new, their stubs merged: CREATE, no locking MERGE.
+    One that another writer created since the lookup fails the unique constraint; then the
+    batch goes to the general merge, which leaves the same graph."""
+    try:
+        return store.write("store/create_facts", [fact_node_properties(row) for row in rows],
+                           batch_size=len(rows))
+    except neo4j.exceptions.ConstraintError:
+        return store.write("store/upsert_facts", rows, batch_size=len(rows))
 
 
 def _merge_counters(summary: WriteSummary, part: WriteSummary) -> None:

@@ -105,11 +105,18 @@ def overlapping(spans) -> list[tuple[set[str], set[str]]]:
             if a[0] < b[1] and b[0] < a[1]]
 
 
+def twice_over(facts: list[FactRecord]) -> list[FactRecord]:
+    """The facts twice, with a property that both copies set to different values (one that
+    only the second set would survive either order, as SET += keeps what a row leaves out)."""
+    return ([replace(f, relation_label="first") for f in facts]
+            + [replace(f, relation_label="second") for f in facts])
+
+
 def test_batches_in_flight_together_never_share_a_fact(store):
     """A reload keeps several batches' updates in flight; a batch that repeats a fact of one
     still running waits for it, so the later record wins as in one serial pass."""
     facts = facts_a()
-    again = facts[:14] + [replace(f, rank="preferred") for f in facts[:14]]
+    again = twice_over(facts[:14])
     expected = load_all(store, [facts, again], reference=True)
 
     load_all(store, [facts], reference=False)
@@ -160,6 +167,49 @@ def test_reload_is_idempotent_and_digest_is_stable(store):
     write_facts(store, facts_b())
     assert graph_digest(store) != first
 
+
+
+class SlowCreates(Store):
+    """Records when each batch's create ran; the first one is slowed most, so that a later
+    batch that is let through early would commit before it."""
+
+    def __init__(self, store: Store, size: int):
+        super().__init__(store.driver, store.database, batch_size=size, uri=store.uri)
+        self.spans: list[tuple[float, float, set[str]]] = []
+        self.calls = 0
+
+    def write(self, name, rows, **kwargs):
+        if name != "store/create_facts":
+            return super().write(name, rows, **kwargs)
+        start = time.monotonic()
+        self.calls += 1
+        time.sleep(0.6 if self.calls == 1 else 0.1)
+        out = super().write(name, rows, **kwargs)
+        self.spans.append((start, time.monotonic(), {row["props"]["id"] for row in rows}))
+        return out
+
+
+def test_creates_in_flight_together_never_share_a_fact(store):
+    """A first load keeps two batches' creates in flight; a batch that repeats a fact of one
+    still being created waits for it (else its lookup would find the fact missing, and
+    whichever create committed second would fall back to the merge with its own record)."""
+    facts = facts_a()
+    load_all(store, [], reference=False)
+    first = SlowCreates(store, 7)
+    write_facts(first, facts, workers=3)
+    assert len(first.spans) == 6
+    assert overlapping(first.spans), "a first load's creates should run in parallel"
+    assert all(a.isdisjoint(b) for a, b in overlapping(first.spans))
+    assert_same(load_all(store, [facts], reference=True),
+                load_all(store, [facts], reference=False))
+
+    again = twice_over(facts[:14])
+    expected = load_all(store, [again], reference=True)
+    load_all(store, [], reference=False)
+    repeated = SlowCreates(store, 7)
+    write_facts(repeated, again, workers=3)
+    assert all(a.isdisjoint(b) for a, b in overlapping(repeated.spans))
+    assert_same(expected, list(graph_lines(store)))
 
 def test_a_bad_record_stops_the_write_after_the_batches_before_it(store):
     """The batches read before a record that cannot be turned into a row are all written,

@@ -1,7 +1,7 @@
-// Facts known to be new (existing_facts found none of these ids; merge_stubs ran first, in
-// the same transaction). CREATE instead of MERGE: no locking lookups, no eager passes. A
-// fact that another writer created meanwhile fails the unique constraint and the batch
-// falls back to upsert_facts.
+// Facts known to be new (existing_facts found none of these ids; merge_stubs ran first and
+// committed). CREATE instead of MERGE: no locking lookups, no eager passes. A fact that
+// another writer created meanwhile fails the unique constraint and the batch falls back to
+// upsert_facts.
 // $rows: [{subject_id, object_id?, props:{id, subject_id, object_id?, seen_in?, first_seen?,
 //          last_seen?, ...}}] with props exactly as upsert_facts leaves a new fact.
 UNWIND $rows AS row
