@@ -211,6 +211,28 @@ def test_creates_in_flight_together_never_share_a_fact(store):
     assert all(a.isdisjoint(b) for a, b in overlapping(repeated.spans))
     assert_same(expected, list(graph_lines(store)))
 
+
+def test_a_write_killed_between_stubs_and_facts_reruns_to_the_same_graph(store):
+    """A batch's stubs commit before its facts are created: a run that dies in between leaves
+    stubs without facts, and running it again gives the graph one whole run gives."""
+    facts = facts_a()
+    expected = load_all(store, [facts], reference=True)
+    load_all(store, [], reference=False)
+
+    class DiesAtCreate(Store):
+        def write(self, name, rows, **kwargs):
+            if name == "store/create_facts":
+                raise RuntimeError("killed")
+            return super().write(name, rows, **kwargs)
+
+    with pytest.raises(RuntimeError, match="killed"):
+        write_facts(DiesAtCreate(store.driver, store.database, batch_size=7), facts)
+    left = store.user_query("MATCH (e:Entity {stub: true}) WHERE NOT (e)--() RETURN count(e) AS n")
+    assert left[0]["n"] > 0
+    assert not store.user_query("MATCH (f:Fact) RETURN f.id LIMIT 1")
+    write_facts(small_batches(store, 7), facts)
+    assert_same(expected, list(graph_lines(store)))
+
 def test_a_bad_record_stops_the_write_after_the_batches_before_it(store):
     """The batches read before a record that cannot be turned into a row are all written,
     those still in flight included, then the record's error is raised."""
