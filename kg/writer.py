@@ -24,6 +24,7 @@ statements that create entities (stubs, the general merge) run in batch order.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Iterable, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -31,12 +32,14 @@ from dataclasses import dataclass, field
 
 import neo4j
 
+from knowforge.errors import ConfigError
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Progress, Store, WriteSummary, chunked, prefetched
 
 PROBE_SIZE = 100
-# Batches in flight at once; see write_facts. Three beat two for reloads on 2 cores; creates
-# are held to FACT_WRITERS - 1 (a third in flight was slower than two).
+# Batches in flight at once, unless KNOWFORGE_FACT_WRITERS says otherwise; see write_facts.
+# Three beat two for reloads on 2 cores; creates are held to one fewer (a third create in
+# flight was slower than two there). A server with more cores may take more.
 FACT_WRITERS = 3
 # Below this many rows a batch is not split among the writers: a small write stays one statement.
 SPLIT_FLOOR = 500
@@ -47,15 +50,26 @@ def write_entities(store: Store, records: Iterable[EntityRecord], *,
     return store.write("store/upsert_entities", (r.to_row() for r in records), progress=progress)
 
 
+def fact_writers() -> int:
+    """How many fact batches ``write_facts`` keeps in flight: ``KNOWFORGE_FACT_WRITERS``, else
+    ``FACT_WRITERS``; 1 writes one batch at a time."""
+    raw = os.environ.get("KNOWFORGE_FACT_WRITERS", "").strip()
+    if not raw:
+        return FACT_WRITERS
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"KNOWFORGE_FACT_WRITERS must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
+
+
 def write_facts(store: Store, records: Iterable[FactRecord], *,
-                progress: Progress | None = None, workers: int = FACT_WRITERS) -> WriteSummary:
+                progress: Progress | None = None, workers: int | None = None) -> WriteSummary:
     """Write ``records`` in batches. ``_sort_batch`` finds which facts of a batch exist and
     sets the properties of those whose edges stand; then the stubs the new facts point at are
     merged, the new facts created (``_create_facts``) and the rest merged.
 
-    ``store.batch_size`` rows are in flight at a time, as ``workers`` batches of an equal share
-    (``_batch_rows``), each statement in its own transaction, so that the server, which runs a
-    transaction on one core, uses several: the lookups and property updates of the next
+    ``store.batch_size`` rows are in flight at a time, as ``workers`` (``fact_writers()`` by
+    default) batches of an equal share (``_batch_rows``), each statement in its own transaction,
+    so that the server, which runs a transaction on one core, uses several: the lookups and property updates of the next
     batches (all of a reload) run while a batch is finished, and up to ``workers - 1`` batches'
     creates (most of a first load) run while the next are sorted out. That holds even when a
     loader hands over one buffer at a time. A batch that shares a fact id with one still in
@@ -65,7 +79,7 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
     """
     summary = WriteSummary()
     mostly_new: bool | None = None
-    workers = max(1, workers)
+    workers = max(1, fact_writers() if workers is None else workers)
     # The next batch's rows (stable ids, property maps) are built in a thread while the server
     # runs this batch's statements.
     size = _batch_rows(store.batch_size, workers, len(records) if isinstance(records, Sized) else None)

@@ -257,3 +257,25 @@ def test_batch_rows_share_the_batch_size_among_the_writers():
     assert _batch_rows(10_000, 3, 10) == SPLIT_FLOOR  # a small write stays one statement
     assert _batch_rows(10_000, 1, 5_000) == 5_000
     assert _batch_rows(7, 3, 42) == 7               # never more than, nor split below, a tiny batch size
+
+
+def test_fact_writers_come_from_the_environment(monkeypatch):
+    from knowforge.errors import ConfigError
+    from knowforge.kg.writer import fact_writers
+
+    monkeypatch.delenv("KNOWFORGE_FACT_WRITERS", raising=False)
+    assert fact_writers() == FACT_WRITERS
+    monkeypatch.setenv("KNOWFORGE_FACT_WRITERS", " 8 ")
+    assert fact_writers() == 8
+    for bad in ("0", "-2", "two", "1.5"):
+        monkeypatch.setenv("KNOWFORGE_FACT_WRITERS", bad)
+        with pytest.raises(ConfigError, match="KNOWFORGE_FACT_WRITERS"):
+            fact_writers()
+
+
+def test_one_fact_writer_from_the_environment_writes_one_batch_at_a_time(store, monkeypatch):
+    monkeypatch.setenv("KNOWFORGE_FACT_WRITERS", "1")
+    load_all(store, [facts_a()], reference=False)
+    serial = SlowFirstSteps(store, 7)
+    write_facts(serial, facts_a())
+    assert len(serial.spans) == 6 and not overlapping(serial.spans)
