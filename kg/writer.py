@@ -69,9 +69,10 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
 
     ``store.batch_size`` rows are in flight at a time, as ``workers`` (``fact_writers()`` by
     default) batches of an equal share (``_batch_rows``), each statement in its own transaction,
-    so that the server, which runs a transaction on one core, uses several: the lookups and property updates of the next
-    batches (all of a reload) run while a batch is finished, and up to ``workers - 1`` batches'
-    creates (most of a first load) run while the next are sorted out. That holds even when a
+    so that the server, which runs a transaction on one core, uses several: the lookups and
+    property updates of the next batches (all of a reload) run while a batch is finished, and
+    up to ``workers - 1`` batches' creates (most of a first load) run while the next are
+    sorted out. That holds even when a
     loader hands over one buffer at a time. A batch that shares a fact id with one still in
     flight waits for it, so the later record still wins. Stubs and the general merge, which
     create entities, run one at a time in batch order, so a stub is named by its first
@@ -96,8 +97,8 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
         batch = first_step.result()
         _merge_counters(summary, batch.summary)
         if batch.new:
-            _merge_counters(summary, store.write("store/merge_stubs", _stub_rows(batch.new),
-                                                 batch_size=len(batch.new)))
+            stubs = _stub_rows(batch.new)  # up to two a fact: one statement, whatever their number
+            _merge_counters(summary, store.write("store/merge_stubs", stubs, batch_size=len(stubs)))
             creating.append((ids, creators.submit(_create_facts, store, batch.new)))
             while len(creating) > workers - 1:
                 take_create()
@@ -113,7 +114,8 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
             progress(len(batch.rows))
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="knowforge-facts") as pool, \
-            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="knowforge-creates") as creators:
+            ThreadPoolExecutor(max_workers=max(1, workers - 1),
+                               thread_name_prefix="knowforge-creates") as creators:
         while True:
             try:
                 chunk = next(chunks, None)
