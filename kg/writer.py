@@ -135,7 +135,7 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
                 finish_next()
             while _shares(creating, ids):
                 take_create()
-            sorting.append((ids, pool.submit(_sort_batch, store, chunk, mostly_new)))
+            sorting.append((ids, pool.submit(_sort_batch, store, chunk, ids, mostly_new)))
         while sorting:
             finish_next()
         while creating:
@@ -170,20 +170,19 @@ class _SortedBatch:
     summary: WriteSummary = field(default_factory=WriteSummary)
 
 
-def _sort_batch(store: Store, rows: list[dict], mostly_new: bool) -> _SortedBatch:
+def _sort_batch(store: Store, rows: list[dict], ids: set[str], mostly_new: bool) -> _SortedBatch:
     """First step: which facts are new, which exist with the same subject and object (their
     properties are set here, by ``store/update_facts``), and which need the general MERGE.
-    It writes only the properties of facts of this batch, so that batches with distinct fact
-    ids can take it at the same time."""
+    It writes only the properties of facts of this batch (``ids``, its distinct fact ids), so
+    that batches with distinct fact ids can take it at the same time."""
     batch = _SortedBatch(rows)
-    ids = [row["id"] for row in rows]
-    if len(set(ids)) != len(ids):
+    if len(ids) != len(rows):
         # upsert_facts merges repeated ids row by row (properties and release years).
         batch.other = rows
         return batch
     same: list[dict] = []
     if mostly_new:
-        existing = {r["id"]: r for r in store.run_read_write("store/existing_facts", ids=ids)}
+        existing = {r["id"]: r for r in store.run_read_write("store/existing_facts", ids=list(ids))}
         for row in rows:
             found = existing.get(row["id"])
             if found is None:
