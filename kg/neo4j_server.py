@@ -53,6 +53,52 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("knowforge"))
 
 
+MIB = 1 << 20
+# The managed server's heap and page cache, unless KNOWFORGE_NEO4J_HEAP / _PAGECACHE say: an
+# eighth of the machine's memory each, within these bounds (MiB). With a 1 GB heap a first load
+# of 100k facts ran 10-20% slower than with 3 GB, and its garbage collection cost a third more
+# CPU one batch at a time (docs/scale.md, "Server memory"). Neo4j allocates the page cache as
+# the store grows, so a larger bound costs nothing on a small graph.
+HEAP_BOUNDS_MIB = (1024, 4096)
+PAGECACHE_BOUNDS_MIB = (512, 4096)
+
+
+def machine_memory() -> int | None:
+    """Bytes of memory this process may use: the machine's, or its cgroup's limit when lower."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+    for limit_file in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            raw = Path(limit_file).read_text().strip()
+        except OSError:
+            continue
+        if raw.isdigit():
+            total = min(total, int(raw))  # "max" (v2) or a huge number (v1) means no limit
+    return total
+
+
+def memory_defaults(total_bytes: int | None) -> tuple[str, str]:
+    """(heap, page cache) for the managed server on a machine with ``total_bytes`` of memory:
+    an eighth each, to the nearest 256 MiB, within ``HEAP_BOUNDS_MIB`` / ``PAGECACHE_BOUNDS_MIB``;
+    the lower bounds when the size is unknown."""
+    def size(bounds: tuple[int, int]) -> str:
+        if total_bytes is None:
+            return f"{bounds[0]}m"
+        eighth = round(total_bytes / 8 / MIB / 256) * 256
+        return f"{min(max(eighth, bounds[0]), bounds[1])}m"
+
+    return size(HEAP_BOUNDS_MIB), size(PAGECACHE_BOUNDS_MIB)
+
+
+def server_memory() -> tuple[str, str]:
+    """(heap, page cache) the managed server starts with: the environment's, else the defaults."""
+    heap, pagecache = memory_defaults(machine_memory())
+    return (os.environ.get("KNOWFORGE_NEO4J_HEAP") or heap,
+            os.environ.get("KNOWFORGE_NEO4J_PAGECACHE") or pagecache)
+
+
 @dataclass(frozen=True)
 class ServerStatus:
     home: Path
@@ -73,6 +119,8 @@ class StartResult:
     reused: bool
     seconds: float
     browser_url: str | None = None
+    heap: str | None = None  # None when an already running server was reused
+    pagecache: str | None = None
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
@@ -207,7 +255,7 @@ class ManagedNeo4j:
                             browser_url=f"http://127.0.0.1:{http}/browser/" if http else None)
 
     # ---- start / stop --------------------------------------------------------------------
-    def _write_config(self, bolt_port: int, http_port: int) -> None:
+    def _write_config(self, bolt_port: int, http_port: int, pagecache: str | None = None) -> None:
         self.conf_dir.mkdir(parents=True, exist_ok=True)
         conf = "\n".join([
             "# Written by knowforge on every start; edit kg/neo4j_server.py instead.",
@@ -221,7 +269,7 @@ class ManagedNeo4j:
             "server.https.enabled=false",
             "dbms.security.auth_enabled=true",
             "dbms.usage_report.enabled=false",
-            f"server.memory.pagecache.size={os.environ.get('KNOWFORGE_NEO4J_PAGECACHE', '512m')}",
+            f"server.memory.pagecache.size={pagecache or server_memory()[1]}",
             f"server.directories.data={self.data_dir}",
             f"server.directories.logs={self.logs_dir}",
             f"server.directories.run={self.run_dir}",
@@ -289,9 +337,10 @@ class ManagedNeo4j:
         for d in (self.data_dir, self.logs_dir, self.run_dir):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.home, 0o700)
-        self._write_config(bolt_port, http_port)
+        default_heap, pagecache = server_memory()
+        heap = heap or default_heap
+        self._write_config(bolt_port, http_port, pagecache)
         self._ensure_password(java)
-        heap = heap or os.environ.get("KNOWFORGE_NEO4J_HEAP", "1g")
         cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:-OmitStackTraceInFastThrow",
                "-Dfile.encoding=UTF-8", "-cp", self._classpath(), ENTRY_POINT,
                f"--home-dir={self.home}", f"--config-dir={self.conf_dir}", "--console-mode"]
@@ -310,7 +359,8 @@ class ManagedNeo4j:
             raise
         return StartResult(uri=uri, pid=proc.pid, bolt_port=bolt_port, reused=False,
                            seconds=time.monotonic() - t0,
-                           browser_url=f"http://127.0.0.1:{http_port}/browser/")
+                           browser_url=f"http://127.0.0.1:{http_port}/browser/",
+                           heap=heap, pagecache=pagecache)
 
     def _wait_for_bolt(self, uri: str, pid: int | None, timeout: float, proc=None) -> None:
         import neo4j  # local: keeps `knowforge neo4j --help` fast

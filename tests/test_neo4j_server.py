@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from knowforge.cli.main import cli
 from knowforge.errors import GraphUnavailable, Neo4jServerError
 from knowforge.kg.connection import GraphSettings, open_store
-from knowforge.kg.neo4j_server import ManagedNeo4j, free_port
+from knowforge.kg.neo4j_server import (ManagedNeo4j, free_port, machine_memory, memory_defaults,
+                                       server_memory)
 
 
 def test_session_server_answers_and_password_is_private(neo4j_server):
@@ -24,6 +25,49 @@ def test_session_server_answers_and_password_is_private(neo4j_server):
     assert st.running and st.uri == settings.uri
     with open_store(settings) as store:
         assert store.read("stats/label_counts") is not None
+
+
+GIB = 1 << 30
+
+
+def _size_bytes(text: str) -> int:
+    return int(text[:-1]) << {"k": 10, "m": 20, "g": 30}[text[-1].lower()]
+
+
+def test_memory_defaults_are_an_eighth_of_the_machine_within_bounds():
+    assert memory_defaults(None) == ("1024m", "512m")
+    assert memory_defaults(2 * GIB) == ("1024m", "512m")  # floors on a small machine
+    assert memory_defaults(12 * GIB) == ("1536m", "1536m")
+    # this machine kind: 24,684,084 kB -> an eighth is 3,013 MiB -> 3072m
+    assert memory_defaults(24_684_084 * 1024) == ("3072m", "3072m")
+    assert memory_defaults(512 * GIB) == ("4096m", "4096m")  # caps on a large one
+    assert machine_memory() is None or machine_memory() > 0
+
+
+def test_server_memory_takes_the_environment_first(monkeypatch):
+    monkeypatch.setenv("KNOWFORGE_NEO4J_HEAP", "2g")
+    monkeypatch.setenv("KNOWFORGE_NEO4J_PAGECACHE", "300m")
+    assert server_memory() == ("2g", "300m")
+    monkeypatch.delenv("KNOWFORGE_NEO4J_HEAP")
+    monkeypatch.delenv("KNOWFORGE_NEO4J_PAGECACHE")
+    assert server_memory() == memory_defaults(machine_memory())
+
+
+def test_session_server_runs_with_the_memory_it_was_given(neo4j_server):
+    """The heap and page cache reach the JVM and Neo4j (conftest sets small ones for tests)."""
+    server, settings = neo4j_server
+    if server is None:
+        pytest.skip("tests run against an external server")
+    heap, pagecache = server_memory()
+    with open_store(settings) as store:  # SHOW SETTINGS is an admin command: not a user_query
+        [setting], _, _ = store.driver.execute_query(
+            "SHOW SETTINGS YIELD name, value WHERE name = 'server.memory.pagecache.size' RETURN value")
+        [jmx], _, _ = store.driver.execute_query(
+            "CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
+            "RETURN attributes.HeapMemoryUsage.value.properties.max AS max")
+    assert jmx["max"] == _size_bytes(heap)
+    amount, unit = setting["value"][:-3], setting["value"][-3:]  # e.g. '128.0MiB', '3.00GiB'
+    assert float(amount) * {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": GIB}[unit] == _size_bytes(pagecache)
 
 
 def test_start_reuses_running_server(neo4j_server):
@@ -92,6 +136,7 @@ def test_second_server_picks_free_port_then_stops(tmp_path, neo4j_server):
         result = second.start(timeout=240)
         try:
             assert result.reused is False
+            assert (result.heap, result.pagecache) == server_memory()
             assert result.bolt_port != 7687
             assert second.status().running
             with open_store(GraphSettings(result.uri, "neo4j", second.password())) as store:

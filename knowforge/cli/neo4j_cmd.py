@@ -45,7 +45,8 @@ def install_cmd(force: bool) -> None:
               help="Bolt port. Default 7687, or a free port when 7687 is taken.")
 @click.option("--timeout", type=float, default=180, show_default=True,
               help="Seconds to wait until Bolt answers RETURN 1.")
-@click.option("--heap", default=None, help="JVM heap, e.g. 2g (env KNOWFORGE_NEO4J_HEAP, default 1g).")
+@click.option("--heap", default=None, help="JVM heap, e.g. 2g (env KNOWFORGE_NEO4J_HEAP; default an "
+              "eighth of the machine's memory, between 1g and 4g).")
 @handle_errors
 def start_cmd(home, port, timeout, heap) -> None:
     """Start the managed Neo4j (or reuse it when running) and print its Bolt URI.
@@ -62,7 +63,8 @@ def start_cmd(home, port, timeout, heap) -> None:
     with console.status("Starting Neo4j..."):
         result = server.start(port=port, timeout=timeout, heap=heap)
     verb = "reusing running" if result.reused else f"started in {result.seconds:.1f}s:"
-    console.print(f"Neo4j {NEO4J_VERSION} {verb} pid {result.pid}, data in {server.home}")
+    memory = f", heap {result.heap}, page cache {result.pagecache}" if result.heap else ""
+    console.print(f"Neo4j {NEO4J_VERSION} {verb} pid {result.pid}, data in {server.home}{memory}")
     if result.browser_url:
         console.print(f"Neo4j Browser: {result.browser_url} (user neo4j; `knowforge neo4j password`)")
     click.echo(result.uri)
