@@ -70,6 +70,20 @@ def test_session_server_runs_with_the_memory_it_was_given(neo4j_server):
     assert float(amount) * {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": GIB}[unit] == _size_bytes(pagecache)
 
 
+def test_session_server_has_the_launchers_memory_and_file_access(neo4j_server):
+    """Started from the jars with the JVM options Neo4j's launcher passes, the server's page
+    cache gets direct buffers and its transaction logs native file access: debug.log carries
+    neither warning that it logs without them."""
+    server, _ = neo4j_server
+    if server is None:
+        pytest.skip("tests run against an external server")
+    debug_log = (server.logs_dir / "debug.log").read_text(encoding="utf-8", errors="replace")
+    # the server's record of its JVM's arguments: the log covers the start
+    assert "--add-opens=java.base/java.nio=ALL-UNNAMED" in debug_log
+    assert "using fallback mode" not in debug_log
+    assert "Incorrect file descriptor" not in debug_log
+
+
 def test_start_reuses_running_server(neo4j_server):
     server, settings = neo4j_server
     if server is None:
