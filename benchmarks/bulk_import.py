@@ -142,8 +142,6 @@ def main() -> None:
                        help="a folder kept by --keep: reuse its dump and Spark output")
     args = ap.parse_args()
     hide_query_notifications()
-    os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "2g")
-    os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "1g")
     if args.reuse_bulk:
         work = args.reuse_bulk
         dump, spark_info = work / "latest-all.json", json.loads((work / SPARK_INFO).read_text())
