@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import platformdirs
 
-from knowforge.errors import Neo4jServerError
+from knowforge.errors import ConfigError, Neo4jServerError
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +85,9 @@ NEO4J_JVM_OPTIONS = (
 MIB = 1 << 20
 # The managed server's heap and page cache, unless KNOWFORGE_NEO4J_HEAP / _PAGECACHE say: an
 # eighth of the machine's memory each, within these bounds (MiB). With a 1 GB heap a first load
-# of 100k facts ran 10-20% slower than with 3 GB, and its garbage collection cost a third more
-# CPU one batch at a time (docs/scale.md, "Server memory"). Neo4j allocates the page cache as
-# the store grows, so a larger bound costs nothing on a small graph.
+# of 100k facts ran 10-20% slower than with 3 GB and, one batch at a time, cost a third to a
+# half more CPU (docs/scale.md, "The managed server's memory and JVM"). Neo4j allocates the
+# page cache as the store grows, so a larger bound costs nothing on a small graph.
 HEAP_BOUNDS_MIB = (1024, 4096)
 PAGECACHE_BOUNDS_MIB = (512, 4096)
 
@@ -120,11 +121,24 @@ def memory_defaults(total_bytes: int | None) -> tuple[str, str]:
     return size(HEAP_BOUNDS_MIB), size(PAGECACHE_BOUNDS_MIB)
 
 
+_MEMORY_SIZE = re.compile(r"[1-9][0-9]*[kKmMgG]")
+
+
+def checked_size(value: str, where: str) -> str:
+    """``value`` when it is a JVM/Neo4j memory size such as 512m or 2g; else a ConfigError
+    naming ``where`` (the JVM's own message would only reach the console log)."""
+    if not _MEMORY_SIZE.fullmatch(value.strip()):
+        raise ConfigError(f"{where} must be a memory size such as 512m or 2g, not {value!r}")
+    return value.strip()
+
+
 def server_memory() -> tuple[str, str]:
     """(heap, page cache) the managed server starts with: the environment's, else the defaults."""
     heap, pagecache = memory_defaults(machine_memory())
-    return (os.environ.get("KNOWFORGE_NEO4J_HEAP") or heap,
-            os.environ.get("KNOWFORGE_NEO4J_PAGECACHE") or pagecache)
+    env_heap = os.environ.get("KNOWFORGE_NEO4J_HEAP", "").strip()
+    env_pagecache = os.environ.get("KNOWFORGE_NEO4J_PAGECACHE", "").strip()
+    return (checked_size(env_heap, "KNOWFORGE_NEO4J_HEAP") if env_heap else heap,
+            checked_size(env_pagecache, "KNOWFORGE_NEO4J_PAGECACHE") if env_pagecache else pagecache)
 
 
 @dataclass(frozen=True)
@@ -343,6 +357,7 @@ class ManagedNeo4j:
               heap: str | None = None) -> StartResult:
         """Start the server, or reuse it when it already runs. Waits until Bolt answers."""
         t0 = time.monotonic()
+        heap = checked_size(heap, "--heap") if heap else None
         status = self.status()
         if status.running and status.uri:
             self._wait_for_bolt(status.uri, status.pid, timeout)
@@ -460,7 +475,9 @@ class ManagedNeo4j:
             d.mkdir(parents=True, exist_ok=True)
         if not (self.conf_dir / "neo4j.conf").exists():
             self._write_config(DEFAULT_BOLT_PORT, DEFAULT_HTTP_PORT)
-        heap = heap or os.environ.get("KNOWFORGE_IMPORT_HEAP", "1g")
+        heap = (checked_size(heap, "--heap") if heap
+                else checked_size(os.environ.get("KNOWFORGE_IMPORT_HEAP", "").strip() or "1g",
+                                  "KNOWFORGE_IMPORT_HEAP"))
         cmd = [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8", "-cp", self._classpath(),
                ADMIN_TOOL, *args]
         log_path.parent.mkdir(parents=True, exist_ok=True)

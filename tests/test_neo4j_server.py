@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from knowforge.cli.main import cli
-from knowforge.errors import GraphUnavailable, Neo4jServerError
+from knowforge.errors import ConfigError, GraphUnavailable, Neo4jServerError
 from knowforge.kg.connection import GraphSettings, open_store
 from knowforge.kg.neo4j_server import (ManagedNeo4j, free_port, machine_memory, memory_defaults,
                                        server_memory)
@@ -51,6 +51,21 @@ def test_server_memory_takes_the_environment_first(monkeypatch):
     monkeypatch.delenv("KNOWFORGE_NEO4J_HEAP")
     monkeypatch.delenv("KNOWFORGE_NEO4J_PAGECACHE")
     assert server_memory() == memory_defaults(machine_memory())
+
+
+def test_a_size_that_is_no_size_is_refused_before_java_starts(tmp_path, monkeypatch):
+    monkeypatch.setenv("KNOWFORGE_NEO4J_HEAP", "lots")
+    with pytest.raises(ConfigError, match="KNOWFORGE_NEO4J_HEAP must be a memory size .*'lots'"):
+        server_memory()
+    monkeypatch.setenv("KNOWFORGE_NEO4J_HEAP", " 2g ")
+    monkeypatch.setenv("KNOWFORGE_NEO4J_PAGECACHE", "1.5g")
+    with pytest.raises(ConfigError, match="KNOWFORGE_NEO4J_PAGECACHE"):
+        server_memory()
+    monkeypatch.delenv("KNOWFORGE_NEO4J_PAGECACHE")
+    assert server_memory()[0] == "2g"
+    with pytest.raises(ConfigError, match="--heap must be"):
+        ManagedNeo4j(home=tmp_path / "home").start(heap="2 GB")
+    assert not ManagedNeo4j(home=tmp_path / "home").status().running
 
 
 def test_session_server_runs_with_the_memory_it_was_given(neo4j_server):
