@@ -132,6 +132,15 @@ def checked_size(value: str, where: str) -> str:
     return value.strip()
 
 
+def import_heap(heap: str | None = None) -> str:
+    """The admin tool's heap: ``heap`` (``--heap``), else ``KNOWFORGE_IMPORT_HEAP``, else 1g (the
+    import works mostly off-heap)."""
+    if heap:
+        return checked_size(heap, "--heap")
+    env = os.environ.get("KNOWFORGE_IMPORT_HEAP", "").strip()
+    return checked_size(env, "KNOWFORGE_IMPORT_HEAP") if env else "1g"
+
+
 def server_memory() -> tuple[str, str]:
     """(heap, page cache) the managed server starts with: the environment's, else the defaults."""
     heap, pagecache = memory_defaults(machine_memory())
@@ -475,9 +484,7 @@ class ManagedNeo4j:
             d.mkdir(parents=True, exist_ok=True)
         if not (self.conf_dir / "neo4j.conf").exists():
             self._write_config(DEFAULT_BOLT_PORT, DEFAULT_HTTP_PORT)
-        heap = (checked_size(heap, "--heap") if heap
-                else checked_size(os.environ.get("KNOWFORGE_IMPORT_HEAP", "").strip() or "1g",
-                                  "KNOWFORGE_IMPORT_HEAP"))
+        heap = import_heap(heap)
         cmd = [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8", "-cp", self._classpath(),
                ADMIN_TOOL, *args]
         log_path.parent.mkdir(parents=True, exist_ok=True)

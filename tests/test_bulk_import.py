@@ -172,6 +172,12 @@ def test_cli_import_refuses_a_database_with_data(bulk_server, spark, tmp_path, m
     result = CliRunner().invoke(cli, ["neo4j", "import", str(out), "--home", str(bulk_server.home)])
     assert result.exit_code == 1
     assert "--overwrite" in result.output and "Traceback" not in result.output
+    # a heap that is no size is refused before the server is stopped, even with --overwrite
+    pid = bulk_server.status().pid
+    result = CliRunner().invoke(cli, ["neo4j", "import", str(out), "--home", str(bulk_server.home),
+                                      "--overwrite", "--heap", "2 GB"])
+    assert result.exit_code == 1 and "--heap must be a memory size" in result.output
+    assert bulk_server.status().pid == pid
 
 
 @pytest.mark.timeout(1200)

@@ -26,7 +26,7 @@ from pathlib import Path
 from knowforge.errors import ConfigError, KnowforgeError
 from knowforge.kg.bulk import layout
 from knowforge.kg.connection import GraphSettings, open_store
-from knowforge.kg.neo4j_server import ManagedNeo4j, port_is_free
+from knowforge.kg.neo4j_server import ManagedNeo4j, import_heap, port_is_free
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,7 @@ def import_bulk(folder: str | Path, *, home: str | Path | None = None, overwrite
     """Replace the managed server's database with the bulk folder's graph (see module doc)."""
     folder = Path(folder)
     data = layout.read_manifest(folder)
+    heap = import_heap(heap)  # a bad size is refused before the server is stopped
     if os.environ.get("NEO4J_URI"):
         raise ConfigError(external_instructions(folder, os.environ["NEO4J_URI"]))
     server = ManagedNeo4j(home)
