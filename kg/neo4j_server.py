@@ -132,22 +132,22 @@ def checked_size(value: str, where: str) -> str:
     return value.strip()
 
 
+def _size_from_env(name: str, default: str) -> str:
+    raw = os.environ.get(name, "").strip()
+    return checked_size(raw, name) if raw else default
+
+
 def import_heap(heap: str | None = None) -> str:
     """The admin tool's heap: ``heap`` (``--heap``), else ``KNOWFORGE_IMPORT_HEAP``, else 1g (the
     import works mostly off-heap)."""
-    if heap:
-        return checked_size(heap, "--heap")
-    env = os.environ.get("KNOWFORGE_IMPORT_HEAP", "").strip()
-    return checked_size(env, "KNOWFORGE_IMPORT_HEAP") if env else "1g"
+    return checked_size(heap, "--heap") if heap else _size_from_env("KNOWFORGE_IMPORT_HEAP", "1g")
 
 
 def server_memory() -> tuple[str, str]:
     """(heap, page cache) the managed server starts with: the environment's, else the defaults."""
     heap, pagecache = memory_defaults(machine_memory())
-    env_heap = os.environ.get("KNOWFORGE_NEO4J_HEAP", "").strip()
-    env_pagecache = os.environ.get("KNOWFORGE_NEO4J_PAGECACHE", "").strip()
-    return (checked_size(env_heap, "KNOWFORGE_NEO4J_HEAP") if env_heap else heap,
-            checked_size(env_pagecache, "KNOWFORGE_NEO4J_PAGECACHE") if env_pagecache else pagecache)
+    return (_size_from_env("KNOWFORGE_NEO4J_HEAP", heap),
+            _size_from_env("KNOWFORGE_NEO4J_PAGECACHE", pagecache))
 
 
 @dataclass(frozen=True)
