@@ -160,6 +160,8 @@ class ServerStatus:
     bolt_port: int | None
     browser_url: str | None = None
     version: str = NEO4J_VERSION
+    heap: str | None = None  # what it was started with (None when not running)
+    pagecache: str | None = None
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ class StartResult:
     reused: bool
     seconds: float
     browser_url: str | None = None
-    heap: str | None = None  # None when an already running server was reused
+    heap: str | None = None  # None for a reused server that an older knowforge started
     pagecache: str | None = None
 
 
@@ -303,7 +305,9 @@ class ManagedNeo4j:
         return ServerStatus(home=self.home, installed=self.is_installed(), running=running,
                             pid=pid if running else None,
                             uri=f"bolt://127.0.0.1:{port}" if port else None, bolt_port=port,
-                            browser_url=f"http://127.0.0.1:{http}/browser/" if http else None)
+                            browser_url=f"http://127.0.0.1:{http}/browser/" if http else None,
+                            heap=state.get("heap") if running else None,
+                            pagecache=state.get("pagecache") if running else None)
 
     # ---- start / stop --------------------------------------------------------------------
     def _write_config(self, bolt_port: int, http_port: int, pagecache: str | None = None) -> None:
@@ -372,7 +376,8 @@ class ManagedNeo4j:
             self._wait_for_bolt(status.uri, status.pid, timeout)
             return StartResult(uri=status.uri, pid=status.pid, bolt_port=status.bolt_port,
                                reused=True, seconds=time.monotonic() - t0,
-                               browser_url=status.browser_url)
+                               browser_url=status.browser_url, heap=status.heap,
+                               pagecache=status.pagecache)
         if not self.is_installed():
             raise Neo4jServerError("the Neo4j jars are not installed; run `knowforge neo4j install`")
         java = java_executable()
@@ -402,6 +407,7 @@ class ManagedNeo4j:
         uri = f"bolt://127.0.0.1:{bolt_port}"
         self.state_file.write_text(json.dumps({"pid": proc.pid, "bolt_port": bolt_port, "uri": uri,
                                                "http_port": http_port, "version": NEO4J_VERSION,
+                                               "heap": heap, "pagecache": pagecache,
                                                "started_at": time.time()}))
         try:
             self._wait_for_bolt(uri, proc.pid, timeout, proc=proc)

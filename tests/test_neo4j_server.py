@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import stat
 
@@ -105,6 +106,9 @@ def test_start_reuses_running_server(neo4j_server):
         pytest.skip("tests run against an external server")
     again = server.start()
     assert again.reused is True
+    # the sizes it was started with, from its state file (conftest's small ones)
+    assert (again.heap, again.pagecache) == server_memory() == (server.status().heap,
+                                                                server.status().pagecache)
     assert again.uri == settings.uri
     assert again.pid == server.status().pid
 
@@ -186,6 +190,9 @@ def test_status_and_logs_commands(neo4j_server):
     runner = CliRunner()
     out = runner.invoke(cli, ["neo4j", "status", "--home", str(server.home)], catch_exceptions=False)
     assert out.exit_code == 0 and "running" in out.output and server.status().uri in out.output
+    assert f"heap {server_memory()[0]}, page cache {server_memory()[1]}" in out.output
+    as_json = runner.invoke(cli, ["neo4j", "status", "--home", str(server.home), "--json"])
+    assert json.loads(as_json.output)["heap"] == server_memory()[0]
     logs = runner.invoke(cli, ["neo4j", "logs", "--home", str(server.home), "-n", "5"],
                          catch_exceptions=False)
     assert logs.exit_code == 0 and "Started" in server.logs(lines=200)

@@ -95,12 +95,14 @@ def status_cmd(home, as_json) -> None:
     """
     st = ManagedNeo4j(home).status()
     data = {"version": st.version, "installed": st.installed, "running": st.running,
-            "pid": st.pid, "uri": st.uri, "browser": st.browser_url, "home": str(st.home)}
+            "pid": st.pid, "uri": st.uri, "browser": st.browser_url, "home": str(st.home),
+            "heap": st.heap, "pagecache": st.pagecache}
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
     if st.running:
-        click.echo(f"running: Neo4j {st.version} pid {st.pid} at {st.uri} (data {st.home})")
+        memory = f", heap {st.heap}, page cache {st.pagecache}" if st.heap else ""
+        click.echo(f"running: Neo4j {st.version} pid {st.pid} at {st.uri} (data {st.home}{memory})")
         if st.browser_url:
             click.echo(f"browser: {st.browser_url}")
     else:
