@@ -39,6 +39,11 @@ def install_cmd(force: bool) -> None:
     click.echo(f"Neo4j {NEO4J_VERSION} installed in {lib} ({time.monotonic() - t0:.1f}s)")
 
 
+def _memory(heap: str | None, pagecache: str | None) -> str:
+    """", heap 3072m, page cache 3072m" for a server whose sizes are known, else ""."""
+    return f", heap {heap}, page cache {pagecache}" if heap else ""
+
+
 @neo4j_group.command("start")
 @home_option
 @click.option("--port", type=int, default=None,
@@ -63,8 +68,8 @@ def start_cmd(home, port, timeout, heap) -> None:
     with console.status("Starting Neo4j..."):
         result = server.start(port=port, timeout=timeout, heap=heap)
     verb = "reusing running" if result.reused else f"started in {result.seconds:.1f}s:"
-    memory = f", heap {result.heap}, page cache {result.pagecache}" if result.heap else ""
-    console.print(f"Neo4j {NEO4J_VERSION} {verb} pid {result.pid}, data in {server.home}{memory}")
+    console.print(f"Neo4j {NEO4J_VERSION} {verb} pid {result.pid}, data in {server.home}"
+                  f"{_memory(result.heap, result.pagecache)}")
     if result.browser_url:
         console.print(f"Neo4j Browser: {result.browser_url} (user neo4j; `knowforge neo4j password`)")
     click.echo(result.uri)
@@ -101,8 +106,8 @@ def status_cmd(home, as_json) -> None:
         click.echo(json.dumps(data, indent=2))
         return
     if st.running:
-        memory = f", heap {st.heap}, page cache {st.pagecache}" if st.heap else ""
-        click.echo(f"running: Neo4j {st.version} pid {st.pid} at {st.uri} (data {st.home}{memory})")
+        click.echo(f"running: Neo4j {st.version} pid {st.pid} at {st.uri} "
+                   f"(data {st.home}{_memory(st.heap, st.pagecache)})")
         if st.browser_url:
             click.echo(f"browser: {st.browser_url}")
     else:
