@@ -18,7 +18,10 @@ the phases alternate (--rounds) so that a machine whose load changes treats them
 
 With the managed server on this machine it also prints CPU seconds (the Neo4j process plus
 this one) per phase and the CPU ratios: on a machine shared with other work the CPU a phase
-costs is steadier than its wall time.
+costs is steadier than its wall time. From those it prints each writer phase's ceiling: the
+ratio to the baseline that phase would reach if its CPU seconds were spread over every core
+of this machine with no wait at all. A phase whose ceiling is below a target cannot reach
+that target here by more overlap, only by costing less CPU (or on more cores).
 
     python benchmarks/store_write_rate.py --facts 20000 [--rounds 2]
 """
@@ -138,6 +141,14 @@ def main() -> None:
         if base_cpu is not None:
             line += f"   cpu {cpus[key]:6.1f}s, cpu ratio {base_cpu / cpus[key]:.2f}"
         print(line)
+    if base_cpu is not None:
+        cores = len(os.sched_getaffinity(0))
+        for key in ("upsert first", "upsert reload", "serial first", "serial reload"):
+            # The best wall time that many CPU seconds allow here: all cores busy, none waiting.
+            ceiling = base / (cpus[key] / cores)
+            print(f"{labels[key]:19s}: ceiling on {cores} cores {ceiling:.2f}x the baseline "
+                  f"(now {base / wall[key]:.2f}x, {cpus[key] / cores / wall[key]:.0%} of the "
+                  "cores' time busy)")
     print("load average " + " → ".join("/".join(f"{v:.1f}" for v in la)
                                        for la in (load_before, os.getloadavg())))
     print(f"upsert vs reference: first {wall['reference first'] / wall['upsert first']:.2f}x, "
