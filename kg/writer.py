@@ -72,11 +72,10 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
     so that the server, which runs a transaction on one core, uses several: the lookups and
     property updates of the next batches (all of a reload) run while a batch is finished, and
     up to ``workers - 1`` batches' creates (most of a first load) run while the next are
-    sorted out. That holds even when a
-    loader hands over one buffer at a time. A batch that shares a fact id with one still in
-    flight waits for it, so the later record still wins. Stubs and the general merge, which
-    create entities, run one at a time in batch order, so a stub is named by its first
-    reference as in one serial pass.
+    sorted out. That holds even when a loader hands over one buffer at a time. A batch that
+    shares a fact id with one still in flight waits for it, so the later record still wins.
+    Stubs and the general merge, which create entities, run one at a time in batch order, so a
+    stub is named by its first reference as in one serial pass.
     """
     summary = WriteSummary()
     mostly_new: bool | None = None
