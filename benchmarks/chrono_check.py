@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from knowforge.models.backends.hf import HFBackend
-from knowforge.eval.chrono_check import CheckConfig, build_check_requests, run_knowledge_check
+from knowforge.eval.chrono.check import CheckConfig, build_check_requests, run_knowledge_check
 from knowforge.models.tiny_model import build_tiny_model
 from knowforge.models.types import GenerationResult
 from knowforge.generators.chrono.items import build_items

@@ -28,7 +28,7 @@ filter per task, and a knowforge task may mix forms)::
     OUT/knowforge_<method>_<name>.yaml      group: every task of the benchmark
     OUT/knowforge_<method>_<name>_<task>.yaml           group: one knowforge task
     OUT/knowforge_<method>_<name>_<task>_<kind>.yaml    lm-eval task; kind = mc, gen, unknown,
-                                                        elken, elken_unknown
+                                                        or a method scorer's own kind
     OUT/data/knowforge_<method>_<name>_<task>_<kind>.jsonl   its items (id, prompt, choices/targets)
 
 The YAML files name their data by absolute path (lm-eval's ``dataset_path: json`` resolves
@@ -43,7 +43,6 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +51,10 @@ import yaml
 from knowforge.errors import ConfigError
 from knowforge.eval.mc_likelihood import build_choice_question
 from knowforge.eval.prompts import TEMPLATE_VERSION, render_request
+from knowforge.eval.registry import scorer_spec
 from knowforge.eval.scorers import _UNKNOWN, normalize_answer
 from knowforge.eval.types import EvalOptions
+from knowforge.eval.unit import LmEvalKind
 from knowforge.models.task import Task
 from knowforge.models.types import BenchmarkItem
 
@@ -66,7 +67,7 @@ FILTER_NAME = "knowforge"      # the name of every generation task's filter pipe
 PREFIX = "knowforge"
 
 # --- how a response is read, as lm-eval filters and exact_match options ------------------------
-# Each mirrors a rule of knowforge.eval.scorers / compat.elken; tests/test_exports_lm_eval.py runs
+# Each mirrors a rule of knowforge.eval.scorers; tests/test_exports_lm_eval.py runs
 # lm-eval's own filter and metric code on tricky responses and compares with our scorers.
 
 # first_line() + strip_answer_prefix(): the first non-empty line without "Answer:" / "The answer
@@ -100,23 +101,22 @@ DIFFERENCES = (
 )
 
 
-@dataclass(frozen=True)
-class Kind:
-    """One lm-eval task shape: which items, which output type, how a response is read."""
-
-    suffix: str
-    output_type: str
-    title: str
+def _regex(pattern: str, group_select: int = 0, fallback: str = INVALID) -> dict[str, Any]:
+    return {"function": "regex", "regex_pattern": pattern, "group_select": group_select, "fallback": fallback}
 
 
-MC = Kind("mc", "multiple_choice", "multiple choice by log-likelihood (acc, acc_norm)")
-GEN = Kind("gen", "generate_until", "short answer, our exact rule on the first line")
-UNKNOWN = Kind("unknown", "generate_until", "gold 'unknown': right iff the answer says it does not know")
-ELKEN = Kind("elken", "generate_until", "ELKEN's rule as knowforge scores it: first non-empty line, "
-                                        "lower-case, one trailing period dropped, exact match with aliases + name")
-ELKEN_UNKNOWN = Kind("elken_unknown", "generate_until", "ELKEN, deleted fact: right iff the first non-empty line "
-                                                        "contains 'unknown'")
-KINDS = (MC, GEN, UNKNOWN, ELKEN, ELKEN_UNKNOWN)
+# The generic task shapes; a method's scorer may declare its own (``ScorerSpec.lm_eval``).
+MC = LmEvalKind("mc", "multiple_choice", "multiple choice by log-likelihood (acc, acc_norm)")
+GEN = LmEvalKind("gen", "generate_until", "short answer, our exact rule on the first line",
+                 filters=(_regex(FIRST_LINE_NO_PREFIX, fallback=""),),
+                 match={"ignore_case": True, "regexes_to_ignore": list(NORMALIZE)})
+# the filter leaves the phrase it found; deleting every phrase makes any of them equal the gold
+# "unknown", and a response without one stays "[invalid]"
+UNKNOWN = LmEvalKind("unknown", "generate_until", "gold 'unknown': right iff the answer says it does not know",
+                     filters=(_regex(FINAL_ANSWER, group_select=-1, fallback=""), _regex(FIRST_LINE, fallback=""),
+                              _regex(UNKNOWN_PHRASES)),
+                     match={"ignore_case": True, "regexes_to_ignore": [UNKNOWN_PHRASES]})
+KINDS = (MC, GEN, UNKNOWN)
 
 
 def task_slug(name: str) -> str:
@@ -136,7 +136,8 @@ def _owner(item: BenchmarkItem, tasks: Sequence[Task]) -> Task | None:
     return next((t for t in tasks if t.dataset.matches(item)), None)
 
 
-def _targets(answers: Sequence[str], keep) -> list[str]:
+def unique_targets(answers: Sequence[str], keep=lambda a: True) -> list[str]:
+    """The distinct non-empty answers ``keep`` accepts, in order."""
     out: list[str] = []
     for answer in answers:
         if answer and keep(answer) and answer not in out:
@@ -144,12 +145,17 @@ def _targets(answers: Sequence[str], keep) -> list[str]:
     return out
 
 
-def _elken_target(answer: str) -> str:
-    # lm-eval lower-cases and drops the period itself; first line and strip it cannot do on a gold
-    return answer.split("\n")[0].strip()
+def generation_targets(item: BenchmarkItem) -> tuple[LmEvalKind, dict[str, Any]] | str:
+    """The generic reading of a short answer: "unknown" golds by the unknown phrases, the others
+    by our exact rule on the first line."""
+    if item.unknown or item.scorer == "unknown":
+        return UNKNOWN, {"targets": ["unknown"]}
+    # our exact rule never matches a gold that normalises to nothing ("The", "!")
+    targets = unique_targets(item.answers, lambda a: bool(normalize_answer(a)))
+    return (GEN, {"targets": targets}) if targets else "no gold answer"
 
 
-def item_row(item: BenchmarkItem, task: Task) -> tuple[Kind, dict[str, Any]] | str:
+def item_row(item: BenchmarkItem, task: Task) -> tuple[LmEvalKind, dict[str, Any]] | str:
     """The lm-eval row of one item and its kind, or why it cannot be exported."""
     if task.scorer is not None:
         item = item.model_copy(update={"scorer": task.scorer.name})
@@ -157,25 +163,20 @@ def item_row(item: BenchmarkItem, task: Task) -> tuple[Kind, dict[str, Any]] | s
     question = build_choice_question(item, SETTING, CONTINUATION)
     if question is not None:
         return MC, {**base, "prompt": question.context, "choices": list(question.scored), "gold": question.gold}
-    request = render_request(item, SETTING, EvalOptions())
-    base["prompt"] = request.prompt
-    if item.scorer == "elken-fact":
-        if item.unknown:
-            return ELKEN_UNKNOWN, {**base, "targets": ["unknown"]}
-        targets = _targets([_elken_target(a) for a in item.answers], lambda a: True)
-        return (ELKEN, {**base, "targets": targets}) if targets else "no gold answer"
-    if item.scorer == "unknown" or (item.unknown and item.scorer in ("fuzzy", "exact", "boolean")):
-        return UNKNOWN, {**base, "targets": ["unknown"]}
-    if item.scorer in ("fuzzy", "exact"):
-        # our exact rule never matches a gold that normalises to nothing ("The", "!")
-        targets = _targets(item.answers, lambda a: bool(normalize_answer(a)))
-        return (GEN, {**base, "targets": targets}) if targets else "no gold answer"
+    base["prompt"] = render_request(item, SETTING, EvalOptions()).prompt
+    spec = scorer_spec(item.scorer)
+    made = spec.lm_eval(item) if spec.lm_eval is not None else None
+    if isinstance(made, tuple):
+        kind, row = made
+        return kind, {**base, **row}
+    if isinstance(made, str):
+        return made
     if item.form == "multi-choice" and not item.choices:
         return "multi-choice without choices"
     return f"scorer {item.scorer!r} has no lm-eval form"
 
 
-def _leaf_config(name: str, kind: Kind, data: Path, task: Task, benchmark: str, n: int) -> dict[str, Any]:
+def _leaf_config(name: str, kind: LmEvalKind, data: Path, task: Task, benchmark: str, n: int) -> dict[str, Any]:
     config: dict[str, Any] = {
         "task": name,
         "task_alias": f"{task.name} ({kind.suffix})",
@@ -185,7 +186,7 @@ def _leaf_config(name: str, kind: Kind, data: Path, task: Task, benchmark: str, 
         "output_type": kind.output_type,
         "doc_to_text": "prompt",
     }
-    if kind is MC:
+    if kind.output_type == "multiple_choice":
         config |= {"doc_to_choice": "choices", "doc_to_target": "gold", "target_delimiter": " ",
                    "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True}
                                    for m in ("acc", "acc_norm")]}
@@ -195,9 +196,9 @@ def _leaf_config(name: str, kind: Kind, data: Path, task: Task, benchmark: str, 
         config |= {"doc_to_target": "targets",
                    "generation_kwargs": {"until": list(defaults.stop), "max_gen_toks": defaults.max_tokens,
                                          "do_sample": False, "temperature": 0.0},
-                   "filter_list": [{"name": FILTER_NAME, "filter": _filters(kind) + [{"function": "take_first"}]}],
+                   "filter_list": [{"name": FILTER_NAME, "filter": [*kind.filters, {"function": "take_first"}]}],
                    "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True,
-                                    **_match_options(kind)}]}
+                                    **kind.match}]}
     config |= {"num_fewshot": 0,
                "metadata": {"version": float(task.version) if task.version.isdigit() else task.version,
                             "knowforge": {"benchmark": benchmark, "task": task.name, "kind": kind.suffix,
@@ -205,35 +206,6 @@ def _leaf_config(name: str, kind: Kind, data: Path, task: Task, benchmark: str, 
                                           "continuation": CONTINUATION, "template_version": TEMPLATE_VERSION,
                                           "export_version": EXPORT_VERSION}}}
     return config
-
-
-def _regex(pattern: str, group_select: int = 0, fallback: str = INVALID) -> dict[str, Any]:
-    return {"function": "regex", "regex_pattern": pattern, "group_select": group_select, "fallback": fallback}
-
-
-def _filters(kind: Kind) -> list[dict[str, Any]]:
-    if kind is GEN:
-        return [_regex(FIRST_LINE_NO_PREFIX, fallback="")]
-    if kind is UNKNOWN:
-        return [_regex(FINAL_ANSWER, group_select=-1, fallback=""), _regex(FIRST_LINE, fallback=""),
-                _regex(UNKNOWN_PHRASES)]
-    if kind is ELKEN:
-        return [_regex(FIRST_LINE, fallback="")]
-    if kind is ELKEN_UNKNOWN:
-        return [_regex(FIRST_LINE, fallback=""), _regex("(?i)(unknown)")]
-    raise ValueError(f"no filters for {kind.suffix}")
-
-
-def _match_options(kind: Kind) -> dict[str, Any]:
-    if kind is GEN:
-        return {"ignore_case": True, "regexes_to_ignore": list(NORMALIZE)}
-    if kind is UNKNOWN:
-        # the filter leaves the phrase it found; deleting every phrase makes any of them equal the
-        # gold "unknown", and a response without one stays "[invalid]"
-        return {"ignore_case": True, "regexes_to_ignore": [UNKNOWN_PHRASES]}
-    if kind is ELKEN:
-        return {"ignore_case": True, "regexes_to_ignore": [r"\.$"]}
-    return {"ignore_case": True}
 
 
 def _metrics(kinds: set[str]) -> list[dict[str, Any]]:
@@ -305,7 +277,7 @@ def write_lm_eval_tasks(items: Sequence[BenchmarkItem], out: Path, *, benchmark:
     """
     out = Path(out)
     prefix = benchmark_prefix(benchmark)
-    rows: dict[str, list[tuple[Kind, dict[str, Any]]]] = {}     # knowforge task -> (kind, row)
+    rows: dict[str, list[tuple[LmEvalKind, dict[str, Any]]]] = {}     # knowforge task -> (kind, row)
     skipped: Counter[str] = Counter()
     for item in items:
         task = _owner(item, tasks)
@@ -335,8 +307,8 @@ def write_lm_eval_tasks(items: Sequence[BenchmarkItem], out: Path, *, benchmark:
             raise ConfigError(f"tasks {names[group]!r} and {task.name!r} give the same lm-eval name {group!r}")
         names[group] = task.name
         members, kinds = [], set()
-        for kind in KINDS:
-            data_rows = [data for k, data in mine if k is kind]
+        for kind in _kinds_in_order(k for k, _ in mine):
+            data_rows = [data for k, data in mine if k == kind]
             if not data_rows:
                 continue
             leaf = f"{group}_{kind.suffix}"
@@ -363,6 +335,12 @@ def write_lm_eval_tasks(items: Sequence[BenchmarkItem], out: Path, *, benchmark:
         log.warning("%s: %d items not exported as lm-eval tasks (%s)", benchmark, sum(skipped.values()),
                     _reasons(skipped))
     return written
+
+
+def _kinds_in_order(kinds) -> list[LmEvalKind]:
+    """The generic kinds first, in their order, then the methods' own as first met."""
+    seen = list(dict.fromkeys(kinds))
+    return [k for k in KINDS if k in seen] + [k for k in seen if k not in KINDS]
 
 
 def _reasons(skipped: Counter[str]) -> str:
@@ -394,4 +372,5 @@ def _write_readme(path: Path, benchmark: str, prefix: str, table: list[tuple[str
     return path
 
 
-__all__ = ["DIFFERENCES", "EXPORT_VERSION", "KINDS", "benchmark_prefix", "item_row", "write_lm_eval_tasks"]
+__all__ = ["DIFFERENCES", "EXPORT_VERSION", "FIRST_LINE", "GEN", "KINDS", "MC", "UNKNOWN", "benchmark_prefix",
+           "generation_targets", "item_row", "unique_targets", "write_lm_eval_tasks"]

@@ -3,7 +3,7 @@
 Settings (ALCUNA's four): ``vanilla`` (the question only), ``zero-shot`` (an instruction for
 the item's form), ``few-shot`` (instruction + the item's own ``few_shot`` examples) and
 ``chain-of-thought`` (think step by step, final line "Answer: ..."). A request is a chat
-(``messages``) when ``options.extra["chat"]`` is true, otherwise a plain prompt.
+(``messages``) when ``options.chat`` is true, otherwise a plain prompt.
 
 The wording is versioned by ``TEMPLATE_VERSION``; the version is stored on every Run, and any
 change of wording must bump it (the response cache keys on the exact prompt anyway).
@@ -86,7 +86,7 @@ def render_prompt(item: BenchmarkItem, setting: str) -> str:
 
 def render_request(item: BenchmarkItem, setting: str, options: EvalOptions) -> GenerationRequest:
     """One request for one item: ``options.n`` samples with the run's decoding parameters."""
-    chat = bool(options.extra.get("chat", False))
+    chat = options.chat
     cot = setting == "chain-of-thought"
     max_tokens = max(options.max_tokens, COT_MIN_TOKENS) if cot else options.max_tokens
     # a plain few-shot prompt would otherwise run on into the next "Question:"
@@ -98,8 +98,3 @@ def render_request(item: BenchmarkItem, setting: str, options: EvalOptions) -> G
     return GenerationRequest(prompt=render_prompt(item, setting), **common)
 
 
-def request_text(request: GenerationRequest) -> str:
-    """The request as one readable string (for --log-samples)."""
-    if request.prompt is not None:
-        return request.prompt
-    return "\n".join(f"[{role}] {content}" for role, content in request.messages or ())

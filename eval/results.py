@@ -2,14 +2,21 @@
 
     (:Run {id, model, backend, temperature, top_p, n, seed, max_tokens, setting, scoring,
            scoring_rules, template_version, knowforge_version, git_revision, started_at, ...})
-      -[:GAVE]->(:Answer {id, raw, parsed, score, sample_index, error, cached, cache_key})
+      -[:GAVE]->(:Answer {id, raw, parsed, score, sample_index, error, cached, cache_key,
+                          finish_reason, rule})
       -[:ANSWERS]->(:Question {id, benchmark, task, form, text, ..., slice_<key>})
+    (:Run)-[:GAVE_VARIANT]->(:Answer {..., variant})-[:ANSWERS]->(:Question)
+                               answers to a prompt a solver derived from the question
+                               (ELKEN's question without the edit, NewTerm's other setting)
     (:Question)-[:TESTS]->(:Fact)      when the fact exists
     (:Question)-[:ABOUT]->(:Entity)    when the entity exists
 
 Slices of an item (relation, year, hop_count, domain, difference, popularity_bucket, ...) are
-Question properties ``slice_<key>``, so Cypher can group by them; relation, domain and
-popularity bucket are filled from the graph when the item did not carry them.
+Question properties ``slice_<key>``, so Cypher can group by them.
+
+A run never creates, changes or deletes a question: its answers attach to the questions of its
+benchmark, which must be in the graph (a file benchmark is written there first, by
+``knowforge.eval.file_benchmark``), and an answer to a question of another benchmark is refused.
 """
 
 from __future__ import annotations
@@ -23,14 +30,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from knowforge import __version__
-from knowforge.errors import ConfigError, KnowforgeError
+from knowforge.errors import ConfigError, InputError, KnowforgeError
 from knowforge.eval.prompts import TEMPLATE_VERSION
-from knowforge.eval.runner import SampleResult, summarize
-from knowforge.eval.scorers import scoring_rule
-from knowforge.models.types import BenchmarkItem
-from knowforge.eval.types import EvalOptions
+from knowforge.eval.ask import summarize
+from knowforge.eval.scoring import scoring_rule
+from knowforge.eval.types import EvalOptions, SampleResult
+from knowforge.models.control import read_card
 from knowforge.models.provenance import git_revision
-from knowforge.models.questions import property_value, slice_property, write_questions
+from knowforge.models.questions import property_value, slice_property
+from knowforge.models.types import BenchmarkItem
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +62,7 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
     props = {"name": name, "model": options.model, "backend": options.backend,
              "base_url": options.base_url, "temperature": options.temperature, "top_p": options.top_p,
              "n": options.n, "seed": options.seed, "max_tokens": options.max_tokens,
-             "setting": options.extra.get("setting", "zero-shot"), "chat": bool(options.extra.get("chat")),
+             "setting": (extra or {}).get("setting", "zero-shot"), "chat": options.chat,
              "template_version": TEMPLATE_VERSION, "knowforge_version": __version__,
              "git_revision": git_revision(), "started_at": started_at,
              "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -63,8 +71,10 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              "errors": summary["errors"], "cached_samples": summary["cached"],
              "mc_scoring": options.mc_scoring, "mc_continuation": options.mc_continuation,
              "scoring": options.scoring,
-             "scoring_rules": sorted({f"{i.scorer}:{scoring_rule(i.scorer, options.scoring)}" for i in items}),
-             "options_extra_json": json.dumps(options.extra, sort_keys=True, default=str)}
+             # the rules the samples record (a solver may score with another scorer than the item's)
+             "scoring_rules": sorted({r.rule for r in results if r.rule}
+                                     or {f"{i.scorer}:{scoring_rule(i.scorer, options.scoring)}" for i in items}),
+             "limit": options.limit}
     props.update(model_properties(options))
     for key, value in (extra or {}).items():
         if not _KEY.match(key):
@@ -75,12 +85,10 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
 
 def model_properties(options: EvalOptions) -> dict:
     """``control_model`` when the model is a control model (a folder with ``control.json``),
-    and ``model_cutoff``: ``options.extra["model_cutoff"]`` or the control model's cutoff.
+    and ``model_cutoff``: ``options.model_cutoff`` or the control model's cutoff.
     The validity report and the cutoff slices of every report read them."""
-    from knowforge.models.control import read_card
-
     out = {}
-    cutoff = options.extra.get("model_cutoff")
+    cutoff = options.model_cutoff
     card = read_card(options.model) if options.model else None
     if card is not None:
         out["control_model"] = card.model_id
@@ -91,32 +99,78 @@ def model_properties(options: EvalOptions) -> dict:
 
 
 def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
-               *, name: str | None = None, extra: dict | None = None, started_at: str | None = None,
-               run_id: str | None = None, progress=None) -> str:
-    """Write a Run, its Answers and the Questions they answer; returns the run id.
+               *, benchmark: str | None = None, name: str | None = None, variants: Sequence[SampleResult] = (),
+               extra: dict | None = None, started_at: str | None = None, run_id: str | None = None,
+               progress=None) -> str:
+    """Write a Run and its Answers (and its variant answers); returns the run id.
 
-    Questions are MERGEd by id (re-running a benchmark reuses them); TESTS / ABOUT links are
-    made only to facts and entities that exist.
+    Every answered question must be in the graph and belong to ``benchmark`` (default: the
+    items' own benchmarks): a run never writes a question, and never attaches an answer to a
+    question of another benchmark.
     """
     started_at = started_at or datetime.now(UTC).isoformat(timespec="seconds")
     run_id = run_id or new_run_id()
-    asked = {r.item_id for r in results}
+    asked = {r.item_id for r in results} | {r.item_id for r in variants}
     items = [i for i in items if i.id in asked]
-    # Questions of a generated benchmark exist already and are never rewritten here (an
-    # editing solver's context is the run's, not the benchmark's); a file benchmark's are made.
-    write_questions(store, items, overwrite=False)
-    store.write("eval/derive_question_slices", [{"id": i.id} for i in items])
+    check_questions(store, items, benchmark)
     props = run_properties(options, items, results, name=name, started_at=started_at, extra=extra)
+    if benchmark is not None:
+        props["benchmark"] = benchmark
     # where evaluators write this run's report (the validity report finds chrono.json there)
     props.setdefault("report_dir", str(Path(options.out_dir) / run_id))
     store.run("eval/upsert_run", id=run_id, props=props)
-    rows = [{"id": f"{run_id}:{r.item_id}:{r.sample_index}", "question_id": r.item_id,
-             "props": {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,
-                       "error": r.error, "cached": r.cached, "cache_key": r.cache_key,
-                       "finish_reason": r.finish_reason}} for r in results]
-    store.write("eval/create_answers", rows, run_id=run_id, progress=progress)
-    log.info("recorded run %s: %d questions, %d answers", run_id, len(items), len(rows))
+    store.write("eval/create_answers", [_answer_row(run_id, r) for r in results], run_id=run_id, progress=progress)
+    if variants:
+        store.write("eval/create_variant_answers", [_answer_row(run_id, r) for r in variants], run_id=run_id)
+    log.info("recorded run %s: %d questions, %d answers, %d variant answers", run_id, len(items), len(results),
+             len(variants))
     return run_id
+
+
+def _answer_row(run_id: str, r: SampleResult) -> dict:
+    key = f"{run_id}:{r.item_id}:{r.sample_index}" if r.variant is None else \
+        f"{run_id}:{r.item_id}:{r.variant}:{r.sample_index}"
+    props = {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,
+             "error": r.error, "cached": r.cached, "cache_key": r.cache_key, "finish_reason": r.finish_reason,
+             "rule": r.rule}
+    if r.variant is not None:
+        props["variant"] = r.variant
+    return {"id": key, "question_id": r.item_id, "props": props}
+
+
+def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None) -> None:
+    """Every item is a question in the graph, of ``benchmark`` (or of its own benchmark)."""
+    rows = store.read("eval/question_benchmarks", ids=[i.id for i in items])
+    found = {r["id"]: r["benchmark"] for r in rows}
+    missing = [i.id for i in items if i.id not in found]
+    if missing:
+        raise InputError(f"{len(missing)} answered questions are not in the graph (e.g. {missing[0]!r}); a run "
+                         "never writes questions: generate or import the benchmark first")
+    allowed = set(benchmark.split(",")) if benchmark else None
+    for item in items:
+        expected = allowed or {item.benchmark}
+        if found[item.id] not in expected:
+            raise InputError(f"question {item.id!r} belongs to benchmark {found[item.id]!r}, not "
+                             f"{', '.join(sorted(expected))!r}: a run does not attach answers to another "
+                             "benchmark's questions")
+
+
+def write_samples_log(path: Path, items: Sequence[BenchmarkItem], results: Sequence[SampleResult]) -> Path:
+    """Per-sample JSONL: item id, sample index, variant, prompt, raw, parsed, score, rule,
+    error, cached, and for likelihood-scored items the per-option log-probabilities
+    (``metadata``)."""
+    by_id = {i.id: i for i in items}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for r in results:
+            item = by_id[r.item_id]
+            handle.write(json.dumps({"version": "2", "item_id": r.item_id, "task": item.task,
+                                     "sample_index": r.sample_index, "variant": r.variant, "prompt": r.prompt,
+                                     "raw": r.raw, "parsed": r.parsed, "score": r.score, "rule": r.rule,
+                                     "gold": item.answers, "error": r.error, "cached": r.cached,
+                                     "cache_key": r.cache_key, "explanation": r.explanation,
+                                     "metadata": r.metadata}, ensure_ascii=False, default=str) + "\n")
+    return path
 
 
 def load_run(store, run_id: str) -> dict:
@@ -134,6 +188,12 @@ def run_answers(store, run_id: str) -> list[dict]:
     """[{question: {...}, answer: {...}}] of a run, ordered by question id and sample."""
     load_run(store, run_id)
     return store.read("eval/read_run_answers", run_id=run_id)
+
+
+def run_variant_answers(store, run_id: str) -> list[dict]:
+    """[{question: {...}, answer: {...}}] of a run's variant answers (``answer.variant``)."""
+    load_run(store, run_id)
+    return store.read("eval/read_run_variant_answers", run_id=run_id)
 
 
 def results_by(store, run_id: str, by: Sequence[str]) -> list[dict]:

@@ -6,12 +6,9 @@ Two layers:
   turn free text into an answer and never look at the gold;
 * scorers (``score_fuzzy``, ``score_exact``, ...) compare a parsed answer with the item's gold.
 
-``SCORERS`` maps the name stored in ``BenchmarkItem.scorer`` to its scorer in the default
-``knowforge`` scoring mode; ``OFFICIAL_SCORERS`` holds the ``official`` variant of every
-scorer whose benchmark released a scoring script (ELKEN's ``elken-*`` and NewTerm's
-``newterm-*``, from ``knowforge.eval.compat``). ``score_item(item, response, mode)``
-dispatches on both; a scorer without an official variant scores the same in both modes, and
-``scoring_rule`` says which rule was applied.
+The generic scorers are declared in ``knowforge.eval.generic``; a method's own scorers (with
+their ``official`` variants) in its ``eval/<method>/`` unit; ``knowforge.eval.scoring``
+dispatches on the name an item carries and the run's scoring mode.
 
 The default ("robust") scorers read the first non-empty line of a response and accept the
 usual ways models phrase an answer; docs/eval.md lists where they differ from compat mode.
@@ -27,7 +24,7 @@ from rapidfuzz import fuzz
 
 from knowforge.errors import ConfigError
 from knowforge.models.types import BenchmarkItem
-from knowforge.eval.types import DEFAULT_SCORING, SCORING_MODES, Score
+from knowforge.eval.types import Score
 
 FUZZY_THRESHOLD = 70
 LETTERS = "ABCDEFGHIJ"
@@ -260,58 +257,3 @@ def score_boolean(item: BenchmarkItem, response: str) -> Score:
 def score_unknown(item: BenchmarkItem, response: str) -> Score:
     """Right iff the response says it does not know (knowledge dropout / deletion)."""
     return _unknown_score(item, response)
-
-
-def _compat_scorers() -> tuple[dict[str, Scorer], dict[str, Scorer]]:
-    from knowforge.eval.compat import elken, newterm
-
-    knowforge = {
-        "elken-fact": elken.score_fact_item,
-        "elken-tendency": elken.score_tendency_item,
-        "newterm-choice": newterm.score_choice_item,
-        "newterm-csj": newterm.score_judgement_item,
-    }
-    official = {
-        "elken-fact": elken.score_fact_item_official,
-        "elken-tendency": elken.score_tendency_item_official,
-        "newterm-choice": newterm.score_choice_item_official,
-        "newterm-csj": newterm.score_judgement_item_official,
-    }
-    return knowforge, official
-
-
-SCORERS: dict[str, Scorer] = {
-    "fuzzy": score_fuzzy,
-    "exact": score_exact,
-    "multi-choice": score_multiple_choice,
-    "boolean": score_boolean,
-    "unknown": score_unknown,
-}
-_KNOWFORGE_COMPAT, OFFICIAL_SCORERS = _compat_scorers()
-SCORERS.update(_KNOWFORGE_COMPAT)
-
-
-def check_scoring(mode: str) -> str:
-    if mode not in SCORING_MODES:
-        raise ConfigError(f"unknown scoring mode {mode!r}; choose one of {', '.join(SCORING_MODES)}")
-    return mode
-
-
-def scoring_rule(name: str, mode: str = DEFAULT_SCORING) -> str:
-    """The rule ``get_scorer(name, mode)`` applies: "official" only where a released script
-    defines one, else "knowforge"."""
-    return "official" if check_scoring(mode) == "official" and name in OFFICIAL_SCORERS else "knowforge"
-
-
-def get_scorer(name: str, mode: str = DEFAULT_SCORING) -> Scorer:
-    if scoring_rule(name, mode) == "official":
-        return OFFICIAL_SCORERS[name]
-    try:
-        return SCORERS[name]
-    except KeyError:
-        raise ConfigError(f"unknown scorer {name!r}; known: {', '.join(sorted(SCORERS))}") from None
-
-
-def score_item(item: BenchmarkItem, response: str, mode: str = DEFAULT_SCORING) -> Score:
-    """Score one response to one item with the item's own scorer under scoring ``mode``."""
-    return get_scorer(item.scorer, mode)(item, response or "")

@@ -1,14 +1,17 @@
-"""Run tasks: items → solver → scores → metrics → a Run in the graph and its report.
+"""The one engine: items → solver → scores → metrics → a Run in the graph and its report.
 
-One *run* is one solver over the items of one or more tasks of a benchmark (ALCUNA's KU, KD
-and KA share a run per prompting setting, as the paper reports them). ``plan_runs`` groups the
-tasks by solver; ``run_tasks`` executes the plan and writes
+Every evaluation goes through ``run_tasks``: a benchmark in the graph, a JSONL file benchmark
+(an anonymous method with one task, ``knowforge.eval.file_benchmark``), an imported release,
+the demo. One *run* is one solver over the items of one or more tasks of a benchmark (ALCUNA's
+KU, KD and KA share a run per prompting setting, as the paper reports them). ``plan_runs``
+groups the tasks by solver; ``run_tasks`` executes the plan and writes
 
     OUT/<run_id>/                       the engine's report of each run (report.md, plots/)
     OUT/<method>-<name>/summary.{json,md}   every run side by side, per task and per slice
 
 Methods never appear here by name: a task says which items, which solver, which scorer and
-which metrics, and the registries of this layer resolve the names.
+which metrics, and the registry resolves the names. ``check_tasks`` checks all of it (every
+name, and that each metric's solver provides what the metric reads) before a model is made.
 """
 
 from __future__ import annotations
@@ -17,19 +20,20 @@ import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from knowforge.errors import ConfigError, InputError
-from knowforge.eval.metrics import METRICS, compute_metric
+from knowforge.eval.ask import cache_stats
+from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import write_report
-from knowforge.eval.results import record_run
-from knowforge.eval.runner import cache_stats
-from knowforge.eval.scorers import get_scorer
-from knowforge.eval.solvers import SolverOutput, make_solver
+from knowforge.eval.results import record_run, write_samples_log
+from knowforge.eval.solvers import make_solver
 from knowforge.eval.types import EvalOptions
+from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
+from knowforge.models.backends import make_backend
 from knowforge.models.task import Component, Task
 from knowforge.models.types import Backend, BenchmarkItem
 
@@ -55,6 +59,7 @@ class TaskRun:
     accuracy: float | None
     metrics: dict[str, dict[str, Any]]    # task -> metric -> value
     by: dict[str, dict[str, dict]] = field(default_factory=dict)   # slice -> value -> {accuracy, samples}
+    cache: dict[str, int] | None = None   # this run's response-cache hits and misses (None: no cache)
 
 
 def plan_runs(tasks: Sequence[Task], solver: Component | None = None) -> list[PlannedRun]:
@@ -72,35 +77,47 @@ def plan_runs(tasks: Sequence[Task], solver: Component | None = None) -> list[Pl
 
 
 def limit_units(items: Sequence[BenchmarkItem], limit: int | None, group_key: str | None) -> list[BenchmarkItem]:
-    """The first ``limit`` units of ``items``: items, or whole groups of items sharing
-    ``metadata[group_key]`` (all years of a ChroKnow fact, all questions of an ELKEN event)."""
+    """The first ``limit`` units of ``items`` in the benchmark's order: items, or whole groups of
+    items sharing ``metadata[group_key]`` (all years of a ChroKnow fact, all questions of an
+    ELKEN event). The one ``--limit`` rule of every evaluation."""
     if limit is None:
         return list(items)
+    if limit < 1:
+        raise ConfigError(f"--limit must be at least 1, not {limit}")
     if group_key is None:
         return list(items)[:limit]
-    keep: list[str] = []
+    keep: dict[str, None] = {}
     for item in items:
         unit = str(item.metadata.get(group_key, item.id))
-        if unit not in keep:
-            if len(keep) == limit:
-                continue
-            keep.append(unit)
-    kept = set(keep)
-    return [i for i in items if str(i.metadata.get(group_key, i.id)) in kept]
+        if unit not in keep and len(keep) < limit:
+            keep[unit] = None
+    return [i for i in items if str(i.metadata.get(group_key, i.id)) in keep]
 
 
-def check_tasks(tasks: Sequence[Task]) -> None:
-    """Every name a task gives (scorer, metrics) resolves in eval's registries, so a typo in a
-    task fails before the model is asked anything rather than after the first run."""
+def check_tasks(tasks: Sequence[Task], plan: Sequence[PlannedRun] | None = None) -> None:
+    """Every name a task gives (solver, scorer, metrics) resolves in the registry, and every
+    metric gets the solver detail it reads, so a typo or a solver that cannot feed a metric
+    fails before the model is asked anything rather than after the first run."""
     for task in tasks:
         if task.scorer is not None:
             if task.scorer.args:
                 raise ConfigError(f"task {task.name}: scorers take no arguments ({task.scorer.label})")
-            get_scorer(task.scorer.name)
-        unknown = [name for name in task.metrics if name not in METRICS]
-        if unknown:
-            raise ConfigError(f"task {task.name}: unknown metric {', '.join(map(repr, unknown))}; "
-                              f"known: {', '.join(sorted(METRICS))}")
+            scorer_spec(task.scorer.name)
+        for name in task.metrics:
+            try:
+                metric_spec(name)
+            except ConfigError as exc:
+                raise ConfigError(f"task {task.name}: {exc}") from None
+    for planned in plan or plan_runs(tasks):
+        spec = solver_spec(planned.solver.name)
+        for task in planned.tasks:
+            for name in task.metrics:
+                needs = metric_spec(name).needs
+                if needs is not None and needs not in spec.provides:
+                    raise ConfigError(
+                        f"task {task.name}: metric {name!r} reads the solver detail {needs!r}, which solver "
+                        f"{planned.solver.name!r} does not provide; run the task with its own solver "
+                        f"({', '.join(c.label for c in task.solvers())}) or choose other metrics")
 
 
 def select_items(items: Sequence[BenchmarkItem], tasks: Sequence[Task]) -> list[BenchmarkItem]:
@@ -117,14 +134,19 @@ def select_items(items: Sequence[BenchmarkItem], tasks: Sequence[Task]) -> list[
     return out
 
 
-def task_metrics(tasks: Sequence[Task], output: SolverOutput) -> dict[str, dict[str, Any]]:
+def task_metrics(tasks: Sequence[Task], output: SolverOutput, scoring: str) -> dict[str, dict[str, Any]]:
     """Each task's metrics over its own items' answers."""
     out = {}
     for task in tasks:
         mine = [i for i in output.items if task.dataset.matches(i)]
         ids = {i.id for i in mine}
         samples = [s for s in output.samples if s.item_id in ids]
-        out[task.name] = {name: compute_metric(name, mine, samples, output.details) for name in task.metrics}
+        values = {}
+        for name in task.metrics:
+            spec = metric_spec(name)
+            detail = output.details.get(spec.needs) if spec.needs is not None else None
+            values[name] = spec.compute(MetricInput(mine, samples, detail, scoring))
+        out[task.name] = values
     return out
 
 
@@ -137,17 +159,16 @@ def accuracy_by(items: Sequence[BenchmarkItem], samples, key: str) -> dict[str, 
     return {k: {"accuracy": sum(v) / len(v), "samples": len(v)} for k, v in sorted(groups.items())}
 
 
-def record_output(store, options: EvalOptions, output: SolverOutput, *, name: str | None,
+def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmark: str, name: str | None,
                   started_at: str | None = None, extra: dict | None = None,
                   sections: dict | None = None) -> tuple[str, Path]:
     """Record a solver's answers as a Run in the graph and write its report; (run id, dir)."""
-    run_id = record_run(store, options, output.items, output.samples, name=name,
-                        extra={**output.run_extra, **(extra or {})}, started_at=started_at)
+    run_id = record_run(store, options, output.items, output.samples, benchmark=benchmark, name=name,
+                        variants=output.variants, extra={**output.run_extra, **(extra or {})},
+                        started_at=started_at)
     run_dir = Path(options.out_dir) / run_id
     if options.log_samples:
-        from knowforge.eval.pipeline import write_samples_log
-
-        write_samples_log(run_dir / "samples.jsonl", output.items, output.samples)
+        write_samples_log(run_dir / "samples.jsonl", output.items, [*output.samples, *output.variants])
     write_report(store, run_id, run_dir, extra_sections={**output.sections, **(sections or {})})
     if output.finalize is not None:
         output.finalize(run_dir, run_id)
@@ -157,14 +178,13 @@ def record_output(store, options: EvalOptions, output: SolverOutput, *, name: st
 def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequence[Task],
               options: EvalOptions, *, solver: Component | None = None, backend: Backend | None = None,
               group_key: str | None = None, report_slices: Sequence[str] = (),
-              progress: Callable[[int], None] | None = None) -> list[TaskRun]:
-    """Evaluate ``tasks`` of ``benchmark`` (its ``items``) and record one run per solver."""
-    check_tasks(tasks)
+              progress: Callable[[int], None] | None = None, run_name: str | None = None) -> list[TaskRun]:
+    """Evaluate ``tasks`` of ``benchmark`` (its ``items``) and record one run per solver, named
+    ``run_name`` (default ``<benchmark>:<solver>``)."""
     plan = plan_runs(tasks, solver)
+    check_tasks(tasks, plan)
     solvers = [(p, make_solver(p.solver)) for p in plan]        # bad solver arguments fail here
     if backend is None:
-        from knowforge.models.backends import make_backend
-
         backend = make_backend(options)
     runs = []
     before = cache_stats(backend) or {"hits": 0, "misses": 0}
@@ -174,31 +194,27 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
             names = ", ".join(t.name for t in planned.tasks)
             raise InputError(f"{benchmark}: no items for {names}")
         label = solver_obj.component.label
-        run_options = replace(options, limit=None,
-                              extra={**options.extra, "solver": label, "setting": label})
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        # a solver that reads the graph beyond its items (ELKEN's ft: the events' asserted
-        # facts) says so; the others keep the store-free signature
-        graph = {"store": store} if getattr(solver_obj, "needs_store", False) else {}
-        output = solver_obj.solve(chosen, backend, run_options, progress=progress, **graph)
-        output.details.setdefault("scoring", run_options.scoring)   # metrics that re-score follow the mode
-        metrics = task_metrics(planned.tasks, output)
+        output = solver_obj.solve(chosen, SolveContext(backend=backend, options=options, store=store,
+                                                       progress=progress))
+        metrics = task_metrics(planned.tasks, output, options.scoring)
         stats = cache_stats(backend)
         # one backend (and cache) serves every run: record each run's own share of hits
         cache = ({"cache_hits": stats["hits"] - before["hits"],
                   "cache_misses": stats["misses"] - before["misses"]} if stats else {})
         before = stats or before
         task_names = tuple(t.name for t in planned.tasks)
-        extra = {"solver": label, "run_tasks": list(task_names), **cache}
+        extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit, **cache}
         sections = {"Task metrics": _metric_rows(metrics)}
-        run_id, run_dir = record_output(store, run_options, output, name=f"{benchmark}:{label}",
+        run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
                                         started_at=started, extra=extra, sections=sections)
         n = len(output.samples)
         runs.append(TaskRun(run_id=run_id, solver=label, tasks=task_names, report_dir=run_dir,
                             items=len({s.item_id for s in output.samples}), samples=n,
                             accuracy=(sum(s.score for s in output.samples) / n) if n else None,
                             metrics=metrics,
-                            by={key: accuracy_by(output.items, output.samples, key) for key in report_slices}))
+                            by={key: accuracy_by(output.items, output.samples, key) for key in report_slices},
+                            cache={"hits": cache["cache_hits"], "misses": cache["cache_misses"]} if cache else None))
         log.info("%s %s: accuracy %s over %d samples", benchmark, label, runs[-1].accuracy, n)
     return runs
 
@@ -219,6 +235,7 @@ def write_summary(out_dir: Path, *, benchmark: str, method: str, options: EvalOp
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = {"version": SUMMARY_VERSION, "benchmark": benchmark, "method": method,
                "model": options.model, "backend": options.backend, "items": items, "scoring": options.scoring,
+               "limit": options.limit,
                "runs": {r.solver: {"run_id": r.run_id, "tasks": list(r.tasks), "accuracy": r.accuracy,
                                    "items": r.items, "samples": r.samples, "report": str(r.report_dir),
                                    "metrics": r.metrics, "by": r.by} for r in runs}}
@@ -253,9 +270,12 @@ def _scalars(metrics: dict[str, Any]):
 def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
     runs = summary["runs"]
     solvers = list(runs)
+    evaluated = max((r["items"] for r in runs.values()), default=0)
+    limit = summary.get("limit")
     lines = [f"# Evaluation of `{summary['benchmark']}`", "",
-             f"model `{summary['model']}` ({summary['backend']}), {summary['items']} items, "
-             f"scoring {summary.get('scoring', 'unrecorded')}; accuracies in %", ""]
+             f"model `{summary['model']}` ({summary['backend']}), {evaluated} of {summary['items']} items "
+             f"evaluated{f' (--limit {limit})' if limit else ''}, scoring {summary.get('scoring', 'unrecorded')}; "
+             "accuracies in %", ""]
 
     def table(title: str, key: str, rows: list[tuple[str, list[Any]]]) -> None:
         lines.extend([f"## {title}", "", "| " + " | ".join([key, *solvers]) + " |",

@@ -1,13 +1,14 @@
-"""Records of the eval engine: what a scorer says (``Score``) and the options of one run
-(``EvalOptions``). The records shared with generators live in ``knowforge.models.types``."""
+"""Records of the eval engine: what a scorer says (``Score``), one scored answer
+(``SampleResult``) and the typed options of one run (``EvalOptions``). The records shared with
+generators live in ``knowforge.models.types``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowforge.errors import ConfigError
 from knowforge.models.config import BackendConfig
@@ -29,40 +30,85 @@ class Score(BaseModel):
 
 
 @dataclass(frozen=True)
-class EvalOptions:
-    """Typed options of one evaluation run (what ``knowforge eval`` parses)."""
+class SampleResult:
+    """One sample of one item: what the model said and what it scored.
 
-    backend: str = "hf"
+    ``variant`` names a prompt a solver derived in memory from the question (ELKEN's question
+    without the edit, NewTerm's other setting): such answers are recorded beside the run's own
+    (``GAVE_VARIANT``), never as answers of the run's setting, and never as new questions.
+    """
+
+    item_id: str
+    sample_index: int
+    raw: str | None
+    parsed: str | None
+    score: float
+    error: str | None = None
+    cached: bool = False
+    finish_reason: str | None = None
+    prompt: str = ""
+    explanation: str | None = None
+    cache_key: str | None = None
+    metadata: dict[str, Any] | None = None   # likelihood: per-option logprobs; solver tags
+    rule: str | None = None                  # the scoring rule applied: "<scorer>:<mode>"
+    variant: str | None = None
+
+
+class EvalOptions(BaseModel):
+    """Typed options of one evaluation run (what ``knowforge eval`` parses). A solver's own
+    arguments are its parameter model, not these."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    backend: Literal["hf", "openai", "vllm"] = "hf"
     model: str = ""
     base_url: str | None = None
-    temperature: float = 0.0
-    top_p: float = 1.0
-    n: int = 1
+    temperature: float = Field(0.0, ge=0.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    n: int = Field(1, ge=1)
     seed: int = 0
-    max_tokens: int = 64
-    limit: int | None = None
+    max_tokens: int = Field(64, ge=1)
+    limit: int | None = Field(None, ge=1)  # the first K units of each run (method's item_group)
     log_samples: bool = False
     cache: bool = True
     cache_dir: Path | None = None
     out_dir: Path = Path("runs")
     silent: bool = False
     device: str | None = None            # hf: "cpu", "cuda"
-    tensor_parallel_size: int = 1        # vllm
+    tensor_parallel_size: int = Field(1, ge=1)   # vllm
     prefix_caching: bool = True          # vllm
-    concurrency: int = 8                 # openai
-    timeout: float = 120.0               # openai: seconds per HTTP request
-    max_retries: int = 4                 # openai: the SDK's retries (429 / 5xx / connection errors / timeouts)
-    openai_api: str = "auto"             # openai: "auto" (prompt->completions, messages->chat) or "chat"
-    batch_size: int = 8                  # hf: sequences per forward pass; cache: requests per write
+    engine_args: dict[str, Any] = Field(default_factory=dict)   # vllm: more LLM(...) arguments
+    dtype: str | None = None             # hf: torch dtype name
+    concurrency: int = Field(8, ge=1)    # openai
+    timeout: float = Field(120.0, gt=0)  # openai: seconds per HTTP request
+    max_retries: int = Field(4, ge=0)    # openai: the SDK's retries (429 / 5xx / connection errors)
+    openai_api: Literal["auto", "chat"] = "auto"
+    batch_size: int = Field(8, ge=1)     # hf: sequences per forward pass; cache: requests per write
     revision: str | None = None          # hf / vllm: model revision (part of the cache key)
-    mc_scoring: str = "generate"         # multi-choice/boolean items: "generate" or "likelihood"
-    mc_continuation: str = "text"        # likelihood: score each option's "text" or its "letter"
+    mc_scoring: Literal["generate", "likelihood"] = "generate"
+    mc_continuation: Literal["text", "letter"] = "text"
     scoring: str = DEFAULT_SCORING       # "knowforge" or "official" (the released scripts' rules)
-    extra: dict[str, Any] = field(default_factory=dict)  # method-specific (setting, check, span, method)
+    chat: bool = False                   # send chat messages (the model's chat template)
+    model_cutoff: str | None = None      # the model's knowledge cutoff (cutoff slices, validity)
 
-    def __post_init__(self) -> None:
-        if self.scoring not in SCORING_MODES:
-            raise ConfigError(f"unknown scoring mode {self.scoring!r}; choose one of {', '.join(SCORING_MODES)}")
+    @field_validator("scoring")
+    @classmethod
+    def _scoring(cls, value: str) -> str:
+        if value not in SCORING_MODES:
+            raise ValueError(f"unknown scoring mode {value!r}; choose one of {', '.join(SCORING_MODES)}")
+        return value
+
+    @classmethod
+    def make(cls, **values: Any) -> EvalOptions:
+        """``EvalOptions(**values)``, with a bad value a ``ConfigError`` naming the option."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise ConfigError(describe_validation(exc, "option")) from None
+
+    def but(self, **changes: Any) -> EvalOptions:
+        """A copy with ``changes``, validated."""
+        return type(self).make(**{**self.model_dump(), **changes})
 
     def backend_config(self) -> BackendConfig:
         """The part of these options that builds and keys a backend."""
@@ -72,5 +118,13 @@ class EvalOptions:
             batch_size=self.batch_size, revision=self.revision,
             tensor_parallel_size=self.tensor_parallel_size, prefix_caching=self.prefix_caching,
             concurrency=self.concurrency, timeout=self.timeout, max_retries=self.max_retries,
-            openai_api=self.openai_api,
-            dtype=self.extra.get("dtype"), engine_args=dict(self.extra.get("vllm_engine_kwargs", {})))
+            openai_api=self.openai_api, dtype=self.dtype, engine_args=dict(self.engine_args))
+
+
+def describe_validation(exc: ValidationError, what: str) -> str:
+    """One line per problem of a pydantic validation error: ``--limit: ...``."""
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or what
+        problems.append(f"{what} {where}: {error['msg']}")
+    return "; ".join(problems)

@@ -25,9 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from knowforge.errors import ConfigError
+from knowforge.errors import ConfigError, InputError
+from knowforge.eval.file_benchmark import ensure_questions, file_task
+from knowforge.eval.lm_eval_export import write_lm_eval_tasks
+from knowforge.eval.tasks import TaskRun, run_tasks, write_summary
+from knowforge.eval.types import EvalOptions
 from knowforge.methods import split_benchmark
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
+from knowforge.models.hf_dataset import dataset_card, dataset_statistics, write_hf_dataset
+from knowforge.models.items_io import read_items as read_file_items
+from knowforge.models.items_io import write_items
 from knowforge.models.provenance import git_revision, knowforge_version
 from knowforge.models.questions import read_benchmark
 from knowforge.models.task import Component
@@ -62,16 +69,12 @@ def drop(method: Method, store, name: str) -> dict[str, int]:
 
 # --- export -----------------------------------------------------------------------------------------
 def _write_jsonl(store, name: str, items: Sequence[BenchmarkItem], out: Path, *, method: Method) -> list[Path]:
-    from knowforge.models.items_io import write_items
-
     path = out if out.suffix == ".jsonl" else out / f"{method.name}_{name}.jsonl"
     write_items(path, items)
     return [path]
 
 
 def _write_hf(store, name: str, items: Sequence[BenchmarkItem], out: Path, *, method: Method) -> list[Path]:
-    from knowforge.models.hf_dataset import dataset_card, dataset_statistics, write_hf_dataset
-
     bid = method.benchmark_id(name)
     node = read_benchmark(store, bid) or {}
     stats = dataset_statistics(items, method.report_slices)
@@ -88,8 +91,6 @@ def _write_hf(store, name: str, items: Sequence[BenchmarkItem], out: Path, *, me
 
 
 def _write_lm_eval(store, name: str, items: Sequence[BenchmarkItem], out: Path, *, method: Method) -> list[Path]:
-    from knowforge.eval.lm_eval_export import write_lm_eval_tasks
-
     return write_lm_eval_tasks(items, out, benchmark=method.benchmark_id(name), tasks=method.tasks)
 
 
@@ -165,23 +166,42 @@ def export(method: Method, store, name: str, fmt: str, out: Path) -> ExportResul
 @dataclass(frozen=True)
 class Evaluation:
     benchmark: str
-    runs: list[Any]              # knowforge.eval.tasks.TaskRun
+    runs: list[TaskRun]
     summary_dir: Path
 
 
-def evaluate(store, benchmark: str, options, *, tasks: Sequence[str] = (), solver: Component | None = None,
-             backend: Backend | None = None, progress: Callable[[int], None] | None = None) -> Evaluation:
+def evaluate(store, benchmark: str, options: EvalOptions, *, tasks: Sequence[str] = (),
+             solver: Component | None = None, backend: Backend | None = None,
+             progress: Callable[[int], None] | None = None) -> Evaluation:
     """Evaluate a benchmark in the graph (``METHOD:NAME``): its tasks (all, or the named ones),
     each under its solvers (or ``solver``), one recorded run per solver, and a summary."""
-    from knowforge.eval.tasks import run_tasks, write_summary
-
     method, name = split_benchmark(benchmark)
     chosen = [method.task(t) for t in tasks] if tasks else list(method.tasks)
     items = method.items(store, name)
     runs = run_tasks(store, benchmark, items, chosen, options, solver=solver, backend=backend,
                      group_key=method.item_group, report_slices=method.report_slices, progress=progress)
     summary_dir = write_summary(Path(options.out_dir) / f"{method.name}-{name}", benchmark=benchmark,
-                                method=method.name, options=options,
-                                items=len(items),
-                                runs=runs, report_slices=method.report_slices)
+                                method=method.name, options=options, items=len(items), runs=runs,
+                                report_slices=method.report_slices)
+    return Evaluation(benchmark=benchmark, runs=runs, summary_dir=summary_dir)
+
+
+def evaluate_file(store, path: str | Path, options: EvalOptions, *, solver: Component | None = None,
+                  name: str | None = None, backend: Backend | None = None,
+                  progress: Callable[[int], None] | None = None) -> Evaluation:
+    """Evaluate a JSONL file of items: an anonymous method with one task (``file/<name>``),
+    through the same engine. The items become questions of their own benchmark the first time
+    (``knowforge.eval.file_benchmark``)."""
+    path = Path(path)
+    name = name or path.stem
+    items = read_file_items(path)
+    if not items:
+        raise InputError(f"{path}: the benchmark has no items to evaluate")
+    ensure_questions(store, items, path)
+    benchmark = ",".join(sorted({i.benchmark for i in items}))
+    task = file_task(name)
+    runs = run_tasks(store, benchmark, items, [task], options, solver=solver, backend=backend,
+                     progress=progress, run_name=name)
+    summary_dir = write_summary(Path(options.out_dir) / f"file-{task.name.split('/', 1)[1]}", benchmark=benchmark,
+                                method="file", options=options, items=len(items), runs=runs, report_slices=())
     return Evaluation(benchmark=benchmark, runs=runs, summary_dir=summary_dir)

@@ -1,7 +1,8 @@
 """The method contract: what every benchmark family provides, so that one pipeline serves all.
 
 graph → ``generate`` → items in the graph → ``items`` → tasks (solver, scorer, metrics) →
-runs and reports; and ``items`` → exports (the method's own formats, plus JSONL, Hugging Face
+runs and reports (the solvers, scorers and metrics of a method are its evaluation unit in
+``eval/<method>/``, named by ``evaluation``); and ``items`` → exports (the method's own formats, plus JSONL, Hugging Face
 datasets and lm-evaluation-harness tasks for every method).
 
 A method is one ``Method`` value in one module (``generators/<method>/method.py``), published
@@ -101,6 +102,18 @@ class Method:
     # Command lines shown in --help: {"generate": (...), "export": (...), "eval": (...)}
     examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     licence: str = "CC BY 4.0"            # licence of the generated data (dataset cards)
+    # The evaluation side, ``eval/<method>/``: a lazy "module:attr" reference to its
+    # ``knowforge.eval.unit.EvalUnit`` (solvers, metrics, scorers, official files, validity),
+    # so generators/ never imports eval/.
+    evaluation: str | None = None
+    # The unit items share for uncertainty (bootstrap clusters) when it is not ``item_group``:
+    # the artificial entity of KnowGen questions, the term of NewTerm's, the statement of LINK's.
+    cluster_key: str | None = None
+
+    @property
+    def unit_key(self) -> str | None:
+        """The metadata key whose value is an item's unit of resampling, or None (the item)."""
+        return self.cluster_key or self.item_group
 
     def task(self, name: str) -> Task:
         full = name if "/" in name else f"{self.name}/{name}"

@@ -87,14 +87,24 @@ def write_questions(store: Store, items: Iterable[BenchmarkItem], *, overwrite: 
     The rows of the next statement are built in a thread while the server runs the current one.
     """
     size = batch_size or store.batch_size
-    rows = prefetched((question_row(i, event_id=(event_ids or {}).get(i.id), extra_props=extra_props)
-                       for i in items), size)
+    ids: list[str] = []
+
+    def rows_of():
+        for item in items:
+            ids.append(item.id)
+            yield question_row(item, event_id=(event_ids or {}).get(item.id), extra_props=extra_props)
+
+    rows = prefetched(rows_of(), size)
     if new:
-        return store.write_new("benchmark/create_questions", "benchmark/upsert_questions", rows,
-                               overwrite=overwrite, batch_size=size, progress=progress,
-                               workers=workers).rows
-    return store.write("benchmark/upsert_questions", rows, overwrite=overwrite, batch_size=size,
-                       progress=progress).rows
+        written = store.write_new("benchmark/create_questions", "benchmark/upsert_questions", rows,
+                                  overwrite=overwrite, batch_size=size, progress=progress, workers=workers).rows
+    else:
+        written = store.write("benchmark/upsert_questions", rows, overwrite=overwrite, batch_size=size,
+                              progress=progress).rows
+    # Slices an item did not carry come from the graph once, when the question is written, so
+    # an evaluation never changes a benchmark's questions.
+    store.write("benchmark/derive_question_slices", [{"id": i} for i in ids], batch_size=size)
+    return written
 
 
 def write_benchmark(store: Store, *, method: str, name: str, seed: int | None, params: Mapping[str, Any],

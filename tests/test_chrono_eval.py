@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from knowforge.eval.chrono_categories import CORRECT, INCORRECT, PARTIAL_GREEDY, classify_timeline
-from knowforge.eval.chrono_check import CheckResult, FactCheck, YearCheck
-from knowforge.eval.chronoprompt import run_chronoprompt
+from knowforge.eval.chrono.categories import CORRECT, INCORRECT, PARTIAL_GREEDY, classify_timeline
+from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck
+from knowforge.eval.chrono.prompt import run_chronoprompt
 from knowforge.models.types import BenchmarkItem
 from knowforge.eval.types import EvalOptions
 from knowforge.generators.chrono.build import ChronoConfig, build_benchmark
@@ -38,7 +38,7 @@ def _players(store):
 
 
 def test_knowledge_check_with_the_tiny_model_records_run_and_report(store, graph_env, tiny_model_dir, tmp_path):
-    from knowforge.eval.chrono_eval import evaluate_chrono_items
+    from knowforge.eval.chrono.solver import evaluate_chrono_items
     from knowforge.generators.chrono.build import load_items
 
     _players(store)

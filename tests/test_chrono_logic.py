@@ -9,12 +9,12 @@ import pytest
 
 from knowforge.errors import BackendError
 from knowforge.models.matching import fuzzy_equal
-from knowforge.eval.chrono_categories import (CORRECT, CUT_OFF, INCORRECT, KNOWN, PARTIAL_GREEDY,
+from knowforge.eval.chrono.categories import (CORRECT, CUT_OFF, INCORRECT, KNOWN, PARTIAL_GREEDY,
                                               PARTIAL_KNOWN, PARTIAL_SAMPLED, UNKNOWN, classify_timeline,
                                               classify_year, known_after_chronoprompt,
                                               majority_object)
-from knowforge.eval.chrono_check import CheckResult, FactCheck, YearCheck, categorise, parse_check_answer
-from knowforge.eval.chronoprompt import (PROPOSE, VERIFY, Step, assemble_prompt, extract_candidate,
+from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck, categorise, parse_check_answer
+from knowforge.eval.chrono.prompt import (PROPOSE, VERIFY, Step, assemble_prompt, extract_candidate,
                                          plan_traversal, run_chronoprompt)
 from knowforge.models.types import BenchmarkItem, GenerationResult
 from knowforge.generators.chrono.distractors import (DistractorTask, choose_distractors, llm_distractors,
@@ -272,7 +272,7 @@ def test_llm_distractors_verify_step_replaces_options_the_model_marks_correct():
 
 
 def test_knowledge_check_batches_dedups_and_orders_requests_by_shared_prefix():
-    from knowforge.eval.chrono_check import CheckConfig, build_check_requests, run_knowledge_check
+    from knowforge.eval.chrono.check import CheckConfig, build_check_requests, run_knowledge_check
 
     shots = [[{"question": f"In 2010, P{k}, rel, [Object]", "answer": "A"}] for k in range(5)]
     same = [shots[0]] * 5                                     # a pool of one: five identical sets

@@ -15,9 +15,9 @@ import itertools
 
 from rapidfuzz import fuzz
 
-from knowforge.eval.chrono_categories import (CORRECT, CUT_OFF, INCORRECT, KNOWN, PARTIAL_GREEDY, PARTIAL_KNOWN,
+from knowforge.eval.chrono.categories import (CORRECT, CUT_OFF, INCORRECT, KNOWN, PARTIAL_GREEDY, PARTIAL_KNOWN,
                                               PARTIAL_SAMPLED, UNKNOWN, classify_timeline, classify_year)
-from knowforge.eval.chrono_check import categorise, parse_check_answer
+from knowforge.eval.chrono.check import categorise, parse_check_answer
 from knowforge.kg.temporal import fill_gaps
 from knowforge.models.matching import fuzzy_equal
 from knowforge.models.types import BenchmarkItem
@@ -203,7 +203,7 @@ def ref_context_object(category, greedy, sampled):
 
 
 def _check(years: dict[int, tuple[str, tuple[str, ...], tuple[str, ...]]], change: str):
-    from knowforge.eval.chrono_check import CheckResult, FactCheck, YearCheck
+    from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck
 
     golds = ("Juventus FC",)
     ychecks = [YearCheck(item_id=f"i{y}", record_id="r", template="generation", year=y, domain="general",
@@ -222,7 +222,7 @@ def _check(years: dict[int, tuple[str, tuple[str, ...], tuple[str, ...]]], chang
 def test_difference_chronoprompt_targets_every_non_correct_year_of_both_states():
     """Released: a dynamic fact's sampled-only partial year (partial_correct2) is never a target
     (the "parital_correct2" typo). Ours: every non-Correct year of a Partial Known fact."""
-    from knowforge.eval.chronoprompt import plan_chronoprompt
+    from knowforge.eval.chrono.prompt import plan_chronoprompt
 
     right = ("correct", ("Juventus FC",), ())
     sampled_only = ("partial_correct2", ("Real Madrid",), ("Juventus FC",))
@@ -239,7 +239,7 @@ def test_difference_chronoprompt_targets_every_non_correct_year_of_both_states()
 def test_difference_chronoprompt_context_is_the_nearest_right_years_only():
     """Released: the 3 nearest earlier years whatever their category (wrong years included) once
     any is correct. Ours: the up-to-3 nearest earlier years that are correct or partial."""
-    from knowforge.eval.chronoprompt import plan_chronoprompt
+    from knowforge.eval.chrono.prompt import plan_chronoprompt
 
     years = {2015: ("correct", ("Juventus FC",), ()),
              2016: ("incorrect", ("Real Madrid",), ()),
@@ -257,7 +257,7 @@ def test_difference_chronoprompt_context_object_is_the_majority_of_matching_answ
     """Released: a partial year's context object is its most common *sampled* answer, lower-cased,
     even when that answer is wrong. Ours: the majority of the year's answers (greedy and sampled)
     that match its objects, in the model's own wording."""
-    from knowforge.eval.chronoprompt import plan_chronoprompt
+    from knowforge.eval.chrono.prompt import plan_chronoprompt
 
     partial = ("partial_correct1", ("Juventus", "AC Milan"), ("AC Milan", "AC Milan", "Juventus"))
     years = {2019: partial, 2020: ("incorrect", ("AC Milan",), ("AC Milan",))}

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from knowforge.eval.chrono_check import render_check_prompt
+from knowforge.eval.chrono.check import render_check_prompt
 from knowforge.eval.editing import _event_context
 from knowforge.eval.prompts import render_prompt
 from knowforge.kg.records import EntityRecord, FactRecord

@@ -133,26 +133,28 @@ def test_interrupted_hf_run_resumes(store, tiny_model_dir, bench_file, tmp_path)
     from knowforge.models.backends import cached
     from knowforge.models.backends.hf import HFBackend
     from knowforge.models.cache import ResponseCache
-    from knowforge.eval.pipeline import evaluate_file
+    from knowforge.eval.results import run_answers
+    from knowforge.workflow import evaluate_file
 
     options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=5, out_dir=tmp_path / "runs")
     hf = HFBackend.from_options(options)
     crashing = CrashAfter(hf, limit=3)
     with pytest.raises(BackendError, match="simulated crash"):
-        evaluate_file(bench_file, options, store, backend=cached(crashing, ResponseCache(tmp_path / "c"), chunk_size=1),
-                      chunk_size=1)
+        evaluate_file(store, bench_file, options,
+                      backend=cached(crashing, ResponseCache(tmp_path / "c"), chunk_size=1))
     answered = {r.prompt for r in crashing.asked}
     assert len(answered) == 3
 
     resumed = CrashAfter(hf, limit=None)
-    outcome = evaluate_file(bench_file, options, store,
+    outcome = evaluate_file(store, bench_file, options,
                             backend=cached(resumed, ResponseCache(tmp_path / "c"), chunk_size=1))
+    [run] = outcome.runs
     assert len(resumed.asked) == 3 and not answered & {r.prompt for r in resumed.asked}
-    assert outcome.cache["hits"] == 3 and outcome.cache["misses"] == 3
-    assert (outcome.report_dir / "report.json").is_file()
+    assert run.cache == {"hits": 3, "misses": 3}
+    assert (run.report_dir / "report.json").is_file()
 
     # greedy answers after a crash are the answers of an uninterrupted run
-    plain = [r.raw for r in outcome.results]
+    plain = [row["answer"]["raw"] for row in run_answers(store, run.run_id)]
     direct = hf.generate([r for r in crashing.asked + resumed.asked])
     by_prompt = {(q.prompt or ""): a.texts[0] for q, a in zip(crashing.asked + resumed.asked, direct)}
     assert sorted(plain) == sorted(by_prompt.values())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from scripted_openai import ScriptedCompletions, serving
 
-from knowforge.eval.link_probe import (first_token, head_tail, known_rate, relative_drop, score_probe,
+from knowforge.eval.link.probe import (first_token, head_tail, known_rate, relative_drop, score_probe,
                                        template_accuracy)
 from knowforge.eval.metrics import compute_metric
 from knowforge.eval.solvers import make_solver

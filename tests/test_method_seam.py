@@ -17,20 +17,20 @@ from knowforge.cli.main import cli
 from knowforge.models.method import check_method
 from knowforge.models.task import Component, Task
 
-PLUGIN = Path(__file__).parent / "plugins" / "kf_tiny_method.py"
+PLUGIN = Path(__file__).parent / "plugins" / "kf_tiny"
 
 
 @pytest.fixture
 def tiny_plugin(tmp_path, monkeypatch):
-    """Install tests/plugins/kf_tiny_method.py as a distribution with an entry point, the way
-    pip would (a module and a .dist-info with entry_points.txt on sys.path)."""
+    """Install tests/plugins/kf_tiny/ (graph side + evaluation side) as a distribution with one
+    entry point, the way pip would (a package and a .dist-info with entry_points.txt on sys.path)."""
     site = tmp_path / "site"
     site.mkdir()
-    shutil.copy(PLUGIN, site / PLUGIN.name)
-    dist = site / "kf_tiny_method-0.1.dist-info"
+    shutil.copytree(PLUGIN, site / PLUGIN.name)
+    dist = site / "kf_tiny-0.1.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-tiny-method\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[knowforge.methods]\ntiny = kf_tiny_method:METHOD\n")
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-tiny\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[knowforge.methods]\ntiny = kf_tiny.method:METHOD\n")
     monkeypatch.syspath_prepend(str(site))
     methods.refresh()
     yield
@@ -58,7 +58,8 @@ def test_methods_command_lists_methods_tasks_and_formats():
     assert yaml.safe_load(task)["solver"] == {"name": "zero-shot", "args": {}}
     solvers = CliRunner().invoke(cli, ["methods", "--solvers"], catch_exceptions=False).output
     assert "[setting=required, compare=None]" in solvers and "Undefined" not in solvers
-    assert "[shot_sets=5, samples=1, span=total]" in solvers
+    assert "[shot_sets=5, samples=1, max_tokens=None, chunk_size=1024, span=total]" in solvers
+    assert "[method 'events']" in solvers and "helm" in solvers and "(official)" in solvers
     described = json.loads(CliRunner().invoke(cli, ["methods", "events", "--json"]).output)
     assert described[0]["formats"].keys() >= {"elken", "jsonl", "hf", "lm-eval"}
 
@@ -110,7 +111,7 @@ def test_a_plugin_method_runs_generate_export_eval_through_the_cli(tiny_plugin, 
                                "(:Benchmark {id:'tiny:t1'}) RETURN count(a) AS n", {"id": run["run_id"]})[0]["n"]
     assert answers == 6
 
-    # the plug-in's own solver (with its -S argument) and metric, registered by its module
+    # the plug-in's own solver (with its -S argument) and metric, declared by its evaluation unit
     result = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
                                  "--solver", "tiny-hint", "-S", "hint=Sum:", "--max-tokens", "4", "--log-samples",
                                  "--out", str(tmp_path / "runs2"), "--cache-dir", str(tmp_path / "cache"), "--silent"],
@@ -126,6 +127,48 @@ def test_a_plugin_method_runs_generate_export_eval_through_the_cli(tiny_plugin, 
     bad = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
                               "--solver", "tiny-hint", "-S", "hunt=x", "--silent"])
     assert bad.exit_code != 0 and "hunt" in bad.output
+
+    # its scorer's official mode, reached by --scoring official, recorded on every sample
+    control = _control_model(store, tiny_model_dir, tmp_path)
+    result = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(control),
+                                 "--max-tokens", "4", "--scoring", "official", "--out", str(tmp_path / "runs3"),
+                                 "--cache-dir", str(tmp_path / "cache"), "--silent"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    official = json.loads((tmp_path / "runs3" / "tiny-t1" / "summary.json").read_text())["runs"]["zero-shot"]
+    rules = store.user_query("MATCH (:Run {id:$id})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question) "
+                             "RETURN q.slice_kind AS kind, collect(DISTINCT a.rule) AS rules ORDER BY kind",
+                             {"id": official["run_id"]})
+    assert {r["kind"]: r["rules"] for r in rules} == {"check": ["boolean:knowforge"], "sum": ["tiny-sum:official"]}
+
+    # its official answer file, from the recorded run
+    result = runner.invoke(cli, ["export", "run", official["run_id"], "--format", "tiny-answers",
+                                 "--out", str(tmp_path / "answers")], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len(json.loads((tmp_path / "answers" / "answers.json").read_text())) == 6
+
+    # its validity check, in the control model's validity report
+    result = runner.invoke(cli, ["report", official["run_id"], "--validity", "--out", str(tmp_path / "validity")],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    validity = json.loads((tmp_path / "validity" / "validity.json").read_text())
+    assert validity["sections"]["tiny"]["data"]["runs"][0]["run"] == official["run_id"]
+    assert "Tiny: the sums are only a test" in validity["flags"]
+    assert "## Tiny: sums vs checks" in (tmp_path / "validity" / "validity.md").read_text()
+
+
+def _control_model(store, model_dir, tmp_path) -> Path:
+    """A copy of the tiny model recorded as a control model (a card and a Model node), so its
+    runs get a validity report."""
+    from knowforge.models.control import ControlCard, ControlConfig, record_model
+
+    copy = tmp_path / "control-model"
+    shutil.copytree(model_dir, copy)
+    config = ControlConfig(cutoff=2020)
+    card = ControlCard(model_id="control-tiny", cutoff=2020, seed=0, config_hash=config.config_hash(),
+                       facts_hash="x", config=config, counts={})
+    record_model(store, card, [])
+    (copy / "control.json").write_text(card.model_dump_json())
+    return copy
 
 
 def sum_ids(store) -> set[str]:
@@ -161,6 +204,8 @@ def test_a_broken_plugin_does_not_break_the_others(tmp_path, monkeypatch):
     (Task(name="x/c", solver=Component(name="zero-shot"), scorer=Component(name="exact", args={"k": 1})),
      "scorers take no arguments"),
     (Task(name="x/d", solver=Component(name="zero-shoot")), "unknown solver 'zero-shoot'"),
+    (Task(name="x/e", solver=Component(name="zero-shot"), metrics=("newterm_gap",)),
+     "metric 'newterm_gap' reads the solver detail 'newterm-answers', which solver 'zero-shot' does not provide"),
 ])
 def test_a_task_naming_an_unknown_component_fails_before_the_model_is_made(task, message, tmp_path):
     """A task's names resolve in eval's registries up front: the error comes before any backend

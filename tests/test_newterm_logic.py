@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from knowforge.eval.newterm_eval import (CHOICE_SYSTEM, CSJ_SYSTEMS, Answer, breakdown, render, system_prompt,
+from knowforge.eval.newterm.solver import (CHOICE_SYSTEM, CSJ_SYSTEMS, Answer, breakdown, render, system_prompt,
                                          task_score, user_prompt)
 from knowforge.eval.types import EvalOptions
 from knowforge.generators.newterm import items as nt_items

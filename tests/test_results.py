@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from knowforge.errors import ConfigError
+from knowforge.errors import ConfigError, InputError
 from knowforge.eval.report import build_report, headline_table, write_report
 from knowforge.eval.results import RunNotFound, list_runs, record_run, results_by, run_answers
-from knowforge.eval.runner import evaluate_items
+from knowforge.eval.file_benchmark import ensure_questions
 from knowforge.eval.types import EvalOptions
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts
-from test_runner import SCRIPT, ScriptedBackend, make_items
+from test_runner import SCRIPT, ScriptedBackend, evaluate_items, make_items
 
 
 def _graph(store):
@@ -27,7 +27,8 @@ def _graph(store):
 
 
 def _run(store, items, script=SCRIPT, n=1, **kw):
-    options = EvalOptions(model="scripted-1", backend="scripted", n=n, seed=3, temperature=0.0)
+    options = EvalOptions(model="scripted-1", n=n, seed=3, temperature=0.0)
+    ensure_questions(store, items, "test items")      # a run never writes questions
     results = evaluate_items(items, ScriptedBackend(script), options)
     return record_run(store, options, items, results, **kw), results
 
@@ -84,6 +85,26 @@ def test_questions_are_merged_across_runs(store):
     assert len(run_answers(store, second)) == 5
 
 
+def test_a_run_never_writes_questions_nor_answers_another_benchmarks(store):
+    items = make_items()
+    options = EvalOptions(model="scripted-1")
+    results = evaluate_items(items, ScriptedBackend(SCRIPT), options)
+    with pytest.raises(InputError, match="not in the graph"):
+        record_run(store, options, items, results)
+    assert store.user_query("MATCH (q:Question) RETURN count(q) AS n")[0]["n"] == 0
+    ensure_questions(store, items, "test items")
+    with pytest.raises(InputError, match="belongs to benchmark 'b', not 'other'"):
+        record_run(store, options, items, results, benchmark="other")
+    # a file cannot add a question to a registered benchmark, nor change one
+    store.run("benchmark/upsert_benchmark", id="b", props={"method": "test"})
+    extra = items[0].model_copy(update={"id": "q1#copy"})
+    with pytest.raises(InputError, match="cannot add questions"):
+        ensure_questions(store, [extra], "f.jsonl")
+    changed = items[0].model_copy(update={"question": "Capital of Spain?"})
+    with pytest.raises(InputError, match="differs from question 'q1'"):
+        ensure_questions(store, [changed], "f.jsonl")
+
+
 def test_unknown_run_and_bad_keys(store):
     with pytest.raises(RunNotFound):
         results_by(store, "run-nope", ["year"])
@@ -124,7 +145,7 @@ def test_every_eval_statement_compiles(store):
 
     folder = resources.files("knowforge.cypher").joinpath("eval")
     names = sorted(p.name[:-len(".cypher")] for p in folder.iterdir() if p.name.endswith(".cypher"))
-    assert {"results_by_slice", "create_answers", "upsert_run", "derive_question_slices"} <= set(names)
+    assert {"results_by_slice", "create_answers", "upsert_run", "create_variant_answers"} <= set(names)
     for name in names:
         assert store.query_type(load_cypher(f"eval/{name}")) in ("r", "rw", "w")
 

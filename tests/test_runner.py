@@ -1,4 +1,5 @@
-"""The runner: rendering, batching, per-sample failures, and resume through the response cache.
+"""The ask-and-score step: rendering, batching, per-sample failures, and resume through the
+response cache.
 
 The backend here is a scripted one (answers looked up from the prompt): it tests the runner's
 logic and the scorers in the loop. The real transformers backend runs in test_eval_cli.py.
@@ -12,7 +13,9 @@ import pytest
 
 from knowforge.errors import BackendError, ConfigError
 from knowforge.eval.prompts import SETTINGS, TEMPLATE_VERSION, render_prompt, render_request
-from knowforge.eval.runner import evaluate_items, summarize
+from knowforge.eval.ask import ask_and_score, summarize
+from knowforge.eval.solvers import prompt_asks
+from knowforge.eval.tasks import limit_units
 from knowforge.models.types import CAP_GENERATE, BenchmarkItem, GenerationRequest, GenerationResult
 from knowforge.eval.types import EvalOptions
 
@@ -50,6 +53,12 @@ class ScriptedBackend:
         raise BackendError("not scripted")
 
 
+def evaluate_items(items, backend, options, *, setting="zero-shot", progress=None, chunk_size=256):
+    """Every item under a prompting setting, through the one ask-and-score step."""
+    return ask_and_score(prompt_asks(items, setting, options), backend, scoring=options.scoring,
+                         progress=progress, chunk_size=chunk_size)
+
+
 def make_items() -> list[BenchmarkItem]:
     return [
         BenchmarkItem(id="q1", benchmark="b", task="b/gen", form="generation", question="Capital of France?",
@@ -77,7 +86,7 @@ def test_render_settings_and_version():
     assert "(B) Jupiter" in prompts["zero-shot"] and prompts["zero-shot"].endswith("Answer:")
     assert "Question: 2+2?\nAnswer: 4" in prompts["few-shot"]
     assert "step by step" in prompts["chain-of-thought"]
-    opts = EvalOptions(model="m", n=3, temperature=0.7, seed=5, max_tokens=16, extra={"chat": True})
+    opts = EvalOptions(model="m", n=3, temperature=0.7, seed=5, max_tokens=16, chat=True)
     chat = render_request(item, "few-shot", opts)
     assert chat.prompt is None and chat.messages[0][0] == "system"
     assert [m[0] for m in chat.messages[1:]] == ["user", "assistant", "user"]
@@ -106,9 +115,24 @@ def test_evaluate_items_batches_and_scores():
 
 def test_limit_and_progress():
     seen = []
-    results = evaluate_items(make_items(), ScriptedBackend(SCRIPT), EvalOptions(model="m", limit=3),
-                             progress=seen.append, chunk_size=2)
+    chosen = limit_units(make_items(), 3, None)
+    results = evaluate_items(chosen, ScriptedBackend(SCRIPT), EvalOptions(model="m"), progress=seen.append,
+                             chunk_size=2)
     assert {r.item_id for r in results} == {"q1", "q2", "q3"} and seen == [2, 1]
+    grouped = [i.model_copy(update={"metadata": {"event": "e1" if i.id in ("q1", "q3") else i.id}})
+               for i in make_items()]
+    assert [i.id for i in limit_units(grouped, 2, "event")] == ["q1", "q2", "q3"]   # whole units
+    with pytest.raises(ConfigError, match="at least 1"):
+        limit_units(make_items(), 0, None)
+
+
+def test_rules_are_recorded_and_identical_requests_sent_once():
+    items = make_items()
+    twice = [items[0], items[0].model_copy(update={"id": "q1-copy"})]
+    backend = ScriptedBackend(SCRIPT)
+    results = evaluate_items(twice, backend, EvalOptions(model="m"))
+    assert len(backend.asked) == 1 and [r.item_id for r in results] == ["q1", "q1-copy"]
+    assert {r.rule for r in results} == {"fuzzy:knowforge"}
 
 
 def test_per_sample_failures_are_recorded_and_counted():

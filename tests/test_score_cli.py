@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from knowforge.cli.main import cli
 from knowforge.eval.compat import elken, helm, newterm
 from knowforge.eval.results import record_run
-from knowforge.eval.runner import SampleResult
+from knowforge.eval.types import SampleResult
 from knowforge.eval.scorers import score_item
 from knowforge.eval.types import EvalOptions
 

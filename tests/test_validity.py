@@ -9,15 +9,17 @@ import json
 
 import pytest
 
-from knowforge.eval.chrono_categories import CORRECT, CUT_OFF, INCORRECT, KNOWN, PARTIAL_GREEDY, PARTIAL_KNOWN, UNKNOWN
+from knowforge.eval.chrono.categories import CORRECT, CUT_OFF, INCORRECT, KNOWN, PARTIAL_GREEDY, PARTIAL_KNOWN, UNKNOWN
+from knowforge.eval.chrono.validity import (CHANGED_AFTER, CHANGED_BEFORE, HELD, HIDDEN_CHANGE, STABLE,
+                                            chrono_records, chronoprompt_moves, confusion_table, record_truth,
+                                            year_category)
+from knowforge.eval.file_benchmark import ensure_questions
+from knowforge.eval.knowgen.unit import knowgen_summary
 from knowforge.eval.results import record_run
-from knowforge.eval.runner import SampleResult
-from knowforge.eval.types import EvalOptions
-from knowforge.eval.validity import (AFTER, AFTER_CUTOFF, BEFORE, CHANGED_AFTER, CHANGED_BEFORE, GENERATED, HELD,
-                                     HELD_OUT, HIDDEN_CHANGE, MIXED, SEEN, STABLE, UNDATED, UNTESTED, chrono_records,
-                                     chronoprompt_moves, confusion_table, cutoff_side, item_status, parse_cutoff,
-                                     parse_date, record_truth, separation, strip_context, validity_report,
-                                     write_validity, year_category)
+from knowforge.eval.types import EvalOptions, SampleResult
+from knowforge.eval.validity import (AFTER, AFTER_CUTOFF, BEFORE, GENERATED, HELD_OUT, MIXED, SEEN, UNDATED,
+                                     UNTESTED, cutoff_side, item_status, parse_cutoff, parse_date, separation,
+                                     validity_report, write_validity)
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts
 from knowforge.models.control import ControlCard, ControlConfig, record_model
@@ -127,14 +129,6 @@ def test_chronoprompt_moves_count_partial_known_facts_fixed_in_every_year():
     assert rows[STABLE]["moved to Known"] == 1 and rows[HELD]["moved to Known"] == 0
 
 
-def test_strip_context_keeps_ids_apart():
-    item = BenchmarkItem(id="q1", benchmark="knowgen:b", task="knowgen/KU", form="generation", question="Q?",
-                         context="Alcuna eats leaves.", answers=["leaves"], fact_ids=["f1"])
-    [bare] = strip_context([item])
-    assert bare.id == "q1#no-context" and bare.context is None and bare.fact_ids == ["f1"]
-    assert item.context == "Alcuna eats leaves."
-
-
 # ---- the hand-built graph ----------------------------------------------------------------------------
 def _graph(store, tmp_path):
     """Six facts and a control model (cutoff 2020) trained on two of them."""
@@ -168,10 +162,11 @@ def _items(prefix, tested, **kw):
             for n, facts in enumerate(tested)]
 
 
-def _record(store, model_dir, items, scores, *, extra=None, options_extra=None, samples_per_item=1):
-    options = EvalOptions(backend="hf", model=str(model_dir), extra=options_extra or {})
+def _record(store, model_dir, items, scores, *, extra=None, samples_per_item=1):
+    options = EvalOptions(backend="hf", model=str(model_dir))
     results = [SampleResult(item_id=i.id, sample_index=k, raw="x", parsed="x", score=float(s[k]))
                for i, s in zip(items, scores) for k in range(samples_per_item)]
+    ensure_questions(store, items, "test items")
     return record_run(store, options, items, results, extra=extra)
 
 
@@ -230,18 +225,20 @@ def test_chrono_confusion_table_from_answers_in_the_graph(store, tmp_path):
                             slices={"year": year, "template": "generation", "change": "dynamic"},
                             metadata={"record_id": rid, "golds": gold})
             scores.append([ok] * 5 + [ok] * 5)
-    run_id = _record(store, model_dir, items, scores, samples_per_item=10, extra={"chrono_check": "slick"})
-    part = validity_report(store, run_id)["runs"][0]
-    records = {r["record_id"]: r for r in part["chrono"]["records"]}
+    run_id = _record(store, model_dir, items, scores, samples_per_item=10,
+                     extra={"chrono_check": "slick", "verdict_samples": 5})
+    report = validity_report(store, run_id)
+    assert report["runs"][0]["verdict_samples"] == 5         # greedy answers only for seen vs unseen
+    part = report["sections"]["chrono"]["data"]["runs"][0]
+    records = {r["record_id"]: r for r in part["records"]}
     assert records["stable"]["truth"] == STABLE and records["stable"]["category"] == KNOWN
     assert records["moved"]["truth"] == CHANGED_AFTER and records["moved"]["category"] == CUT_OFF
-    table = {r["truth"]: r for r in part["chrono"]["confusion"]["generation"]}
+    table = {r["truth"]: r for r in part["confusion"]["generation"]}
     assert table[STABLE]["as expected %"] == 100.0 and table[CHANGED_AFTER]["as expected %"] == 100.0
     assert records["renamed"]["truth"] == HIDDEN_CHANGE and records["renamed"]["category"] == KNOWN
     assert table[CHANGED_AFTER]["facts"] == 1 and table[HIDDEN_CHANGE]["facts"] == 1
-    assert [h["record_id"] for h in part["chrono"]["hidden_changes"]] == ["renamed"]
-    assert part["chrono"]["hidden_changes"][0]["objects"][2022] == ["Entity 5 FC"]
-    assert part["greedy_only"]
+    assert [h["record_id"] for h in part["hidden_changes"]] == ["renamed"]
+    assert part["hidden_changes"][0]["objects"][2022] == ["Entity 5 FC"]
     targets = {t["target"]: t for t in part["targets"]}
     assert targets["generation: stable (seen) -> Known >= 60%"]["met"]
     assert targets["generation: changed after the cutoff -> Cut-off or Unknown >= 60%"]["measured"] == 100.0
@@ -256,8 +253,9 @@ def test_chrono_confusion_table_from_answers_in_the_graph(store, tmp_path):
 def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):
     model_dir = _graph(store, tmp_path)
     ku = _items("ku", [["f:made"]] * 4, benchmark="knowgen:b", task="knowgen/KU", context="Entity 0 eats Entity 7.")
-    _record(store, model_dir, ku, [[1], [1], [1], [0]], options_extra={"setting": "zero-shot"})
-    last = _record(store, model_dir, strip_context(ku), [[0], [0], [1], [0]], options_extra={"setting": "zero-shot"})
+    _record(store, model_dir, ku, [[1], [1], [1], [0]], extra={"setting": "zero-shot"})
+    # the no-context solver's run answers the same questions without their passage
+    last = _record(store, model_dir, ku, [[0], [0], [1], [0]], extra={"setting": "no-context"})
 
     def events(method, right):
         items = _items(f"ev-{method}-", [[]] * 4, benchmark="events:e", task="events/fact",
@@ -270,24 +268,25 @@ def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):
     events("none", [0, 0, 0, 1, 1, 1])
     events("ice", [1, 1, 1, 1, 1, 0])
     report = validity_report(store, last)
-    s = report["knowgen_summary"]
+    s = report["sections"]["knowgen"]["data"]["summary"]
     assert (s["ku_with_context"], s["ku_without_context"]) == (0.75, 0.25) and not s["flagged"]
-    rows = {r["method"]: r for r in report["elken"]}
+    rows = {r["method"]: r for r in report["sections"]["elken"]["data"]["runs"]}
     assert rows["none"]["question-level reliability"] == pytest.approx(0.5)
     assert rows["ice"]["question-level reliability"] == pytest.approx(5 / 6)
     assert rows["ice"]["edit-level reliability"] == 0.5 and rows["none"]["edit-level reliability"] == 0.5
-    [ice] = report["elken_summary"]
+    [ice] = report["sections"]["elken"]["data"]["summary"]
     assert ice["method"] == "ice" and ice["gain"] == pytest.approx(1 / 3) and not ice["flagged"]
 
     out = write_validity(store, last, tmp_path / "report")
-    assert json.loads((out / "validity.json").read_text())["knowgen_summary"]["gap"] == 0.5
+    assert json.loads((out / "validity.json").read_text())["sections"]["knowgen"]["data"]["summary"]["gap"] == 0.5
     assert "ELKEN" in (out / "validity.md").read_text()
 
 
 def test_a_run_of_another_model_has_no_validity_but_gets_cutoff_slices(store, tmp_path):
     _graph(store, tmp_path)
     items = _items("q", [["f:seen1"], ["f:late"]])
-    options = EvalOptions(backend="hf", model="some/model", extra={"model_cutoff": "2021-06"})
+    options = EvalOptions(backend="hf", model="some/model", model_cutoff="2021-06")
+    ensure_questions(store, items, "test items")
     run_id = record_run(store, options, items, [SampleResult(i.id, 0, "x", "x", 1.0) for i in items])
     report = validity_report(store, run_id)
     assert report["model"] is None and "not made with a control model" in report["note"]
@@ -307,8 +306,6 @@ def test_chrono_records_pure_with_sampled_answers():
 
 
 def test_knowgen_summary_flags_a_small_context_gain_by_its_size():
-    from knowforge.eval.validity import knowgen_summary
-
     def rows(with_acc, without_acc):
         return [{"run_id": "a", "setting": "zero-shot", "type": "KU", "context": "with", "samples": 60,
                  "accuracy": with_acc},

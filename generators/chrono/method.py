@@ -118,6 +118,7 @@ METHOD = Method(
     report_slices=("domain", "change", "year"),
     item_group="record_id",
     unit="facts",
+    evaluation="knowforge.eval.chrono.unit:UNIT",
     docs="docs/chrono.md",
     examples={"generate": ("knowforge generate chrono --domain general --from 2010 --to 2023 --seed 0",
                            "knowforge generate chrono --domain biomedical --name bio --seed 1",

@@ -115,6 +115,7 @@ METHOD = Method(
     report_slices=("event_type", "scope", "known"),
     item_group="event_id",
     unit="events",
+    evaluation="knowforge.eval.events.unit:UNIT",
     licence="CC BY-NC-SA 4.0",
     docs="docs/events.md",
     examples={"generate": ("knowforge generate events --types win-election,transfer-player --n 20 --seed 0",

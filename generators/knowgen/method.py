@@ -55,6 +55,8 @@ METHOD = Method(
              "jsonl": ExportFormat("jsonl", "our item JSONL (items.jsonl) + entities.jsonl", write_jsonl)},
     drop=drop,
     report_slices=("type", "form", "difference", "hop_count"),
+    evaluation="knowforge.eval.knowgen.unit:UNIT",
+    cluster_key="entity_name",
     docs="docs/knowgen.md",
     examples={"generate": ("knowforge generate knowgen --n 1000 --seed 1 --batch alcuna1",
                            "knowforge generate knowgen --class Camelidae --n 20 --seed 0",

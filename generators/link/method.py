@@ -94,9 +94,11 @@ METRICS = ("accuracy", "link_templates", "link_known", "link_head_tail", "link_b
            "link_by_graph_premises")
 
 TASKS = (
-    Task(name=TASK, description="LINT's entailment probe: 13 templates per statement (premise -> conclusion, "
+    # version 2: scored by the link-probe scorer in the run's mode (official: the first token)
+    Task(name=TASK, version="2", description="LINT's entailment probe: 13 templates per statement (premise -> conclusion, "
                                 "its negation and question); a statement is known when all 13 are right",
-         dataset=ItemFilter(tasks=(TASK,)), solver=Component(name="link-probe"), metrics=METRICS),
+         dataset=ItemFilter(tasks=(TASK,)), solver=Component(name="link-probe"),
+         scorer=Component(name="link-probe"), metrics=METRICS),
 )
 
 METHOD = Method(
@@ -117,6 +119,7 @@ METHOD = Method(
     report_slices=("template", "distribution", "domain", "grounding"),
     item_group="statement_id",
     unit="statements",
+    evaluation="knowforge.eval.link.unit:UNIT",
     licence="CC BY 4.0",
     docs="docs/link.md",
     examples={"generate": ("knowforge generate link --n 100 --distribution both        # the rules the graph grounds",

@@ -97,6 +97,8 @@ METHOD = Method(
     backend="required",
     report_slices=("category", "year"),
     unit="items",
+    evaluation="knowforge.eval.newterm.unit:UNIT",
+    cluster_key="term",
     docs="docs/newterm.md",
     examples={"generate": ("knowforge generate newterm --year 2024 --backend openai --base-url "
                            "http://127.0.0.1:8000/v1 --model M",

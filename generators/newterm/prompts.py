@@ -3,7 +3,7 @@ structure: which step asks what, with which inputs; METHODS.md §4 and the paper
 
 ``PROMPT_VERSION`` is stored on the benchmark's generation run; change it with any wording.
 The evaluation phrasings are not here: they are part of the benchmark's definition and live,
-word for word, in ``knowforge.eval.newterm_eval``.
+word for word, in ``knowforge.eval.newterm.solver``.
 """
 
 from __future__ import annotations

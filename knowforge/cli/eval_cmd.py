@@ -42,8 +42,7 @@ def _request_bar(total: int | None, silent: bool):
 def _options(**kw):
     from knowforge.eval.types import EvalOptions
 
-    extra = {k: v for k, v in kw.pop("extra").items() if v is not None}
-    return EvalOptions(extra=extra, **kw)
+    return EvalOptions.make(**kw)
 
 
 @click.command("eval")
@@ -53,11 +52,12 @@ def _options(**kw):
 @click.option("--task", "tasks", multiple=True,
               help="Run only this task of the method (repeatable), e.g. knowgen/KA. Default: every task.")
 @click.option("--solver", "--setting", "solver", default=None,
-              help="Solver for every task instead of the tasks' own (knowforge methods --solvers): "
-                   "vanilla, zero-shot, few-shot, chain-of-thought, chrono-check, chronoprompt, ice, bm25, "
-                   "dense, no-edit, ... A file benchmark takes a prompting setting (default zero-shot).")
+              help="Solver for every task instead of the tasks' own: a prompting setting (vanilla, zero-shot, "
+                   "few-shot, chain-of-thought) or a method's solver; `knowforge methods --solvers` lists them "
+                   "with their arguments. A file benchmark defaults to zero-shot.")
 @click.option("--solver-arg", "-S", "solver_args", multiple=True, metavar="KEY=VALUE",
-              help="An argument of the solver, e.g. -S span=both (repeatable; checked against the solver).")
+              help="An argument of the solver (repeatable; checked against the solver's parameters), e.g. "
+                   "-S span=both, -S setting=gold, -S judge_model=M.")
 @click.option("--backend", type=click.Choice(["hf", "openai", "vllm"]), default="hf", show_default=True)
 @click.option("--model", required=True, help="Model id or local directory.")
 @click.option("--base-url", default=None, help="openai: server URL, e.g. http://127.0.0.1:8000/v1.")
@@ -66,7 +66,7 @@ def _options(**kw):
 @click.option("--n", "n", type=int, default=1, show_default=True, help="Samples per question.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed (per sample derived).")
 @click.option("--max-tokens", type=int, default=64, show_default=True)
-@click.option("--limit", type=int, default=None,
+@click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the first K units of each run: items, or whole groups where a method's items "
                    "belong together (all years of a ChroKnow fact, all questions of an ELKEN event).")
 @click.option("--chat/--no-chat", default=False, show_default=True,
@@ -104,11 +104,6 @@ def _options(**kw):
               help="The model's knowledge cutoff (YEAR, YEAR-MM or YEAR-MM-DD): every report slices its "
                    "items into facts that changed before / after it. Default: a control model's own cutoff "
                    "(knowforge train-control).")
-@click.option("--judge-backend", type=click.Choice(["hf", "openai", "vllm"]), default=None,
-              help="Backend of an LLM judge for solvers that use one (ELKEN's Tendency-G); default: --backend.")
-@click.option("--judge-model", default=None, help="Judge model id or local directory; turns judging on.")
-@click.option("--judge-base-url", default=None,
-              help="Judge server URL (openai); default: --base-url when the backends match.")
 @click.option("--name", default=None, help="A name stored on the Run (file benchmarks).")
 @home_option
 @silent_option
@@ -116,7 +111,7 @@ def _options(**kw):
 def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, temperature, top_p, n, seed,
              max_tokens, limit, chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir,
              device, batch_size, revision, tensor_parallel_size, engine_args, concurrency, timeout,
-             model_cutoff, judge_backend, judge_model, judge_base_url, name, home, silent):
+             model_cutoff, name, home, silent):
     """Evaluate a model on a benchmark: each task under its solvers, one run per solver; results go
     to the graph and to OUT/.
 
@@ -137,9 +132,12 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
           --tensor-parallel-size 2 --engine-arg max_num_seqs=256
       knowforge eval --benchmark chrono:general --model models/control-2020 --solver chronoprompt
       knowforge eval --benchmark events:e0 --model models/control-2020 --solver ft -S epochs=12
+      knowforge eval --benchmark events:e0 --solver ice -S judge_model=J --backend openai --model M \\
+          --base-url http://127.0.0.1:8000/v1
       knowforge eval --benchmark chrono:general --backend vllm --model M --model-cutoff 2023-10
     """
     from knowforge.eval.solvers import parse_solver_args
+    from knowforge.models.task import Component
 
     if model_cutoff is not None:
         from knowforge.eval.validity import parse_cutoff
@@ -150,37 +148,39 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
                        n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
                        cache=not no_cache, cache_dir=cache_dir, out_dir=out_dir, silent=silent, device=device,
                        batch_size=batch_size, revision=revision, mc_scoring=mc_scoring,
-                       mc_continuation=mc_continuation, scoring=scoring,
+                       mc_continuation=mc_continuation, scoring=scoring, chat=chat, model_cutoff=model_cutoff,
                        tensor_parallel_size=tensor_parallel_size, concurrency=concurrency, timeout=timeout,
-                       extra={"chat": chat or None, "judge_backend": judge_backend, "judge_model": judge_model,
-                              "judge_base_url": judge_base_url, "model_cutoff": model_cutoff,
-                              "vllm_engine_kwargs": parse_engine_args(engine_args) or None})
+                       engine_args=parse_engine_args(engine_args))
     args = parse_solver_args(solver_args)
+    if args and not solver:
+        raise ConfigError("--solver-arg needs --solver")
+    component = Component(name=solver, args=args) if solver else None
     path = Path(benchmark)
     if path.is_file():
-        if tasks or args:
-            raise ConfigError("--task and --solver-arg apply to benchmarks in the graph (METHOD:NAME)")
-        if judge_backend or judge_model or judge_base_url:
-            raise ConfigError("--judge-backend/--judge-model/--judge-base-url are used by the ELKEN editing "
-                              "solvers (ice, bm25, dense, no-edit) on a benchmark in the graph only")
+        if tasks:
+            raise ConfigError("--task applies to benchmarks in the graph (METHOD:NAME); a file is one task")
         from knowforge.models.items_io import read_items
 
-        items = read_items(path, limit=options.limit)   # bad input fails before anything starts
+        read_items(path)      # bad input fails before the graph opens or a model loads
         with contextlib.closing(open_graph(home)) as store:
-            _eval_file(items, options, store, setting=solver or "zero-shot", name=name or path.stem,
-                       silent=silent)
+            _evaluate(lambda progress: _workflow().evaluate_file(store, path, options, solver=component,
+                                                                 name=name or path.stem, progress=progress),
+                      options, silent, echo_run=True)
         return
     from knowforge.methods import split_benchmark
-    from knowforge.models.task import Component
 
     if ":" not in benchmark:
         raise ConfigError(f"--benchmark {benchmark!r} is neither a file nor METHOD:NAME (e.g. knowgen:demo)")
     split_benchmark(benchmark)                # an unknown method fails before the graph opens
-    component = Component(name=solver, args=args) if solver else None
-    if args and component is None:
-        raise ConfigError("--solver-arg needs --solver")
     with contextlib.closing(open_graph(home)) as store:
-        _eval_named(benchmark, options, store, tasks=tasks, solver=component, silent=silent)
+        _evaluate(lambda progress: _workflow().evaluate(store, benchmark, options, tasks=tasks, solver=component,
+                                                        progress=progress), options, silent)
+
+
+def _workflow():
+    from knowforge import workflow
+
+    return workflow
 
 
 def parse_engine_args(pairs) -> dict:
@@ -197,44 +197,36 @@ def parse_engine_args(pairs) -> dict:
     return out
 
 
-def _eval_file(items, options, store, *, setting, name, silent):
-    from knowforge.eval.pipeline import evaluate_items_to_graph
-    from knowforge.eval.report import headline_table
-
-    try:
-        with _request_bar(len(items), silent) as advance:
-            outcome = evaluate_items_to_graph(items, options, store, setting=setting, progress=advance, name=name)
-    except BackendError as exc:
-        hint = " Run the same command again to resume: answered requests are cached." if options.cache else ""
-        raise BackendError(f"{exc}.{hint}") from exc
-    console.print(headline_table(outcome.report))
-    if outcome.cache is not None:
-        console.print(f"cache: {outcome.cache['hits']} hits, {outcome.cache['misses']} misses "
-                      f"(hit rate {100 * outcome.cache['hit_rate']:.1f}%), "
-                      f"{outcome.cache['backend_calls'] or 0} requests sent to the model")
-    errors = outcome.report["overall"]["errors"]
-    if errors:
-        console.print(f"[yellow]{errors} samples failed (recorded with their error, scored 0)[/yellow]")
-    console.print(f"run {outcome.run_id}: report in {outcome.report_dir}")
-    click.echo(outcome.run_id)
-
-
-def _eval_named(benchmark: str, options, store, *, tasks, solver, silent):
-    from knowforge import workflow
+def _evaluate(run, options, silent: bool, *, echo_run: bool = False) -> None:
+    """Run one evaluation with a progress bar; print each run's headline, its cache use and
+    the summary, then on stdout (for scripts) the summary folder, or with ``echo_run`` the run
+    id of a single run (a file benchmark)."""
     from knowforge.eval.report import headline_table, load_report
 
     try:
         with _request_bar(None, silent) as advance:
-            evaluation = workflow.evaluate(store, benchmark, options, tasks=tasks, solver=solver,
-                                           progress=lambda k: advance(k))
+            evaluation = run(lambda k: advance(k))
     except BackendError as exc:
         hint = " Run the same command again to resume: answered requests are cached." if options.cache else ""
         raise BackendError(f"{exc}.{hint}") from exc
-    for run in evaluation.runs:
-        console.print(headline_table(load_report(run.report_dir)))
+    for run_ in evaluation.runs:
+        report = load_report(run_.report_dir)
+        console.print(headline_table(report))
+        errors = report["overall"]["errors"]
+        if errors:
+            console.print(f"[yellow]{errors} samples failed (recorded with their error, scored 0)[/yellow]")
+        if run_.cache is not None:
+            hits, misses = run_.cache["hits"], run_.cache["misses"]
+            rate = 100 * hits / (hits + misses) if hits + misses else 0.0
+            console.print(f"cache: {hits} hits, {misses} misses (hit rate {rate:.1f}%), "
+                          f"{misses} requests sent to the model")
+        console.print(f"run {run_.run_id}: report in {run_.report_dir}")
     console.print((evaluation.summary_dir / "summary.md").read_text(encoding="utf-8"))
     console.print(f"summary in {evaluation.summary_dir}")
-    click.echo(str(evaluation.summary_dir))
+    if echo_run and len(evaluation.runs) == 1:
+        click.echo(evaluation.runs[0].run_id)
+    else:
+        click.echo(str(evaluation.summary_dir))
 
 
 @click.command("results")

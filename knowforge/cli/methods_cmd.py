@@ -23,7 +23,9 @@ def _describe(method) -> dict:
 @click.command("methods")
 @click.argument("method", required=False)
 @click.option("--task", default=None, help="Print one task as YAML (e.g. knowgen/KA).")
-@click.option("--solvers", is_flag=True, help="List the solvers and their arguments.")
+@click.option("--solvers", is_flag=True,
+              help="List the solvers and their arguments, the metrics and scorers, and the official file "
+                   "layouts (export run, score), each with the method that declares it.")
 @click.option("--benchmarks", is_flag=True, help="List the benchmarks in the graph.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @home_option
@@ -56,15 +58,31 @@ def methods_cmd(method, task, solvers, benchmarks, as_json, home):
             click.echo(f"{r['id']}\t{r['questions']} questions\t{r.get('created_at') or ''}")
         return
     if solvers:
+        from knowforge.eval.registry import registry as eval_registry
         from knowforge.eval.solvers import describe_solvers
 
         rows = describe_solvers()
+        reg = eval_registry()
+        components = {kind: [{"name": name, "owner": reg.owner(kind, name), "description": spec.description}
+                             for name, spec in sorted(table.items())]
+                      for kind, table in (("metric", reg.metrics), ("scorer", reg.scorers),
+                                          ("run export", reg.run_exports), ("file scoring", reg.file_scorings))}
         if as_json:
-            click.echo(json.dumps(rows, indent=2, default=str))
+            click.echo(json.dumps({"solvers": rows, **{f"{k}s": v for k, v in components.items()}},
+                                  indent=2, default=str))
             return
+        click.echo("solvers (knowforge eval --solver NAME -S KEY=VALUE):")
         for r in rows:
             args = ", ".join(f"{k}={v}" for k, v in r["args"].items())
-            click.echo(f"{r['name']:18} {r['description']}" + (f"  [{args}]" if args else ""))
+            click.echo(f"  {r['name']:18} [{r['owner']}] {r['description']}" + (f"  [{args}]" if args else ""))
+        for kind, title in (("metric", "metrics"), ("scorer", "scorers (official rule where marked)"),
+                            ("run export", "export run --format"), ("file scoring", "score")):
+            click.echo(f"{title}:")
+            for r in components[kind]:
+                official = ""
+                if kind == "scorer" and reg.scorers[r["name"]].official is not None:
+                    official = " (official)"
+                click.echo(f"  {r['name']:18} [{r['owner']}] {r['description']}{official}")
         return
     chosen = [registry.get_method(method)] if method else list(registry.available().values())
     if task:

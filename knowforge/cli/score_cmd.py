@@ -1,5 +1,7 @@
-"""``knowforge score elken|newterm FILES`` and ``knowforge export run RUN``: the official file
-layouts, scored with our compat code and written from a recorded run."""
+"""``knowforge score FORMAT FILES`` and ``knowforge export run RUN``: the official file
+layouts of the methods' released scripts, scored with our rules and written from a recorded
+run. The formats are the methods' own declarations (their evaluation units); this module
+names none of them."""
 
 from __future__ import annotations
 
@@ -11,139 +13,92 @@ import click
 
 from knowforge.cli.common import console, handle_errors, home_option, open_graph
 
-_scoring_option = click.option(
-    "--scoring", type=click.Choice(["official", "knowforge"]), default="official", show_default=True,
-    help="official: the released script's rules (to compare with published numbers); knowforge: ours.")
-_json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-_files = click.argument("files", nargs=-1, required=True,
-                        type=click.Path(exists=True, dir_okay=False, path_type=Path))
+
+class FileScoringGroup(click.Group):
+    """One sub-command per file scoring a method declares."""
+
+    def list_commands(self, ctx):
+        from knowforge.eval.registry import registry
+
+        return sorted(registry().file_scorings)
+
+    def get_command(self, ctx, name):
+        from knowforge.eval.registry import registry
+
+        spec = registry().file_scorings.get(name)
+        return None if spec is None else _score_command(name, spec.description)
 
 
-@click.group("score")
+def _score_command(name: str, description: str) -> click.Command:
+    @click.command(name, help=f"Score {description}.\n\nUse it for predictions made elsewhere, or to check "
+                              "knowforge's numbers against the published script's (--scoring official is the "
+                              "default here).")
+    @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--scoring", type=click.Choice(["official", "knowforge"]), default="official", show_default=True,
+                  help="official: the released script's rules (to compare with published numbers); knowforge: ours.")
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+    @handle_errors
+    def command(files, scoring, as_json):
+        from knowforge.eval.registry import file_scoring_spec
+
+        spec = file_scoring_spec(name)
+        rows = spec.score(list(files), scoring)
+        if as_json:
+            click.echo(json.dumps(rows, indent=2, sort_keys=True, default=str))
+            return
+        console.print(spec.table(rows, scoring))
+    return command
+
+
+@click.group("score", cls=FileScoringGroup)
 def score_group() -> None:
-    """Score prediction files in a benchmark's official layout with knowforge's compat code.
+    """Score prediction files in a benchmark's official layout with knowforge's rules.
 
-    Use it for predictions made elsewhere, or to check knowforge's numbers against the
-    published scripts' (--scoring official is the default here).
+    One sub-command per layout a method declares (`knowforge score --help` lists them).
 
     \b
     Examples:
       knowforge score elken runs/helm/fact.json runs/helm/fact_local.json
-      knowforge score newterm newterm/results_2022/*.jsonl
+      knowforge score newterm newterm/clean/results_2022/*.jsonl
     """
 
 
-@score_group.command("elken")
-@_files
-@_scoring_option
-@_json_option
-@handle_errors
-def score_elken(files, scoring, as_json):
-    """Score ELKEN HELM-style prediction files (request_states JSON).
+def _export_formats() -> list[str]:
+    from knowforge.eval.registry import registry
 
-    Give the after-edit files (fact.json, tendency_mc.json, a judge's *_exam.json) and, for
-    locality, the before-edit file of the same kind (fact_local.json, tendency_mc_local.json).
-    Kinds are recognised from the content, not the names.
-
-    \b
-    Examples:
-      knowforge score elken out/fact.json out/fact_local.json
-      knowforge score elken out/*.json --scoring knowforge --json
-    """
-    from knowforge.eval.compat.helm import score_files
-
-    rows = score_files(files, scoring)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, sort_keys=True))
-        return
-    from rich.table import Table
-
-    table = Table(title=f"ELKEN metrics · scoring {scoring}")
-    for col in ("file", "kind", "accuracy", "edit level", "locality", "known / unknown", "event level"):
-        table.add_column(col, justify="left" if col in ("file", "kind") else "right")
-    for row in rows:
-        acc = row.get("accuracy", {})
-        split = (f"{_pct(acc.get('known_acc'))} / {_pct(acc.get('unknown_acc'))}"
-                 if "known_acc" in acc else "-")
-        judge = row.get("judge")
-        table.add_row(Path(row["file"]).name, row["kind"],
-                      _pct(acc.get("overall_acc")) if acc else f"full mark {_pct(judge['full_mark'])}",
-                      _pct(row.get("event_accuracy", {}).get("overall_acc")),
-                      _pct(row.get("locality", {}).get("overall_consistency")), split,
-                      _pct((row.get("overall_event_level") or {}).get("percent"), scale=1))
-    console.print(table)
-
-
-@score_group.command("newterm")
-@_files
-@_scoring_option
-@_json_option
-@handle_errors
-def score_newterm(files, scoring, as_json):
-    """Score NewTerm result files (results_{year}/{TASK}_{model}[_{prompt}].jsonl).
-
-    Prints what newterm/get_results.py prints: per model and prompt, COMA and COST accuracy,
-    CSJ balanced accuracy and their mean (×100).
-
-    \b
-    Examples:
-      knowforge score newterm newterm/results_2022/*.jsonl
-      knowforge score newterm results_2022/COMA_gpt-4.jsonl --scoring knowforge
-    """
-    from knowforge.eval.compat.newterm import TASKS, score_results
-
-    rows = score_results(files, scoring)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, sort_keys=True))
-        return
-    from rich.table import Table
-
-    table = Table(title=f"NewTerm · scoring {scoring}")
-    for col in ("model", "prompt", *TASKS, "average"):
-        table.add_column(col, justify="left" if col in ("model", "prompt") else "right")
-    for row in rows:
-        table.add_row(row["model"], row["prompt"], *[_num(row.get(t)) for t in (*TASKS, "average")])
-    console.print(table)
-
-
-def _pct(value, scale: float = 100.0) -> str:
-    return "-" if value is None else f"{scale * value:.2f}"
-
-
-def _num(value) -> str:
-    return "-" if value is None else f"{value:.2f}"
+    return sorted(registry().run_exports)
 
 
 @click.command("run")
 @click.argument("run_id")
-@click.option("--format", "fmt", type=click.Choice(["helm", "newterm-results"]), required=True,
-              help="helm: ELKEN's request_states files; newterm-results: NewTerm's results_{year}/ files.")
+@click.option("--format", "fmt", required=True, metavar="FORMAT",
+              help="An official layout a method declares, e.g. helm (ELKEN's request_states files) or "
+                   "newterm-results (NewTerm's results_{year}/ files); `knowforge methods --solvers` lists them.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Output folder.")
-@click.option("--before", default=None,
-              help="helm: the run over the same items without the edit (eval --solver no-edit); "
-                   "gives fact_local.json and tendency_mc_local.json for locality.")
-@click.option("--year", type=int, default=None, help="newterm-results: year of items that carry none.")
-@click.option("--prompt", type=click.Choice(["base", "gold", "few", "few_gold"]), default=None,
-              help="newterm-results: the prompt kind in the file name (default: base).")
+@click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE",
+              help="An option of the format (repeatable), e.g. -O year=2022 (newterm-results: the year of items "
+                   "that carry none) or -O before=RUN (helm: a no-edit run, for runs without answers without the "
+                   "edit).")
 @home_option
 @handle_errors
-def export_run_cmd(run_id, fmt, out_dir, before, year, prompt, home):
-    """Write a recorded run as the files the official scoring scripts read.
+def export_run_cmd(run_id, fmt, out_dir, options, home):
+    """Write a recorded run as the files the official scoring scripts read: every sample of every
+    question (every phrasing, every request state, the run's answers without the edit).
 
     \b
     Examples:
-      knowforge export run run-20260101T120000-ab12cd34 --format helm --out out/ice \\
-          --before run-20260101T121500-cd34ef56
-      knowforge export run RUN --format newterm-results --out newterm --year 2022
+      knowforge export run run-20260101T120000-ab12cd34 --format helm --out out/ice
+      knowforge export run RUN --format newterm-results --out newterm -O year=2022
       knowforge score elken out/ice/*.json           # the same numbers metric.py prints
     """
-    from knowforge.eval.compat.run_export import export_run
+    from knowforge.eval.run_export import export_run, parse_export_args
 
     with contextlib.closing(open_graph(home)) as store:
-        export = export_run(store, run_id, out_dir, fmt, before=before, year=year, prompt=prompt)
+        export = export_run(store, run_id, out_dir, fmt, parse_export_args(options))
     for path in export.files:
-        console.print(f"wrote {path} ({export.counts.get(path.stem, export.counts.get(path.name, 0))} records)")
+        key = next((k for k in export.counts if path.as_posix().endswith(k) or path.stem == k), None)
+        console.print(f"wrote {path} ({export.counts.get(key, 0)} records)")
     for reason, n in sorted(export.skipped.items()):
         console.print(f"[yellow]skipped {n} questions: {reason}[/yellow]")
     for note in export.notes:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from knowforge.errors import InputError
-from knowforge.eval.compat import elken
+from knowforge.eval.events import rules as elken
 from knowforge.eval.types import DEFAULT_SCORING
 from knowforge.models.types import BenchmarkItem
 

@@ -4,11 +4,12 @@ Each LINK statement comes as 13 items (``generators/link/probe.py`` renders the 
 word for word, with LINK's instruction in front); an item's gold is Yes/No, True/False or
 Right/Wrong. The solver asks every item as it is and scores the reply by the official rule
 (INK-USC/LINK ``ProbingModel.probe``): the first token of the stripped reply, compared with the
-label case-insensitively. The official code tokenises with NLTK's ``word_tokenize``; here the
-first token is the first run of word characters (or of other non-space characters), which
-gives the same first token on replies such as "Yes.", "No, because ...", "True!" or "Wrong";
-a reply that opens with markup ("**Yes**") is wrong under both. ``-S scoring=robust`` scores
-with the item's own boolean scorer instead (any spelling of yes/no, true/false, right/wrong).
+label case-insensitively: the scorer ``link-probe`` in the ``official`` mode. The official code
+tokenises with NLTK's ``word_tokenize``; here the first token is the first run of word
+characters (or of other non-space characters), which gives the same first token on replies
+such as "Yes.", "No, because ...", "True!" or "Wrong"; a reply that opens with markup
+("**Yes**") is wrong under both. The ``knowforge`` mode reads any spelling of the label's side
+(the boolean scorer: yes/no, true/false, right/wrong).
 
 Metrics, over each item's first sample:
 
@@ -29,20 +30,16 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from knowforge.errors import BackendError
-from knowforge.eval.runner import SampleResult
-from knowforge.eval.scorers import score_item
-from knowforge.eval.types import EvalOptions, Score
+from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.eval.scorers import score_boolean
+from knowforge.eval.types import SampleResult, Score
+from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
 from knowforge.models.task import Component
-from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
+from knowforge.models.types import BenchmarkItem, GenerationRequest
 
 log = logging.getLogger(__name__)
 
-CHUNK = 256
 _TOKEN = re.compile(r"\w+|[^\w\s]+")
 DISTRIBUTIONS = ("head", "longtail")
 
@@ -55,46 +52,34 @@ def first_token(text: str | None) -> str:
 
 
 def score_probe(item: BenchmarkItem, response: str | None) -> Score:
-    """LINT's rule: right iff the reply's first token is the item's label (any case)."""
+    """LINT's rule (the ``official`` mode): right iff the reply's first token is the item's
+    label (any case)."""
     label = item.answers[0] if item.answers else ""
     token = first_token(response)
     return Score(value=1.0 if token and token.lower() == label.lower() else 0.0, answer=token,
                  explanation=f"first token {token!r}, label {label!r}")
 
 
+def score_probe_robust(item: BenchmarkItem, response: str | None) -> Score:
+    """The ``knowforge`` mode: any spelling of the label's side (yes/no, true/false,
+    right/wrong) as the first yes/no word of the answer, so "**Yes**" or "It is true" count."""
+    return score_boolean(item, response or "")
+
+
 # --- the solver ----------------------------------------------------------------------------------
-class ProbeArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    scoring: Literal["official", "robust"] = "official"
-
-
 @dataclass(frozen=True)
 class LinkProbeSolver:
     """Ask every probe item as it is (plain prompt, or one user message with ``--chat``)."""
 
     component: Component
-    args: ProbeArgs
 
-    def solve(self, items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, *,
-              progress: Callable[[int], None] | None = None) -> Any:
-        from knowforge.eval.solvers import SolverOutput
-
-        chat = bool(options.extra.get("chat"))
+    def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput:
+        options = ctx.options
         common = dict(n=options.n, temperature=options.temperature, top_p=options.top_p, seed=options.seed,
                       max_tokens=options.max_tokens)
-        requests = [GenerationRequest(messages=(("user", i.question),), **common) if chat
-                    else GenerationRequest(prompt=i.question, **common) for i in items]
-        samples: list[SampleResult] = []
-        for start in range(0, len(items), CHUNK):
-            chunk = list(range(start, min(start + CHUNK, len(items))))
-            answers = backend.generate([requests[k] for k in chunk])
-            if len(answers) != len(chunk):
-                raise BackendError(f"backend {backend.name} returned {len(answers)} results for {len(chunk)} requests")
-            for k, answer in zip(chunk, answers):
-                samples.extend(self._score(items[k], requests[k], answer))
-            if progress:
-                progress(len(chunk))
+        asks = [Ask(i, GenerationRequest(messages=(("user", i.question),), **common) if options.chat
+                    else GenerationRequest(prompt=i.question, **common)) for i in items]
+        samples = ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress)
         tables = probe_tables(items, samples)
         sections = {"LINT: accuracy per template": tables["templates"],
                     "LINT: head vs long tail (accuracy and all-13 known rate)": tables["head_tail"],
@@ -102,24 +87,7 @@ class LinkProbeSolver:
                     "LINT: by graph premises / hidden premises": tables["graph_premises"]}
         known = known_rate(items, samples)
         return SolverOutput(items=list(items), samples=samples, sections=sections,
-                            run_extra={"link_scoring": self.args.scoring, "link_known": known["rate"],
-                                       "link_statements": known["statements"]})
-
-    def _score(self, item: BenchmarkItem, request: GenerationRequest, answer) -> list[SampleResult]:
-        prompt = request.prompt if request.prompt is not None else item.question
-        out = []
-        for index in range(request.n):
-            cached = bool(answer.cached[index]) if index < len(answer.cached) else False
-            if answer.error is not None or index >= len(answer.texts):
-                out.append(SampleResult(item.id, index, None, None, 0.0, error=answer.error or "no sample",
-                                        cached=cached, prompt=prompt))
-                continue
-            raw = answer.texts[index]
-            score = score_probe(item, raw) if self.args.scoring == "official" else score_item(item, raw)
-            out.append(SampleResult(item.id, index, raw, score.answer, float(score.value), cached=cached,
-                                    finish_reason=answer.finish_reasons[index] if index < len(answer.finish_reasons)
-                                    else None, prompt=prompt, explanation=score.explanation))
-        return out
+                            run_extra={"link_known": known["rate"], "link_statements": known["statements"]})
 
 
 # --- metrics (pure) ------------------------------------------------------------------------------
@@ -250,30 +218,26 @@ def probe_tables(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult]
             "graph_premises": _rows(by_slice(items, samples, "graph_premises"), "graph/hidden")}
 
 
-# --- what eval/metrics.py registers -------------------------------------------------------------
-def metric_templates(items, samples, details) -> dict:
-    return {str(t): v for t, v in template_accuracy(items, samples).items()}
+# --- task metrics -----------------------------------------------------------------------------
+def metric_templates(data: MetricInput) -> dict:
+    return {str(t): v for t, v in template_accuracy(data.items, data.samples).items()}
 
 
-def metric_known(items, samples, details) -> dict:
-    return known_rate(items, samples)
+def metric_known(data: MetricInput) -> dict:
+    return known_rate(data.items, data.samples)
 
 
-def metric_head_tail(items, samples, details) -> dict:
-    return head_tail(items, samples)
+def metric_head_tail(data: MetricInput) -> dict:
+    return head_tail(data.items, data.samples)
 
 
 def metric_by(key: str):
-    def metric(items, samples, details) -> dict:
-        return by_slice(items, samples, key)
+    def metric(data: MetricInput) -> dict:
+        return by_slice(data.items, data.samples, key)
     metric.__name__ = f"metric_by_{key}"
     return metric
 
 
-LINK_METRICS = {"link_templates": metric_templates, "link_known": metric_known, "link_head_tail": metric_head_tail,
-                "link_by_domain": metric_by("domain"), "link_by_rule": metric_by("rule"),
-                "link_by_graph_premises": metric_by("graph_premises")}
-
-
-__all__ = ["LINK_METRICS", "LinkProbeSolver", "ProbeArgs", "by_slice", "first_token", "head_tail", "known_rate",
-           "probe_tables", "relative_drop", "score_probe", "statement_outcomes", "template_accuracy"]
+__all__ = ["LinkProbeSolver", "by_slice", "first_token", "head_tail", "known_rate", "metric_by", "metric_head_tail",
+           "metric_known", "metric_templates", "probe_tables", "relative_drop", "score_probe", "score_probe_robust",
+           "statement_outcomes", "template_accuracy"]

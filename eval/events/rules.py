@@ -19,7 +19,7 @@
 
 ``knowforge`` (the default) keeps those rules except where we think they are wrong: it reads
 the first *non-empty* line, has no Q30 special case (aliases come from the graph), decides an
-unknown gold by the answer itself (id "NA" or name "unknown"), normalises the aliases and the
+unknown gold by its label (the name "unknown"; the release's "NA" id marks literals too), normalises the aliases and the
 name for locality, compares tendency locality by the picked option, and groups edit-level
 results by event id. Every difference has an example in docs/fidelity.md.
 """
@@ -83,10 +83,11 @@ def official_labels(answer: Mapping, *, us_label: bool = True) -> list[str]:
 
 def is_unknown_answer(answer: Mapping, mode: str = DEFAULT_SCORING) -> bool:
     """Is the gold "unknown"? Official: the string is one of the labels; knowforge: the
-    answer's id is "NA" or its name normalises to "unknown"."""
+    answer's label (its name) normalises to "unknown". The id is no sign: the release gives
+    "NA" to every literal answer ("2023", "male"), not only to unknown ones."""
     if check_mode(mode) == "official":
         return UNKNOWN in official_labels(answer, us_label=False)
-    return answer.get("id") == "NA" or normalize(answer.get("name"), "knowforge") == UNKNOWN
+    return normalize(answer.get("name"), "knowforge") == UNKNOWN
 
 
 def fact_right(prediction: str | None, answer: Mapping, mode: str = DEFAULT_SCORING, *,
@@ -194,7 +195,7 @@ def event_accuracy(rows: Iterable[tuple[str, bool]], mode: str = DEFAULT_SCORING
     return sum(edit_level(v) for v in groups.values()), len(groups)
 
 
-# --- adapters to BenchmarkItem (scorer registry names "elken-fact", "elken-tendency") --------
+# --- adapters to BenchmarkItem (the scorers "elken-fact", "elken-tendency") ------------------
 def item_answer(item: BenchmarkItem) -> dict:
     """ELKEN's ``{id, name, alias}`` of a fact item: ``metadata["answer"]`` when the item
     carries it (events benchmarks, the released file), else built from ``answers``."""

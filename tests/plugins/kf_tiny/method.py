@@ -1,6 +1,6 @@
-"""A third-party method, as another package would write one: arithmetic questions stored in the
-graph. tests/test_method_seam.py installs it through a ``knowforge.methods`` entry point and
-runs it through the CLI without any change to knowforge."""
+"""The graph side of the plug-in method: arithmetic questions stored in the graph. Its
+evaluation side (``evaluation.py``) is named by reference, as a built-in method names
+``eval/<m>/``."""
 
 from __future__ import annotations
 
@@ -10,10 +10,6 @@ from pathlib import Path
 
 from pydantic import Field
 
-from pydantic import BaseModel, ConfigDict
-
-from knowforge.eval.metrics import accuracy, register_metric
-from knowforge.eval.solvers import PromptSolver, SolverSpec, register_solver
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
 from knowforge.models.questions import read_items, source_graph_hash, write_benchmark, write_questions
 from knowforge.models.task import Component, ItemFilter, Task
@@ -42,7 +38,7 @@ def generate(store, params: TinyParams, backend=None, progress=None) -> Generati
         else:
             items.append(BenchmarkItem(id=f"tiny:{params.name}:{i}", benchmark=f"tiny:{params.name}",
                                        task="tiny/add", form="generation", question=f"What is {a} + {b}?",
-                                       answers=[str(a + b)], scorer="exact", slices={"kind": "sum"}))
+                                       answers=[str(a + b)], scorer="tiny-sum", slices={"kind": "sum"}))
     write_benchmark(store, method="tiny", name=params.name, seed=params.seed, params=params.model_dump(),
                     source_hash=source_graph_hash(store))
     write_questions(store, items)
@@ -59,33 +55,6 @@ def write_sums(store, name, items, out: Path) -> list[Path]:
     return [path]
 
 
-class HintArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    hint: str = "Add the two numbers."
-
-
-class HintSolver:
-    """A plug-in solver: the zero-shot prompt with a hint line in front of every question."""
-
-    def __init__(self, component, args: HintArgs):
-        self.component, self.args = component, args
-
-    def solve(self, items, backend, options, *, progress=None):
-        hinted = [i.model_copy(update={"question": f"{self.args.hint}\n{i.question}"}) for i in items]
-        return PromptSolver(self.component, "zero-shot").solve(hinted, backend, options, progress=progress)
-
-
-def sum_accuracy(items, samples, details):
-    """A plug-in metric: accuracy on the generation ("sum") items only."""
-    sums = {i.id for i in items if i.slices.get("kind") == "sum"}
-    return accuracy(s.score for s in samples if s.item_id in sums and s.sample_index == 0)
-
-
-# a plug-in adds solvers and metrics when its module is imported (the method registry imports it)
-register_solver(SolverSpec("tiny-hint", "zero-shot with a hint line (-S hint=TEXT)", HintArgs, HintSolver))
-register_metric("tiny_sum_accuracy", sum_accuracy)
-
 METHOD = Method(
     name="tiny", title="Tiny sums", description="One-digit additions, for testing the method seam.",
     params=TinyParams, generate=generate, items=lambda store, name: read_items(store, f"tiny:{name}"),
@@ -93,4 +62,5 @@ METHOD = Method(
                 metrics=("accuracy", "balanced_accuracy", "tiny_sum_accuracy")),),
     exports={"sums": ExportFormat("sums", "a JSON list of {q, a}", write_sums)},
     report_slices=("kind",),
+    evaluation="kf_tiny.evaluation:UNIT",
 )

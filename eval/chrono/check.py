@@ -6,7 +6,9 @@ sampled request (temperature 0.7, ``samples`` completions), with a fixed seed. A
 of a run go to ``backend.generate`` in large chunks, ordered so that prompts sharing a shot
 set (the same relation, year and set index) are adjacent — vLLM's prefix cache then computes
 each exemplar prefix once. Identical requests (a small exemplar pool repeats a set) are sent
-once. The categorisation itself is pure (``chrono_categories``).
+once, by the one ask-and-score step (``knowforge.eval.ask``), which scores every answer with the
+``chrono-check`` scorer (ChroKnowledge's rule: the object a completion names fuzzy-matches an
+object of the year). The categorisation itself is pure (``knowforge.eval.chrono.categories``).
 """
 
 from __future__ import annotations
@@ -16,17 +18,19 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from knowforge.errors import BackendError, ConfigError
-from knowforge.eval.chrono_categories import (RIGHT, THRESHOLD, YEAR_CATEGORIES, classify_timeline,
+from knowforge.errors import ConfigError
+from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.eval.chrono.categories import (FACT_CATEGORIES, RIGHT, THRESHOLD, YEAR_CATEGORIES, classify_timeline,
                                               classify_year, fuzzy_in)
-from knowforge.eval.runner import SampleResult
 from knowforge.eval.scorers import extract_choice_letter, extract_yes_no, first_line
+from knowforge.eval.types import SampleResult, Score
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 log = logging.getLogger(__name__)
 
 GREEDY, SAMPLED = 0.0, 0.7
 OPTION_LETTERS = "abcd"
+CHECK_SCORER = "chrono-check"
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,17 @@ def parse_check_answer(item: BenchmarkItem, text: str | None) -> str:
     return line
 
 
+def score_check(item: BenchmarkItem, response: str) -> Score:
+    """ChroKnowledge's rule: the object the completion names matches an object of the year
+    (``token_set_ratio >= 70``); the ``chrono-check`` scorer in both modes (it is the released
+    rule)."""
+    parsed = parse_check_answer(item, response)
+    right = fuzzy_in(parsed, item.answers, THRESHOLD)
+    return Score(value=1.0 if right else 0.0, answer=parsed,
+                 explanation=f"{'matches' if right else 'does not match'} an object of the year "
+                             f"(token_set_ratio >= {THRESHOLD})")
+
+
 def shot_sets_of(item: BenchmarkItem, n: int) -> list[list[dict]]:
     sets = item.metadata.get("shot_sets") or [item.few_shot]
     if len(sets) < n:
@@ -122,22 +137,25 @@ def shot_sets_of(item: BenchmarkItem, n: int) -> list[list[dict]]:
     return list(sets[:n])
 
 
-def build_check_requests(items: Sequence[BenchmarkItem], config: CheckConfig
-                         ) -> list[tuple[tuple[str, int, bool], GenerationRequest]]:
-    """[((item_id, set_index, sampled), request)], ordered so shared prefixes are adjacent."""
+def build_check_asks(items: Sequence[BenchmarkItem], config: CheckConfig) -> list[Ask]:
+    """Every greedy and sampled request of the check, ordered so that shared prefixes are
+    adjacent. A greedy answer of set k is sample k of its item; the sampled answers of set k
+    follow the greedy ones (``shot_sets + k * samples`` onwards)."""
     keyed = []
     for item in items:
         for k, shots in enumerate(shot_sets_of(item, config.shot_sets)):
             prompt = render_check_prompt(item, shots)
             order = (item_template(item), str(item.slices.get("relation")), int(item.slices.get("year", 0)), k, item.id)
-            keyed.append((order, (item.id, k, False), GenerationRequest(
-                prompt=prompt, n=1, temperature=GREEDY, seed=config.seed,
-                max_tokens=config.max_tokens, stop=("\n",))))
-            keyed.append((order, (item.id, k, True), GenerationRequest(
+            keyed.append((order, 0, Ask(item, GenerationRequest(
+                prompt=prompt, n=1, temperature=GREEDY, seed=config.seed, max_tokens=config.max_tokens, stop=("\n",)),
+                first_index=k, scorer=CHECK_SCORER, tags={"decoding": "greedy", "shot_set": k})))
+            keyed.append((order, 1, Ask(item, GenerationRequest(
                 prompt=prompt, n=config.samples, temperature=config.temperature, seed=config.seed,
-                max_tokens=config.max_tokens, stop=("\n",))))
-    keyed.sort(key=lambda x: (x[0], x[1][2]))
-    return [(key, req) for _, key, req in keyed]
+                max_tokens=config.max_tokens, stop=("\n",)),
+                first_index=config.shot_sets + k * config.samples, scorer=CHECK_SCORER,
+                tags={"decoding": "sampled", "shot_set": k})))
+    keyed.sort(key=lambda x: (x[0], x[1]))
+    return [a for _, _, a in keyed]
 
 
 # ---- categorisation over collected answers (pure) ----------------------------------------------
@@ -168,49 +186,28 @@ def categorise(items: Sequence[BenchmarkItem], greedy: dict[str, list[str]], sam
 
 # ---- the batched run -------------------------------------------------------------------------
 def run_knowledge_check(items: Sequence[BenchmarkItem], backend: Backend, config: CheckConfig = CheckConfig(),
-                        *, progress: Callable[[int], None] | None = None) -> CheckResult:
+                        *, scoring: str = "knowforge", progress: Callable[[int], None] | None = None) -> CheckResult:
     """Ask every request in chunks of ``config.chunk_size`` and categorise the answers."""
-    by_id = {i.id: i for i in items}
-    keyed = build_check_requests(items, config)
-    # identical requests (a small exemplar pool repeats a shot set) are asked once
-    unique = list(dict.fromkeys(req for _, req in keyed))
-    answered: dict[GenerationRequest, object] = {}
-    for start in range(0, len(unique), max(1, config.chunk_size)):
-        chunk = unique[start:start + config.chunk_size]
-        answers = backend.generate(chunk)
-        if len(answers) != len(chunk):
-            raise BackendError(f"backend {backend.name} returned {len(answers)} results for {len(chunk)} requests")
-        answered.update(zip(chunk, answers))
-        if progress:
-            progress(len(chunk))
+    asks = build_check_asks(items, config)
+    scored = ask_and_score(asks, backend, scoring=scoring, progress=progress, chunk_size=config.chunk_size)
+    by_item: dict[str, list[SampleResult]] = defaultdict(list)
+    for sample in scored:
+        by_item[sample.item_id].append(sample)
     greedy: dict[str, list[str]] = defaultdict(list)
     sampled: dict[str, list[str]] = defaultdict(list)
-    raw = {key: (req, answered[req]) for key, req in keyed}
-    errors = sum(1 for _, ans in raw.values() if ans.error is not None)
     samples: list[SampleResult] = []
     for item in items:
-        index = 0
-        for sampled_kind in (False, True):
-            for k in range(config.shot_sets):
-                req, ans = raw[(item.id, k, sampled_kind)]
-                texts = ans.texts or ("",)
-                for j, text in enumerate(texts):
-                    parsed = parse_check_answer(item, text)
-                    (sampled if sampled_kind else greedy)[item.id].append(parsed)
-                    cached = bool(ans.cached[j]) if j < len(ans.cached) else False
-                    samples.append(SampleResult(
-                        item_id=item.id, sample_index=index, raw=text, parsed=parsed,
-                        score=1.0 if fuzzy_in(parsed, item.answers, config.threshold) else 0.0,
-                        error=ans.error, cached=cached,
-                        finish_reason=ans.finish_reasons[j] if j < len(ans.finish_reasons) else None,
-                        prompt=req.prompt or "",
-                        explanation=f"{'sampled' if sampled_kind else 'greedy'} set {k}"))
-                    index += 1
-    years, facts = categorise(list(by_id.values()), greedy, sampled, config.threshold)
+        mine = sorted(by_item[item.id], key=lambda r: r.sample_index)
+        samples.extend(mine)
+        for r in mine:
+            kind = sampled if r.sample_index >= config.shot_sets else greedy
+            kind[item.id].append(r.parsed or "")
+    years, facts = categorise(list(items), greedy, sampled, config.threshold)
+    errors = sum(1 for r in samples if r.error)
     if errors:
-        log.warning("%d of %d knowledge-check requests failed; their answers count as wrong", errors, len(keyed))
-    return CheckResult(years=years, facts=facts, samples=samples, requests=len(unique), errors=errors,
-                       extra={"requests_before_dedup": len(keyed)})
+        log.warning("%d of %d knowledge-check answers failed; they count as wrong", errors, len(samples))
+    return CheckResult(years=years, facts=facts, samples=samples, requests=len({a.request for a in asks}),
+                       errors=errors, extra={"requests_before_dedup": len(asks)})
 
 
 # ---- summaries ---------------------------------------------------------------------------------
@@ -229,8 +226,6 @@ def year_curves(result: CheckResult) -> dict[str, dict[int, dict[str, float]]]:
 
 def category_table(result: CheckResult) -> list[dict]:
     """One row per (domain, template, change): fact counts and shares of each category."""
-    from knowforge.eval.chrono_categories import FACT_CATEGORIES
-
     groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for f in result.facts:
         groups[(f.domain, f.template, f.change)].append(f.category)

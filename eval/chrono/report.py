@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from knowforge.eval.chrono_categories import FACT_CATEGORIES
+from knowforge.eval.chrono.categories import FACT_CATEGORIES
 
 
 def _pyplot():

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from knowforge.errors import InputError
-from knowforge.eval.compat.elken import check_mode
+from knowforge.eval.scoring import check_scoring as check_mode
 from knowforge.eval.metrics import balanced_accuracy
 from knowforge.eval.types import DEFAULT_SCORING, Score
 from knowforge.models.types import BenchmarkItem

@@ -23,10 +23,11 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from knowforge.errors import BackendError, ConfigError
-from knowforge.eval.chrono_categories import (CORRECT, KNOWN, PARTIAL_KNOWN, RIGHT, THRESHOLD, fuzzy_in,
+from knowforge.errors import ConfigError
+from knowforge.eval.ask import ask
+from knowforge.eval.chrono.categories import (CORRECT, KNOWN, PARTIAL_KNOWN, RIGHT, THRESHOLD, fuzzy_in,
                                               known_after_chronoprompt, majority_object)
-from knowforge.eval.chrono_check import CheckResult, FactCheck, YearCheck
+from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 SPANS = ("total", "previous")
@@ -115,10 +116,8 @@ def run_traversals(traversals: Sequence[Traversal], questions: Mapping[str, Mapp
     for s in range(depth):
         active = [t for t in traversals if len(t.steps) > s]
         prompts = [assemble_prompt(questions[t.record_id], t.target, t.steps[:s + 1], t.current) for t in active]
-        replies = backend.generate([GenerationRequest(prompt=p, n=1, temperature=0.0, seed=seed,
-                                                      max_tokens=max_tokens, stop=("\n",)) for p in prompts])
-        if len(replies) != len(active):
-            raise BackendError(f"backend {backend.name} returned {len(replies)} results for {len(active)} requests")
+        replies = ask([GenerationRequest(prompt=p, n=1, temperature=0.0, seed=seed, max_tokens=max_tokens,
+                                         stop=("\n",)) for p in prompts], backend)
         for t, p, r in zip(active, prompts, replies):
             t.prompts.append(p)
             advance(t, r.texts[0] if r.texts else "")

@@ -1,16 +1,17 @@
 """NewTerm evaluation: the Base and Gold settings with the three official phrasings per task,
-greedy, pooled (the paper's accuracy over 3·N answers; CSJ as balanced accuracy).
+greedy, pooled (the paper's accuracy over 3·N answers; CSJ as balanced accuracy). Answers
+are scored by the items' NewTerm scorers in the run's scoring mode.
 
 The phrasings and system prompts below are part of the benchmark's definition (the paper's
 Tables 14-16, as the released ``utils.build_prompt`` writes them) and are kept word for word,
 trailing spaces and the missing space after the COST question of phrasing 2 included. Gold
 prefixes the system prompt with ``Given that "{term}" means "{meaning}". ``. Answers are
-parsed by the official rules (``knowforge.eval.compat.newterm``, through the items' scorers).
+parsed by the items' NewTerm scorers (``knowforge.eval.newterm.rules``) in the run's scoring mode.
 
 The ``newterm`` solver runs one setting (``setting=base`` or ``gold``); a task sweeps both,
 so ``knowforge eval`` records a Base run and a Gold run. The Gold run also asks the Base
 prompts (``compare``; answered from the response cache when the Base run came first) to
-report the gap Base − Gold per task, per term category and per year, with a plot of Base vs
+report the gap Base − Gold per task (those answers are recorded as the run's variant answers), per term category and per year, with a plot of Base vs
 Gold by year. ``knowforge eval --benchmark newterm:2022+2023+2024`` evaluates several years'
 benchmarks in one run, so the year table and plot show the trend.
 """
@@ -26,14 +27,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from knowforge.errors import BackendError, ConfigError
+from knowforge.errors import ConfigError
+from knowforge.eval.ask import Ask, ask_and_score
 from knowforge.eval.metrics import balanced_accuracy
-from knowforge.eval.runner import SampleResult
-from knowforge.eval.scorers import score_item
-from knowforge.eval.types import EvalOptions
-from knowforge.models.cache import generation_key
+from knowforge.eval.types import EvalOptions, SampleResult
+from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
 from knowforge.models.task import Component
-from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
+from knowforge.models.types import BenchmarkItem, GenerationRequest
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ def render(item: BenchmarkItem, phrasing: int, setting: str, options: EvalOption
     system, user = system_prompt(item, phrasing, setting), user_prompt(item, phrasing)
     common = dict(n=1, temperature=options.temperature, top_p=options.top_p, seed=options.seed,
                   max_tokens=options.max_tokens)
-    if options.extra.get("chat"):
+    if options.chat:
         return GenerationRequest(messages=(("system", system), ("user", user)), **common)
     return GenerationRequest(prompt=f"{system}\n\n{user}", **common)
 
@@ -119,39 +119,23 @@ class Answer:
     score: float
 
 
-def ask(items: Sequence[BenchmarkItem], backend: Backend, options: EvalOptions, setting: str,
-        progress=None) -> tuple[list[SampleResult], list[Answer]]:
-    """Every item under every phrasing of ``setting``: samples (``sample_index`` = phrasing)."""
-    requests = [(item, p, render(item, p, setting, options)) for item in items for p in range(PHRASINGS)]
-    samples, answers = [], []
-    cache = getattr(backend, "cache", None)
-    chunk = 256
-    for start in range(0, len(requests), chunk):
-        part = requests[start:start + chunk]
-        results = backend.generate([r for _, _, r in part])
-        if len(results) != len(part):
-            raise BackendError(f"backend {backend.name} answered {len(results)} of {len(part)} requests")
-        for (item, phrasing, request), result in zip(part, results):
-            prompt = request.prompt if request.prompt is not None else "\n".join(
-                f"[{role}] {content}" for role, content in request.messages or ())
-            gold = bool(item.metadata["gold"]) if base_task(item) == "CSJ" and "gold" in item.metadata else None
-            cached = bool(result.cached[0]) if result.cached else False
-            key = (generation_key(backend.name, backend.model, getattr(backend, "revision", None), request, 0)
-                   if cache is not None else None)
-            if result.error is not None or not result.texts:
-                samples.append(SampleResult(item.id, phrasing, None, None, 0.0, error=result.error or "no answer",
-                                            cached=cached, prompt=prompt, cache_key=key))
-                answers.append(Answer(item.id, phrasing, gold, None, 0.0))
-                continue
-            raw = result.texts[0]
-            score = score_item(item, raw)
-            samples.append(SampleResult(item.id, phrasing, raw, score.answer, float(score.value), cached=cached,
-                                        finish_reason=result.finish_reasons[0] if result.finish_reasons else None,
-                                        prompt=prompt, explanation=score.explanation, cache_key=key))
-            answers.append(Answer(item.id, phrasing, gold, score.answer, float(score.value)))
-        if progress:
-            progress(len(part))
-    return samples, answers
+def asks(items: Sequence[BenchmarkItem], options: EvalOptions, setting: str,
+         variant: str | None = None) -> list[Ask]:
+    """Every item under every phrasing of ``setting``; a sample's index is its phrasing."""
+    return [Ask(item, render(item, p, setting, options), first_index=p, variant=variant)
+            for item in items for p in range(PHRASINGS)]
+
+
+def answers_of(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult]) -> list[Answer]:
+    """The pooled answers of scored samples (one per item and phrasing)."""
+    by_id = {i.id: i for i in items}
+    out = []
+    for s in samples:
+        item = by_id[s.item_id]
+        gold = bool(item.metadata["gold"]) if base_task(item) == "CSJ" and "gold" in item.metadata else None
+        out.append(Answer(s.item_id, s.sample_index, gold, None if s.error else s.parsed,
+                          0.0 if s.error else s.score))
+    return out
 
 
 # --- scores ------------------------------------------------------------------------------------
@@ -246,27 +230,40 @@ class NewTermArgs(BaseModel):
     compare: bool | None = None
 
 
+ANSWERS = "newterm-answers"      # the solver detail NewTerm's metrics read
+
+
+@dataclass(frozen=True)
+class NewTermAnswers:
+    """The run's setting and the pooled answers of each setting it asked."""
+
+    setting: str
+    answers: dict[str, list[Answer]]
+
+
 @dataclass(frozen=True)
 class NewTermSolver:
     component: Component
     args: NewTermArgs
 
-    def solve(self, items, backend, options: EvalOptions, *, progress=None):
-        from knowforge.eval.solvers import SolverOutput
-
+    def solve(self, items, ctx: SolveContext) -> SolverOutput:
+        options = ctx.options
         if options.n != 1:
             raise ConfigError("NewTerm asks each item once per phrasing (three samples, pooled): use --n 1")
         if options.mc_scoring != "generate":
             raise ConfigError("NewTerm scores generated answers with the official parsing: drop --mc-scoring")
         setting = self.args.setting
         compare = self.args.compare if self.args.compare is not None else setting == "gold"
-        samples, answers = ask(items, backend, options, setting, progress)
-        by_setting = {setting: answers}
+        other = "base" if setting == "gold" else "gold"
+        # the other setting's answers are variants of the same questions, asked in memory
+        asked = asks(items, options, setting) + (asks(items, options, other, variant=other) if compare else [])
+        scored = ask_and_score(asked, ctx.backend, scoring=options.scoring, progress=ctx.progress)
+        samples = [s for s in scored if s.variant is None]
+        variants = [s for s in scored if s.variant is not None]
+        by_setting = {setting: answers_of(items, samples)}
         if compare:
-            other = "base" if setting == "gold" else "gold"
-            by_setting[other] = ask(items, backend, options, other, progress)[1]
+            by_setting[other] = answers_of(items, variants)
         table = breakdown(items, by_setting)
-        details = {"newterm": {"setting": setting, "answers": by_setting}}
         run_extra: dict[str, Any] = {"newterm_setting": setting, "newterm_compare": compare}
         for row in table["task"]:
             for key in ("base", "gold", "gap"):
@@ -285,51 +282,53 @@ class NewTermSolver:
             if compare:
                 plot_by_year(Path(run_dir) / "plots" / PLOT, table["year"])
 
-        return SolverOutput(items=list(items), samples=samples, run_extra=run_extra, sections=sections,
-                            details=details, finalize=finalize)
+        return SolverOutput(items=list(items), samples=samples, variants=variants, run_extra=run_extra,
+                            sections=sections, details={ANSWERS: NewTermAnswers(setting, by_setting)},
+                            finalize=finalize)
 
 
-# --- task metrics (registered in knowforge.eval.metrics) -------------------------------------
+# --- task metrics ----------------------------------------------------------------------------
 
-def _answers(details: dict, setting: str, items: Sequence[BenchmarkItem]) -> list[Answer] | None:
-    data = details.get("newterm")
-    if data is None or setting not in data["answers"]:
+def _answers(data: MetricInput, setting: str) -> list[Answer] | None:
+    detail: NewTermAnswers | None = data.detail
+    if detail is None or setting not in detail.answers:
         return None
-    ids = {i.id for i in items}
-    return [a for a in data["answers"][setting] if a.item_id in ids]
+    ids = {i.id for i in data.items}
+    return [a for a in detail.answers[setting] if a.item_id in ids]
 
 
-def metric_score(items, samples, details) -> float | None:
+def metric_score(data: MetricInput) -> float | None:
     """This run's setting, pooled over phrasings (CSJ: balanced accuracy)."""
-    data = details.get("newterm")
-    return task_score(_answers(details, data["setting"], items) or []) if data else None
+    if data.detail is None:
+        return None
+    return task_score(_answers(data, data.detail.setting) or [])
 
 
-def metric_base(items, samples, details) -> float | None:
-    answers = _answers(details, "base", items)
+def metric_base(data: MetricInput) -> float | None:
+    answers = _answers(data, "base")
     return task_score(answers) if answers else None
 
 
-def metric_gold(items, samples, details) -> float | None:
-    answers = _answers(details, "gold", items)
+def metric_gold(data: MetricInput) -> float | None:
+    answers = _answers(data, "gold")
     return task_score(answers) if answers else None
 
 
-def metric_gap(items, samples, details) -> float | None:
-    base, gold = metric_base(items, samples, details), metric_gold(items, samples, details)
+def metric_gap(data: MetricInput) -> float | None:
+    base, gold = metric_base(data), metric_gold(data)
     return base - gold if base is not None and gold is not None else None
 
 
-def metric_breakdown(items, samples, details) -> dict | None:
-    data = details.get("newterm")
-    if data is None:
+def metric_breakdown(data: MetricInput) -> dict | None:
+    detail: NewTermAnswers | None = data.detail
+    if detail is None:
         return None
-    ids = {i.id for i in items}
-    mine = {s: [a for a in answers if a.item_id in ids] for s, answers in data["answers"].items()}
-    table = breakdown(items, mine)
+    ids = {i.id for i in data.items}
+    mine = {s: [a for a in answers if a.item_id in ids] for s, answers in detail.answers.items()}
+    table = breakdown(data.items, mine)
     return {"category": table["category"], "year": table["year"]}
 
 
-__all__ = ["CHOICE_SYSTEM", "CSJ_SYSTEMS", "GOLD_PREFIX", "NewTermArgs", "NewTermSolver", "breakdown",
-           "metric_base", "metric_breakdown", "metric_gap", "metric_gold", "metric_score", "render",
-           "system_prompt", "task_score", "user_prompt"]
+__all__ = ["ANSWERS", "CHOICE_SYSTEM", "CSJ_SYSTEMS", "GOLD_PREFIX", "NewTermAnswers", "NewTermArgs", "NewTermSolver",
+           "answers_of", "asks", "breakdown", "metric_base", "metric_breakdown", "metric_gap", "metric_gold",
+           "metric_score", "render", "system_prompt", "task_score", "user_prompt"]

@@ -1,1 +1,0 @@
-"""Official-compatibility scoring: each original benchmark's parsing rules, exactly."""

@@ -1,0 +1,137 @@
+"""ELKEN's metrics over a run's answers, by the method's own slices (never by task names), so
+imported releases and generated batches report the same numbers.
+
+* which part a question belongs to: ``part`` (fact / tendency), from its slice or its scorer;
+* in or out of scope: ``scope``; a known or unknown gold: the answer's label (the item's
+  ``unknown`` flag); needs background knowledge: ``needs_background`` (the release's
+  question type 1).
+
+Question- and edit-level reliability (in-scope fact questions), locality (out-of-scope fact
+questions whose answer the edit left unchanged, against the answer without the edit), tendency
+multiple-choice accuracy, retrieval top-1 accuracy. Rules follow the run's scoring mode
+(``knowforge.eval.events.rules``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from knowforge.eval.events import rules
+from knowforge.eval.types import DEFAULT_SCORING
+from knowforge.eval.unit import MetricInput
+from knowforge.models.types import BenchmarkItem
+
+EDITING = "elken-editing"        # the solver detail ELKEN's locality reads
+
+
+@dataclass(frozen=True)
+class EditingDetails:
+    """What an editing solver knows beyond its scored answers: the method, the out-of-scope
+    questions' answers without the edit (item id → raw answer), retrieval accuracy and the
+    judge's Tendency-G scores."""
+
+    method: str
+    before: Mapping[str, str | None]
+    retrieval_top1_accuracy: float | None = None
+    tendency_generation: dict = field(default_factory=dict)
+
+
+def part(item: BenchmarkItem) -> str:
+    """"fact" or "tendency": the item's ``part`` slice, else its scorer's."""
+    return item.slices.get("part") or ("tendency" if item.scorer == "elken-tendency" else "fact")
+
+
+def in_scope(item: BenchmarkItem) -> bool:
+    return item.slices.get("scope", "in") == "in"
+
+
+def known(item: BenchmarkItem) -> bool:
+    """A known gold: an answer other than "unknown" (by its label, in both modes)."""
+    return not item.unknown and not rules.is_unknown_answer(rules.item_answer(item), "knowforge")
+
+
+def event_of(item: BenchmarkItem) -> str:
+    meta = item.metadata
+    return str(meta.get("event_id", meta.get("event_index", item.id)))
+
+
+def _rate(values: list[bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def reliability_metrics(items: Sequence[BenchmarkItem], correct: Mapping[str, bool]) -> dict:
+    """Question- and edit-level reliability over in-scope fact questions, with splits."""
+    inside = [i for i in items if in_scope(i) and part(i) == "fact" and i.id in correct]
+    by_event: dict[str, list[bool]] = defaultdict(list)
+    for i in inside:
+        by_event[event_of(i)].append(correct[i.id])
+    out = {"questions": len(inside), "events": len(by_event),
+           "question_level": _rate([correct[i.id] for i in inside]),
+           "edit_level": _rate([rules.edit_level(v) for v in by_event.values()])}
+    for label, test in (("known", known), ("unknown", lambda i: not known(i)),
+                        ("needs_background", lambda i: bool(i.slices.get("needs_background"))),
+                        ("not_needs_background", lambda i: not i.slices.get("needs_background"))):
+        sel = [correct[i.id] for i in inside if test(i)]
+        out[f"question_level_{label}"] = _rate(sel)
+        out[f"n_{label}"] = len(sel)
+    by_type: dict[str, list[bool]] = defaultdict(list)
+    for i in inside:
+        by_type[str(i.slices.get("event_type"))].append(correct[i.id])
+    out["question_level_by_event_type"] = {k: _rate(v) for k, v in sorted(by_type.items())}
+    return out
+
+
+def locality_metrics(items: Sequence[BenchmarkItem], before: Mapping[str, str | None],
+                     after: Mapping[str, str | None], scoring: str = DEFAULT_SCORING) -> dict:
+    """Share of out-of-scope fact answers the edit left unchanged (ELKEN alias mapping under
+    ``scoring``: the official rule maps raw aliases only, knowforge aliases and name normalised)."""
+    outside = [i for i in items if not in_scope(i) and part(i) == "fact" and i.id in after]
+    unchanged = {}
+    for i in outside:
+        answer = rules.item_answer(i)
+        unchanged[i.id] = rules.locality_unchanged(before.get(i.id), after.get(i.id), answer["alias"],
+                                                   name=answer["name"], mode=scoring)
+    by_event: dict[str, list[bool]] = defaultdict(list)
+    for i in outside:
+        by_event[event_of(i)].append(unchanged[i.id])
+    return {"questions": len(outside), "question_level": _rate(list(unchanged.values())),
+            "edit_level": _rate([all(v) for v in by_event.values()])}
+
+
+def tendency_accuracy(items: Sequence[BenchmarkItem], responses: Mapping[str, str | None],
+                      scoring: str = DEFAULT_SCORING) -> dict:
+    """Multiple-choice accuracy of in-scope tendency questions (ELKEN's tendency parsing)."""
+    tend = [i for i in items if part(i) == "tendency" and in_scope(i) and i.id in responses]
+    right = [rules.score_tendency(responses.get(i.id), i.answers[0], scoring) for i in tend]
+    return {"questions": len(tend), "accuracy": _rate(right)}
+
+
+def retrieval_accuracy(items: Sequence[BenchmarkItem]) -> float | None:
+    hits = [i.metadata.get("retrieved") == i.metadata.get("event_id") for i in items
+            if "retrieved" in i.metadata]
+    return _rate(hits)
+
+
+def _first(data: MetricInput) -> dict:
+    return {s.item_id: s for s in data.samples if s.sample_index == 0}
+
+
+def metric_reliability(data: MetricInput) -> dict:
+    return reliability_metrics(data.items, {k: s.score >= 1.0 for k, s in _first(data).items()})
+
+
+def metric_locality(data: MetricInput) -> dict:
+    after = {k: s.raw for k, s in _first(data).items()}
+    details: EditingDetails | None = data.detail
+    return locality_metrics(data.items, details.before if details is not None else after, after, data.scoring)
+
+
+def metric_tendency(data: MetricInput) -> dict:
+    return tendency_accuracy(data.items, {k: s.raw for k, s in _first(data).items()}, data.scoring)
+
+
+__all__ = ["EDITING", "EditingDetails", "event_of", "in_scope", "known", "locality_metrics", "metric_locality",
+           "metric_reliability", "metric_tendency", "part", "reliability_metrics", "retrieval_accuracy",
+           "tendency_accuracy"]

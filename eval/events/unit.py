@@ -1,0 +1,46 @@
+"""ELKEN's evaluation side: the editing solvers (ice, bm25, dense, no-edit, ft), the fact and
+tendency scorers in both modes (official: ``metric.py``), reliability, locality and tendency
+metrics, the HELM-style files ``metric.py`` reads, scoring of such files, and the editing
+methods against no edit in the validity report."""
+
+from __future__ import annotations
+
+from knowforge.eval.events import validity
+from knowforge.eval.events.editing import DenseArgs, EditingSolver, FineTuneArgs, JudgeArgs
+from knowforge.eval.events.metrics import EDITING, metric_locality, metric_reliability, metric_tendency
+from knowforge.eval.events.official import HelmArgs, fact_lm_eval, files_table, score_files, write_helm
+from knowforge.eval.events.rules import (score_fact_item, score_fact_item_official, score_tendency_item,
+                                         score_tendency_item_official)
+from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec,
+                                 ValiditySpec)
+
+
+def _editing(name: str, method: str, description: str, args=JudgeArgs) -> SolverSpec:
+    return SolverSpec(name, description, args, lambda component, parsed: EditingSolver(component, method, parsed),
+                      provides=frozenset({EDITING}))
+
+
+UNIT = EvalUnit(
+    solvers=(_editing("ice", "ice", "ELKEN: the gold event in context (-S judge_model=M: Tendency-G)"),
+             _editing("bm25", "bm25", "ELKEN: the top-1 event retrieved by BM25 from all edits"),
+             _editing("dense", "dense", "ELKEN: the top-1 event retrieved by a dense (E5-style) encoder "
+                                        "(-S dense_model=PATH)", DenseArgs),
+             _editing("no-edit", "none", "ELKEN: the unedited model"),
+             _editing("ft", "ft", "ELKEN: fine-tuning baseline, a copy of a transformers model tuned per event "
+                                  "(hf backends; -S epochs=12 -S lr=1e-3)", FineTuneArgs)),
+    scorers=(ScorerSpec("elken-fact", score_fact_item, official=score_fact_item_official,
+                        description="ELKEN fact questions: normalised exact match with aliases + name",
+                        lm_eval=fact_lm_eval),
+             ScorerSpec("elken-tendency", score_tendency_item, official=score_tendency_item_official,
+                        description="ELKEN tendency questions: the option letter picked")),
+    metrics=(MetricSpec("edit_reliability", metric_reliability,
+                        "question- and edit-level reliability of in-scope fact questions, with splits"),
+             MetricSpec("locality", metric_locality, "out-of-scope fact answers unchanged by the edit",
+                        needs=EDITING),
+             MetricSpec("tendency_accuracy", metric_tendency, "tendency multiple-choice accuracy")),
+    run_exports=(RunExportSpec("helm", "ELKEN's request_states files (fact.json, fact_local.json, tendency_mc.json, "
+                               "tendency_mc_local.json) from an editing run", write_helm, HelmArgs),),
+    file_scorings=(FileScoringSpec("elken", "ELKEN HELM-style prediction files (request_states JSON): what "
+                                   "metric.py prints", score_files, files_table),),
+    validity=(ValiditySpec("elken", validity.check),),
+)

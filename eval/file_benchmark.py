@@ -1,0 +1,67 @@
+"""A JSONL file of items as a benchmark: an anonymous method with one task.
+
+``knowforge eval --benchmark FILE.jsonl`` runs through the same engine as every method: the
+file's items become the questions of their own benchmark (the ``benchmark`` each item names)
+the first time, the one task (``file/<name>``) takes every item under a prompting setting (or
+any solver named), and the run is recorded like any other.
+
+A file never changes a benchmark that is in the graph: an item whose question exists must be
+the same item, and a file cannot add questions to a generated or imported benchmark (that is how
+an evaluation once grew a benchmark by 60 copied questions).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from knowforge.errors import InputError
+from knowforge.models.questions import write_questions
+from knowforge.models.task import Component, Task
+from knowforge.models.types import BenchmarkItem
+
+FILE_METRICS = ("accuracy", "balanced_accuracy")
+
+
+def file_task(name: str) -> Task:
+    """The one task of a file benchmark: every item, zero-shot by default."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "items"
+    return Task(name=f"file/{slug}", description=f"every item of the file benchmark {name!r}",
+                solver=Component(name="zero-shot"), metrics=FILE_METRICS)
+
+
+def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) -> dict[str, int]:
+    """Write the file's items as questions where they are missing; {"new": n, "existing": m}.
+
+    An item whose question exists with other content, or a new item of a benchmark with a
+    ``(:Benchmark)`` node, is an ``InputError`` naming the file and the item.
+    """
+    rows = {r["id"]: r for r in store.read("eval/question_items", ids=[i.id for i in items])}
+    registered = {r["benchmark"] for r in rows.values() if r["registered"]}
+    registered |= {r["id"] for r in store.read("benchmark/read_benchmarks_by_id",
+                                                ids=sorted({i.benchmark for i in items}))}
+    new = []
+    for item in items:
+        row = rows.get(item.id)
+        if row is None:
+            if item.benchmark in registered:
+                raise InputError(f"{source}: item {item.id!r} is not a question of benchmark {item.benchmark!r}, "
+                                 "which is in the graph; a file cannot add questions to it (give the file's items "
+                                 "a benchmark name of their own)")
+            new.append(item)
+            continue
+        if row["benchmark"] != item.benchmark:
+            raise InputError(f"{source}: item {item.id!r} says benchmark {item.benchmark!r}, but that question "
+                             f"belongs to {row['benchmark']!r}")
+        stored = BenchmarkItem.model_validate_json(row["item_json"]) if row["item_json"] else None
+        if stored is not None and stored.model_dump(exclude={"version"}) != item.model_dump(exclude={"version"}):
+            raise InputError(f"{source}: item {item.id!r} differs from question {item.id!r} of benchmark "
+                             f"{row['benchmark']!r} in the graph; an evaluation never changes a question "
+                             "(give changed items new ids)")
+    if new:
+        write_questions(store, new, overwrite=False)
+    return {"new": len(new), "existing": len(items) - len(new)}
+
+
+__all__ = ["FILE_METRICS", "ensure_questions", "file_task"]

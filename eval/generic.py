@@ -1,0 +1,71 @@
+"""The generic evaluation unit: what every benchmark can use, whatever its method.
+
+* solvers: ALCUNA's four prompting settings (``vanilla``, ``zero-shot``, ``few-shot``,
+  ``chain-of-thought``), which a JSONL file benchmark also takes;
+* metrics: ``accuracy`` (mean score of every sample) and ``balanced_accuracy`` (boolean and
+  true/false items: the mean per-class recall of each item's first sample);
+* scorers: ``fuzzy`` (ChroKnowledge's token_set_ratio >= 70), ``exact``, ``multi-choice``,
+  ``boolean`` and ``unknown``, with their lm-evaluation-harness readings.
+
+The registry loads this unit first, under the owner name "knowforge".
+"""
+
+from __future__ import annotations
+
+from knowforge.eval.lm_eval_export import UNKNOWN, generation_targets
+from knowforge.eval.metrics import accuracy, balanced_accuracy
+from knowforge.eval.prompts import SETTINGS
+from knowforge.eval.scorers import (extract_yes_no, gold_boolean, score_boolean, score_exact, score_fuzzy,
+                                    score_multiple_choice, score_unknown)
+from knowforge.eval.solvers import PromptSolver
+from knowforge.eval.unit import EvalUnit, MetricInput, MetricSpec, NoArgs, ScorerSpec, SolverSpec
+
+SETTING_DESCRIPTIONS = {
+    "vanilla": "the question only",
+    "zero-shot": "an instruction for the item's form, then the question",
+    "few-shot": "instruction + the item's own exemplars",
+    "chain-of-thought": "think step by step; the last line 'Answer: ...' is scored",
+}
+BOOLEAN_FORMS = ("boolean", "true-false")
+
+
+def _accuracy(data: MetricInput) -> float | None:
+    return accuracy(s.score for s in data.samples)
+
+
+def _balanced_accuracy(data: MetricInput) -> float | None:
+    """Over boolean / true-false items with a yes/no gold: mean of the per-class recall of the
+    first sample (an item whose gold is "unknown" has no yes/no class and is left out)."""
+    by_id = {i.id: i for i in data.items if i.form in BOOLEAN_FORMS and not i.unknown}
+    golds, preds = [], []
+    for s in data.samples:
+        if s.item_id in by_id and s.sample_index == 0:
+            golds.append(gold_boolean(by_id[s.item_id]))
+            preds.append(extract_yes_no(s.parsed if s.parsed is not None else s.raw))
+    return balanced_accuracy(golds, preds) if golds else None
+
+
+def _boolean_lm_eval(item):
+    return (UNKNOWN, {"targets": ["unknown"]}) if item.unknown else "scorer 'boolean' has no lm-eval form"
+
+
+def _prompt_solver(setting: str) -> SolverSpec:
+    return SolverSpec(setting, SETTING_DESCRIPTIONS[setting], NoArgs,
+                      lambda component, _args: PromptSolver(component, setting))
+
+
+GENERIC_UNIT = EvalUnit(
+    solvers=tuple(_prompt_solver(s) for s in SETTINGS),
+    metrics=(MetricSpec("accuracy", _accuracy, "mean score over every sample"),
+             MetricSpec("balanced_accuracy", _balanced_accuracy,
+                        "boolean and true/false items: mean per-class recall of the first sample")),
+    scorers=(ScorerSpec("fuzzy", score_fuzzy, description="token_set_ratio >= 70 against any gold (ChroKnowledge)",
+                        lm_eval=generation_targets),
+             ScorerSpec("exact", score_exact, description="normalised exact match against answers and aliases",
+                        lm_eval=generation_targets),
+             ScorerSpec("multi-choice", score_multiple_choice, description="the option letter (or text) picked"),
+             ScorerSpec("boolean", score_boolean, description="yes/no, true/false, right/wrong",
+                        lm_eval=_boolean_lm_eval),
+             ScorerSpec("unknown", score_unknown, description="right iff the answer says it does not know",
+                        lm_eval=generation_targets)),
+)

@@ -1,0 +1,24 @@
+"""LINK / LINT's evaluation side: the entailment probe solver, its scorer in both modes, and
+the metrics the paper reports (per template, all-13 "known", head vs long tail)."""
+
+from __future__ import annotations
+
+from knowforge.eval.link.probe import (LinkProbeSolver, metric_by, metric_head_tail, metric_known, metric_templates,
+                                       score_probe, score_probe_robust)
+from knowforge.eval.unit import EvalUnit, MetricSpec, NoArgs, ScorerSpec, SolverSpec
+
+UNIT = EvalUnit(
+    solvers=(SolverSpec("link-probe", "LINT's entailment probe: each of a statement's 13 template items as it is",
+                        NoArgs, lambda component, _args: LinkProbeSolver(component)),),
+    scorers=(ScorerSpec("link-probe", score_probe_robust, official=score_probe,
+                        description="official: the reply's first token is the label (LINK's ProbingModel); "
+                                    "knowforge: any spelling of the label's side"),),
+    metrics=(MetricSpec("link_templates", metric_templates, "accuracy per template (1-13) with its label"),
+             MetricSpec("link_known", metric_known, "share of statements whose 13 templates are all right"),
+             MetricSpec("link_head_tail", metric_head_tail,
+                        "head vs long tail accuracy and known rate, with the relative drop"),
+             MetricSpec("link_by_domain", metric_by("domain"), "head/tail by domain"),
+             MetricSpec("link_by_rule", metric_by("rule"), "head/tail by rule"),
+             MetricSpec("link_by_graph_premises", metric_by("graph_premises"),
+                        "head/tail by graph premises / hidden premises")),
+)

@@ -1,0 +1,234 @@
+"""What a method's evaluation side declares: its ``EvalUnit``.
+
+A method is one unit across the card's two folders: ``generators/<m>/`` holds its graph side
+and names its evaluation side by a lazy ``"module:attr"`` reference (``Method.evaluation``);
+``eval/<m>/`` holds that side as one ``EvalUnit`` value:
+
+* ``solvers``: how its items become requests and answers (``SolverSpec``), each with its own
+  parameter model and the details its output provides to metrics;
+* ``metrics``: what its tasks report (``MetricSpec``), each naming the solver detail it needs;
+* ``scorers``: how one answer is scored (``ScorerSpec``), in the ``knowforge`` mode and, where
+  the benchmark released a scoring script, the ``official`` one; and how an item is read by
+  lm-evaluation-harness (``lm_eval``);
+* ``run_exports``: the files an official scoring script reads, written from a recorded run
+  (``knowforge export run RUN --format NAME``);
+* ``file_scorings``: prediction files in an official layout scored with our rules
+  (``knowforge score NAME FILES``);
+* ``validity``: checks of its runs against what a control model was taught
+  (``knowforge report RUN --validity``).
+
+The built-in methods and a plug-in use exactly these fields; the registry
+(``knowforge.eval.registry``) gathers them and refuses a name declared twice. Nothing generic
+in ``eval/`` names a method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from knowforge.eval.types import EvalOptions, SampleResult, Score
+from knowforge.models.task import Component
+from knowforge.models.types import Backend, BenchmarkItem
+
+Scorer = Callable[[BenchmarkItem, str], Score]
+
+
+class NoArgs(BaseModel):
+    """The parameter model of a component that takes no arguments."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- solvers -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SolveContext:
+    """What a solver may use: the model, the run's options, the graph (read only: no solver
+    writes to a benchmark) and the progress callback (requests answered)."""
+
+    backend: Backend
+    options: EvalOptions
+    store: Any = None
+    progress: Callable[[int], None] | None = None
+
+
+@dataclass(frozen=True)
+class SolverOutput:
+    """What a solver hands back to the engine.
+
+    ``items`` are the items as asked (an editing solver puts its edit in ``context``; the
+    benchmark's questions are not changed). ``samples`` answer those items; ``variants`` answer
+    prompts derived from them in memory (recorded with the run, outside its metrics).
+    ``details`` maps a detail kind (``SolverSpec.provides``) to a typed value a metric reads.
+    """
+
+    items: list[BenchmarkItem]
+    samples: list[SampleResult]
+    variants: list[SampleResult] = field(default_factory=list)
+    run_extra: dict[str, Any] = field(default_factory=dict)     # properties of the Run
+    sections: dict[str, Any] = field(default_factory=dict)      # extra report sections
+    details: dict[str, Any] = field(default_factory=dict)
+    # (run_dir, run_id): plots and files written after the engine's report
+    finalize: Callable[[Path, str], None] | None = None
+
+
+class Solver(Protocol):
+    component: Component
+
+    def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput: ...
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    name: str
+    description: str
+    args: type[BaseModel]
+    build: Callable[[Component, Any], Solver]
+    provides: frozenset[str] = frozenset()    # detail kinds its output carries
+
+
+# --- metrics -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MetricInput:
+    """A task's items as asked, their scored samples, the detail the metric needs (None when it
+    needs none) and the run's scoring mode (metrics that re-score answers follow it)."""
+
+    items: Sequence[BenchmarkItem]
+    samples: Sequence[SampleResult]
+    detail: Any = None
+    scoring: str = "knowforge"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    compute: Callable[[MetricInput], Any]     # a JSON-ready value (number, dict, rows)
+    description: str = ""
+    needs: str | None = None                  # the solver detail kind it reads
+
+
+# --- scorers -----------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)   # compared by identity: each kind is one module-level value
+class LmEvalKind:
+    """One lm-evaluation-harness task shape: output type, the filter that reads a response as
+    our scorer does, and the ``exact_match`` options that compare it with the gold."""
+
+    suffix: str
+    output_type: str
+    title: str
+    filters: tuple[dict[str, Any], ...] = ()
+    match: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    name: str
+    knowforge: Scorer
+    official: Scorer | None = None            # the released scoring script's rule
+    description: str = ""
+    # item -> (kind, {"targets": [...]}) for lm-eval, or why it cannot be exported
+    lm_eval: Callable[[BenchmarkItem], tuple[LmEvalKind, dict[str, Any]] | str] | None = None
+
+
+# --- official files ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RecordedSample:
+    """One recorded answer of a run, with its question as a ``BenchmarkItem``."""
+
+    item: BenchmarkItem
+    sample_index: int
+    raw: str | None
+    parsed: str | None
+    score: float | None
+    error: str | None
+    variant: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """A run read back from the graph: its properties and every answer, variants included."""
+
+    run_id: str
+    run: Mapping[str, Any]
+    samples: Sequence[RecordedSample]
+
+    @property
+    def own(self) -> list[RecordedSample]:
+        return [s for s in self.samples if s.variant is None]
+
+
+@dataclass
+class RunExport:
+    run_id: str
+    format: str
+    files: list[Path] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunExportSpec:
+    name: str
+    description: str
+    # (the run, the output folder, the parsed arguments, the store) -> what was written
+    write: Callable[[RecordedRun, Path, Any, Any], RunExport]
+    args: type[BaseModel] = NoArgs
+
+
+@dataclass(frozen=True)
+class FileScoringSpec:
+    name: str
+    description: str
+    # (files, scoring mode) -> one JSON-ready row per scored file or model
+    score: Callable[[Sequence[Path], str], list[dict]]
+    # (rows, scoring mode) -> a rich Table for the terminal
+    table: Callable[[list[dict], str], Any]
+
+
+# --- validity ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ValidityContext:
+    """The run a validity report is asked for, every run of the same control model (with its
+    seen-vs-unseen rows per task, by run id), and where run reports may be found."""
+
+    run_id: str
+    run: Mapping[str, Any]
+    model: Mapping[str, Any]
+    runs: Sequence[Mapping[str, Any]]
+    report_dirs: Sequence[Path] = ()
+    seen_unseen: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ValiditySection:
+    title: str
+    data: Any                                 # JSON-ready, under its key in validity.json
+    markdown: list[str]                       # the section's lines in validity.md
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ValiditySpec:
+    key: str
+    check: Callable[[Any, ValidityContext], ValiditySection | None]   # (store, context)
+
+
+# --- the unit ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EvalUnit:
+    solvers: tuple[SolverSpec, ...] = ()
+    metrics: tuple[MetricSpec, ...] = ()
+    scorers: tuple[ScorerSpec, ...] = ()
+    run_exports: tuple[RunExportSpec, ...] = ()
+    file_scorings: tuple[FileScoringSpec, ...] = ()
+    validity: tuple[ValiditySpec, ...] = ()
+
+
+__all__ = ["EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "NoArgs", "RecordedRun",
+           "RecordedSample", "RunExport", "RunExportSpec", "Scorer", "ScorerSpec", "SolveContext", "Solver",
+           "SolverOutput", "SolverSpec", "ValidityContext", "ValiditySection", "ValiditySpec"]
