@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from knowforge.models.backends.hf import HFBackend
-from knowforge.eval.chrono.check import CheckConfig, build_check_requests, run_knowledge_check
+from knowforge.eval.chrono.check import CheckConfig, build_check_asks, run_knowledge_check
 from knowforge.models.tiny_model import build_tiny_model
 from knowforge.models.types import GenerationResult
 from knowforge.generators.chrono.items import build_items
@@ -72,7 +72,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         model_dir = build_tiny_model(f"{tmp}/tiny", seed=0)
         backend = HFBackend(str(model_dir), device=args.device, batch_size=args.batch_size)
-        requests = list(dict.fromkeys(req for _, req in build_check_requests(items, config)))
+        requests = list(dict.fromkeys(a.request for a in build_check_asks(items, config)))
         backend.generate(requests[:64])                                  # warm-up
         # check first, raw second (then the raw run cannot profit from a warmer process)
         t0 = time.perf_counter()

@@ -97,13 +97,15 @@ def main() -> None:
     hide_query_notifications()
     logging.basicConfig(level=logging.WARNING)
 
+    from knowforge import workflow
+    from knowforge.eval import tasks
+    from knowforge.eval.prompts import render_request
+    from knowforge.eval.solvers import solve_prompted
+    from knowforge.eval.types import EvalOptions
+    from knowforge.eval.unit import SolveContext
     from knowforge.models.backends.hf import HFBackend
     from knowforge.models.items_io import read_items, write_items
-    from knowforge.eval.pipeline import evaluate_items_to_graph
-    from knowforge.eval.prompts import render_request
-    from knowforge.eval.runner import evaluate_items
     from knowforge.models.tiny_model import build_tiny_model
-    from knowforge.eval.types import EvalOptions
 
     with tempfile.TemporaryDirectory() as tmp, graph(args.start_neo4j) as store:
         tmp = Path(tmp)
@@ -114,8 +116,7 @@ def main() -> None:
                               batch_size=args.batch_size, out_dir=tmp / "runs", silent=True)
         backend = HFBackend.from_options(options)
         items = read_items(bench)
-        setting_options = replace(options, extra={**options.extra, "setting": "zero-shot"})
-        requests = [render_request(i, "zero-shot", setting_options) for i in items]
+        requests = [render_request(i, "zero-shot", options) for i in items]
         backend.generate(requests[:args.batch_size])  # warm-up (first forward passes, allocator)
 
         def direct():
@@ -125,8 +126,6 @@ def main() -> None:
 
         # Instrument the harness so each run also reports how much of it was generation: the
         # in-run ratio total / generate is robust to other load on the machine.
-        from knowforge.eval import pipeline
-
         spent: dict[str, float] = {}
 
         def timed(name, fn):
@@ -138,8 +137,8 @@ def main() -> None:
                     spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
             return wrapper
 
-        pipeline.record_run = timed("graph writes", pipeline.record_run)
-        pipeline.write_report = timed("report + plots", pipeline.write_report)
+        tasks.record_run = timed("graph writes", tasks.record_run)
+        tasks.write_report = timed("report + plots", tasks.write_report)
         backend.generate = timed("backend.generate", backend.generate)
 
         def harness():
@@ -147,9 +146,9 @@ def main() -> None:
             t = time.perf_counter()
             loaded = read_items(bench)
             if store is None:
-                evaluate_items(loaded, backend, setting_options)
+                solve_prompted(loaded, "zero-shot", SolveContext(backend=backend, options=options))
             else:
-                evaluate_items_to_graph(loaded, options, store, backend=backend)
+                workflow.evaluate_file(store, bench, options, backend=backend)
             return time.perf_counter() - t, dict(spent)
 
         direct_times, harness_runs = [], []

@@ -33,7 +33,8 @@ from pathlib import Path
 
 CLIENT = r"""
 import sys
-from knowforge.eval.runner import evaluate_items
+from knowforge.eval.ask import ask_and_score
+from knowforge.eval.solvers import prompt_asks
 from knowforge.eval.types import EvalOptions
 from knowforge.models.backends import CachedBackend, make_backend
 from knowforge.models.backends.openai_compat import OpenAIBackend
@@ -53,7 +54,7 @@ else:
         def generate(self, requests):
             return self.inner.generate(requests)
     backend = CachedBackend(PerChunk(OpenAIBackend.from_options(options)), ResponseCache(cache_dir))
-evaluate_items(read_items(items_path), backend, options)
+ask_and_score(prompt_asks(read_items(items_path), "zero-shot", options), backend, scoring=options.scoring)
 print("done")
 """
 

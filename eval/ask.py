@@ -126,9 +126,8 @@ def _samples(a: Ask, answer: GenerationResult, backend: Backend, scoring: str) -
             continue
         text = a.read(raw) if a.read is not None else raw
         score = score_item(item, text, scoring, scorer=scorer)
-        metadata = {**(common.pop("metadata") or {}), **score.metadata} or None
         out.append(SampleResult(raw=raw, parsed=score.answer, score=float(score.value), finish_reason=finish,
-                                explanation=score.explanation, metadata=metadata, **common))
+                                explanation=score.explanation, **common))
     return out
 
 

@@ -117,7 +117,8 @@ def check_tasks(tasks: Sequence[Task], plan: Sequence[PlannedRun] | None = None)
                     raise ConfigError(
                         f"task {task.name}: metric {name!r} reads the solver detail {needs!r}, which solver "
                         f"{planned.solver.name!r} does not provide; run the task with its own solver "
-                        f"({', '.join(c.label for c in task.solvers())}) or choose other metrics")
+                        f"({', '.join(c.label for c in task.solvers())}) or choose metrics it can feed "
+                        "(e.g. --metric accuracy)")
 
 
 def select_items(items: Sequence[BenchmarkItem], tasks: Sequence[Task]) -> list[BenchmarkItem]:
@@ -200,8 +201,11 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         metrics = task_metrics(planned.tasks, output, options.scoring)
         stats = cache_stats(backend)
         # one backend (and cache) serves every run: record each run's own share of hits
-        cache = ({"cache_hits": stats["hits"] - before["hits"],
-                  "cache_misses": stats["misses"] - before["misses"]} if stats else {})
+        cache = {}
+        if stats:
+            hits, misses = stats["hits"] - before["hits"], stats["misses"] - before["misses"]
+            cache = {"cache_hits": hits, "cache_misses": misses,
+                     "cache_hit_rate": hits / (hits + misses) if hits + misses else 0.0}
         before = stats or before
         task_names = tuple(t.name for t in planned.tasks)
         extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit, **cache}

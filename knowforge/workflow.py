@@ -171,12 +171,15 @@ class Evaluation:
 
 
 def evaluate(store, benchmark: str, options: EvalOptions, *, tasks: Sequence[str] = (),
-             solver: Component | None = None, backend: Backend | None = None,
+             solver: Component | None = None, metrics: Sequence[str] = (), backend: Backend | None = None,
              progress: Callable[[int], None] | None = None) -> Evaluation:
     """Evaluate a benchmark in the graph (``METHOD:NAME``): its tasks (all, or the named ones),
-    each under its solvers (or ``solver``), one recorded run per solver, and a summary."""
+    each under its solvers (or ``solver``), reporting their metrics (or ``metrics``), one
+    recorded run per solver, and a summary."""
     method, name = split_benchmark(benchmark)
     chosen = [method.task(t) for t in tasks] if tasks else list(method.tasks)
+    if metrics:
+        chosen = [t.model_copy(update={"metrics": tuple(metrics)}) for t in chosen]
     items = method.items(store, name)
     runs = run_tasks(store, benchmark, items, chosen, options, solver=solver, backend=backend,
                      group_key=method.item_group, report_slices=method.report_slices, progress=progress)

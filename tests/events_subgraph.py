@@ -128,3 +128,25 @@ def build_subgraph(store) -> None:
     facts += [FactRecord(subject_id=s, relation=r, value=v, source="wikidata",
                          datatype="time" if r == "P570" else "string") for s, r, v in ATTRS]
     write_facts(store, facts)
+
+
+def evaluate_editing(store, items, options, *, method: str, backend=None, args=None):
+    """One editing solver over an events benchmark's items through the engine (what
+    ``knowforge eval --benchmark events:B --solver METHOD`` runs): the run id, its report folder,
+    its task metrics and its Run properties."""
+    from types import SimpleNamespace
+
+    from knowforge.eval.tasks import run_tasks
+    from knowforge.generators.events.method import METHOD
+    from knowforge.models.task import Component
+
+    [run] = run_tasks(store, items[0].benchmark, items, METHOD.tasks, options,
+                      solver=Component(name=method, args=args or {}), backend=backend, group_key=METHOD.item_group)
+    props = store.user_query("MATCH (r:Run {id: $id}) RETURN properties(r) AS p", {"id": run.run_id})[0]["p"]
+    metrics = run.metrics
+    return SimpleNamespace(run_id=run.run_id, report_dir=run.report_dir, run=props, metrics={
+        "reliability": metrics["events/fact"]["edit_reliability"],
+        "locality": metrics["events/locality"]["locality"],
+        "tendency": metrics["events/tendency"]["tendency_accuracy"],
+        "retrieval_top1_accuracy": props.get("retrieval_top1_accuracy"),
+        "method": props.get("editing_method")})

@@ -38,16 +38,19 @@ def _players(store):
 
 
 def test_knowledge_check_with_the_tiny_model_records_run_and_report(store, graph_env, tiny_model_dir, tmp_path):
-    from knowforge.eval.chrono.solver import evaluate_chrono_items
-    from knowforge.generators.chrono.build import load_items
+    from knowforge import workflow
+    from knowforge.models.task import Component
 
     _players(store)
     build_benchmark(store, ChronoConfig(domain="general", name="tiny", seed=0, from_year=2018, to_year=2021,
                                         fewshot_pool=2))
     options = EvalOptions(backend="hf", model=str(tiny_model_dir), device="cpu", cache=False, seed=0,
-                          out_dir=tmp_path / "runs", silent=True, limit=2,
-                          extra={"check": "slick", "chronoprompt": True, "span": "both", "chrono_max_tokens": 6})
-    report_dir = evaluate_chrono_items(load_items(store, "tiny"), options, store, name="chrono:tiny").report_dir
+                          out_dir=tmp_path / "runs", silent=True, limit=2)
+    # every task of the benchmark under ChroKnowPrompt with both spans, 2 facts (--limit counts facts)
+    evaluation = workflow.evaluate(store, "chrono:tiny", options,
+                                   solver=Component(name="chronoprompt", args={"span": "both", "max_tokens": 6}))
+    [run] = evaluation.runs
+    report_dir = run.report_dir
     chrono = json.loads((report_dir / "chrono.json").read_text())
     facts = chrono["facts"]
     assert len(facts) == 2 * 3                                  # two facts x three templates

@@ -272,20 +272,21 @@ def test_llm_distractors_verify_step_replaces_options_the_model_marks_correct():
 
 
 def test_knowledge_check_batches_dedups_and_orders_requests_by_shared_prefix():
-    from knowforge.eval.chrono.check import CheckConfig, build_check_requests, run_knowledge_check
+    from knowforge.eval.chrono.check import CheckConfig, build_check_asks, run_knowledge_check
 
     shots = [[{"question": f"In 2010, P{k}, rel, [Object]", "answer": "A"}] for k in range(5)]
     same = [shots[0]] * 5                                     # a pool of one: five identical sets
     items = [_item(f"r{i}", 2010 + i % 2).model_copy(update={"metadata": {
         "record_id": f"r{i}", "subject": f"r{i}", "shot_sets": shots if i < 2 else same}}) for i in range(4)]
-    keyed = build_check_requests(items, CheckConfig())
-    assert len(keyed) == 4 * 5 * 2
+    asks = build_check_asks(items, CheckConfig())
+    assert len(asks) == 4 * 5 * 2
     # adjacent requests share the shot set: sorted by (template, relation, year, set index)
-    order = [(i.slices["year"], k) for (iid, k, _), _ in keyed for i in items if i.id == iid]
+    order = [(a.item.slices["year"], a.tags["shot_set"]) for a in asks]
     assert order == sorted(order)
     backend = ScriptedBackend(lambda p: " A")
     res = run_knowledge_check(items, backend, CheckConfig())
     assert len(backend.calls) == 1                            # one batched generate for everything
-    assert res.requests == len(set(r for _, r in keyed)) < len(keyed)
+    assert res.requests == len({a.request for a in asks}) < len(asks)
+    assert {s.rule for s in res.samples} == {"chrono-check:knowforge"}
     assert {f.category for f in res.facts} == {KNOWN}
     assert len(res.samples) == 4 * 10

@@ -7,8 +7,9 @@ import json
 import pytest
 
 from knowforge.errors import InputError
-from knowforge.eval.compat import elken, newterm
-from knowforge.eval.scorers import score_item
+from knowforge.eval.events import rules as elken
+from knowforge.eval.newterm import rules as newterm
+from knowforge.eval.scoring import score_item
 from knowforge.models.types import BenchmarkItem
 
 

@@ -30,7 +30,9 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from knowforge.eval.compat import elken, helm, newterm
+from knowforge.eval.events import helm
+from knowforge.eval.events import rules as elken
+from knowforge.eval.newterm import rules as newterm
 from knowforge.models.types import BenchmarkItem
 
 

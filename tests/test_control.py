@@ -13,7 +13,7 @@ import yaml
 from click.testing import CliRunner
 
 from knowforge.eval.chrono.check import render_check_prompt
-from knowforge.eval.editing import _event_context
+from knowforge.eval.events.judge import event_context as _event_context
 from knowforge.eval.prompts import render_prompt
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts

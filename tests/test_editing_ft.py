@@ -8,7 +8,8 @@ import pytest
 from events_subgraph import build_subgraph
 
 from knowforge.errors import ConfigError
-from knowforge.eval.editing import (FineTuneConfig, FineTunedBackend, edit_statements, evaluate_editing,
+from events_subgraph import evaluate_editing
+from knowforge.eval.events.editing import (FineTuneConfig, FineTunedBackend, edit_statements,
                                     memory_of)
 from knowforge.eval.types import EvalOptions
 from knowforge.generators.events.build import generate_events, read_batch
@@ -69,26 +70,15 @@ def test_ft_solver_leaves_the_base_model_unchanged(store, items, tiny_model_dir,
     assert rows[0]["m"] == "ft" and rows[0]["s"].startswith("ft")
 
 
-def test_ft_through_evaluate_editing_leaves_the_base_model_unchanged(store, items, tiny_model_dir, tmp_path):
-    from knowforge.models.backends.hf import HFBackend
-
-    base = HFBackend(str(tiny_model_dir), device="cpu")
-    before = [r.texts for r in base.generate(PROBES)]
-    options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=6, cache=False, device="cpu",
-                          out_dir=tmp_path / "runs", silent=True, extra={"ft_epochs": 3})
-    outcome = evaluate_editing(items, options, store, method="ft", backend=base, name="ft")
-    assert outcome.metrics["method"] == "ft"
-    assert [r.texts for r in base.generate(PROBES)] == before
-
-
 def test_ft_solver_without_a_store_says_so(items, tiny_model_dir, tmp_path):
     from knowforge.eval.solvers import make_solver
     from knowforge.models.task import Component
 
+    from knowforge.eval.unit import SolveContext
+
     solver = make_solver(Component(name="ft"))
-    assert solver.needs_store
     with pytest.raises(ConfigError, match="needs a store"):
-        solver.solve(items, object(), EvalOptions(model="m", out_dir=tmp_path))
+        solver.solve(items, SolveContext(backend=object(), options=EvalOptions(model="m", out_dir=tmp_path)))
     with pytest.raises(ConfigError, match="bad arguments"):
         make_solver(Component(name="ft", args={"epochs": "many"}))
 
@@ -116,19 +106,21 @@ def test_ft_answers_are_cached_per_event(store, items, tiny_model_dir, tmp_path)
     from knowforge.models.cache import ResponseCache
 
     options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=6, cache_dir=tmp_path / "cache",
-                          device="cpu", out_dir=tmp_path / "runs", silent=True, extra={"ft_epochs": 2})
-    first = evaluate_editing(items, options, store, method="ft", backend=make_backend(options))
+                          device="cpu", out_dir=tmp_path / "runs", silent=True)
+    first = evaluate_editing(store, items, options, method="ft", backend=make_backend(options), args={"epochs": 2})
     models = {e.model for e in ResponseCache(tmp_path / "cache").entries()}
     assert sum("+ft:" in m for m in models) == len(memory_of(items).ids)
-    again = evaluate_editing(items, options, store, method="ft", backend=make_backend(options))
+    again = evaluate_editing(store, items, options, method="ft", backend=make_backend(options), args={"epochs": 2})
     assert again.metrics["reliability"] == first.metrics["reliability"]
 
 
 def test_ft_needs_a_transformers_backend(store, items, tmp_path):
-    from knowforge.eval.editing import finetune_answers
+    from knowforge.eval.events.editing import finetune_answers
+    from knowforge.eval.unit import SolveContext
 
     class Remote:
         name, model, capabilities = "openai", "m", frozenset()
 
     with pytest.raises(ConfigError, match="--backend hf"):
-        finetune_answers(items, Remote(), EvalOptions(model="m", out_dir=tmp_path), store)
+        finetune_answers(items, SolveContext(backend=Remote(), options=EvalOptions(model="m", out_dir=tmp_path),
+                                             store=store), FineTuneConfig())

@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from events_subgraph import build_subgraph
+from events_subgraph import build_subgraph, evaluate_editing
 
 from knowforge.errors import BackendError, ConfigError
-from knowforge.eval.editing import (DenseRetriever, evaluate_editing, judge_tendency,
-                                    locality_metrics, memory_of, parse_judgement,
-                                    reliability_metrics, resolve_method, with_context)
-from knowforge.eval.scorers import score_item
+from knowforge.eval.events.editing import DenseRetriever, memory_of, resolve_method, with_context
+from knowforge.eval.events.judge import judge_tendency, parse_judgement
+from knowforge.eval.events.metrics import locality_metrics, reliability_metrics
+from knowforge.eval.scoring import score_item
 from knowforge.models.types import GenerationResult
 from knowforge.eval.types import EvalOptions
 from knowforge.generators.events.build import generate_events, read_batch
@@ -80,18 +80,17 @@ def batch_items(store):
     return [i for _, items in read_batch(store, "ev") for i in items]
 
 
-def _options(tmp_path: Path, model: Path, **extra) -> EvalOptions:
+def _options(tmp_path: Path, model: Path) -> EvalOptions:
     return EvalOptions(backend="hf", model=str(model), max_tokens=6, cache_dir=tmp_path / "cache",
-                       out_dir=tmp_path / "runs", device="cpu", silent=True, extra=extra)
+                       out_dir=tmp_path / "runs", device="cpu", silent=True)
 
 
 @pytest.mark.hf
 def test_methods_through_the_tiny_model(store, batch_items, tiny_model, tmp_path):
     outcomes = {}
-    for method in ("ice", "bm25", "none"):
-        outcomes[method] = evaluate_editing(batch_items, _options(tmp_path, tiny_model), store,
-                                            method=method, name=f"t-{method}")
-    ice, bm25, none = outcomes["ice"], outcomes["bm25"], outcomes["none"]
+    for method in ("ice", "bm25", "no-edit"):
+        outcomes[method] = evaluate_editing(store, batch_items, _options(tmp_path, tiny_model), method=method)
+    ice, bm25, none = outcomes["ice"], outcomes["bm25"], outcomes["no-edit"]
     inside = [i for i in batch_items if i.slices["scope"] == "in"]
     assert ice.metrics["reliability"]["questions"] == len(inside)
     assert ice.metrics["retrieval_top1_accuracy"] == 1.0
@@ -102,13 +101,18 @@ def test_methods_through_the_tiny_model(store, batch_items, tiny_model, tmp_path
     for outcome in outcomes.values():
         report = json.loads((outcome.report_dir / "report.json").read_text())
         assert report["run_id"] == outcome.run_id
-        assert any(k.startswith("ELKEN metrics") for k in report["extra"])
+        assert any(r["metric"] == "edit_reliability" for r in report["extra"]["Task metrics"])
         for key in ("question_level", "edit_level"):
             value = outcome.metrics["reliability"][key]
             assert value is None or 0.0 <= value <= 1.0
     runs = store.user_query("MATCH (r:Run) WHERE r.editing_method IS NOT NULL "
                             "RETURN r.editing_method AS m ORDER BY m")
     assert [r["m"] for r in runs] == ["bm25", "ice", "none"]
+    # the out-of-scope questions asked without the edit are the run's variant answers
+    outside = [i for i in batch_items if i.slices["scope"] == "out"]
+    variants = store.user_query("MATCH (:Run {id: $id})-[:GAVE_VARIANT]->(a:Answer) RETURN a.variant AS v, count(a) AS n",
+                                {"id": ice.run_id})
+    assert variants == [{"v": "no-edit", "n": len(outside)}]
 
 
 def test_contexts_per_method(batch_items):
@@ -117,7 +121,7 @@ def test_contexts_per_method(batch_items):
     ice = with_context(batch_items, "ice", memory)
     assert all(i.metadata["event"] in i.context for i in ice)
     assert all(i.context is None for i in with_context(batch_items, "none", memory))
-    from knowforge.eval.editing import BM25Retriever
+    from knowforge.eval.events.editing import BM25Retriever
 
     bm25 = with_context(batch_items, "bm25", memory, BM25Retriever(memory))
     assert all(i.metadata["retrieved"] in memory.ids for i in bm25)
@@ -135,9 +139,8 @@ def test_dense_retrieval_with_a_local_model(store, batch_items, tiny_model, tiny
     picks = retriever.top1(list(memory.texts))
     assert picks == retriever.top1(list(memory.texts))          # deterministic
     assert all(0 <= p < len(memory.ids) for p in picks)
-    outcome = evaluate_editing(batch_items, _options(tmp_path, tiny_model,
-                                                     dense_model=str(tiny_sentence_model)),
-                               store, method="e5")
+    outcome = evaluate_editing(store, batch_items, _options(tmp_path, tiny_model), method="dense",
+                               args={"dense_model": str(tiny_sentence_model)})
     assert outcome.metrics["method"] == "dense"
     assert 0.0 <= outcome.metrics["retrieval_top1_accuracy"] <= 1.0
 
@@ -208,7 +211,7 @@ def test_tendency_judge_scoring_logic():
     judge = ScriptedJudge(["correctness: 5\ncoherence: 5\ncomprehensiveness: 5\noverall: 5",
                            "correctness: 4\ncoherence: 3\ncomprehensiveness: 2\noverall: 4",
                            "no scores here"])
-    result = judge_tendency(judge, [case, case, case])
+    result = judge_tendency(judge, [{**case, "answer": f"a{k}"} for k in range(3)])
     assert result["unparsed"] == 1 and result["cases"] == 3
     assert result["full_mark_overall"] == 0.5 and result["mean_correctness"] == 4.5
     assert result["full_mark_comprehensiveness"] == 0.5

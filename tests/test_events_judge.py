@@ -18,7 +18,9 @@ from knowforge.cli.main import cli
 from knowforge.errors import ConfigError
 from knowforge.models.backends import make_backend
 from knowforge.models.cache import ResponseCache
-from knowforge.eval.editing import JUDGE_DIMENSIONS, judge_from_options, judge_tendency, parse_judgement
+from knowforge.eval.events.editing import JudgeArgs, make_judge
+from knowforge.eval.events.judge import JUDGE_DIMENSIONS, judge_tendency, parse_judgement
+from knowforge.eval.unit import SolveContext
 from knowforge.models.types import GenerationResult
 from knowforge.eval.types import EvalOptions
 from knowforge.generators.events.build import generate_events, read_batch
@@ -77,7 +79,8 @@ def test_unparsed_and_failed_judgements_are_counted_not_dropped():
                "Correctness: 4.5\nCoherence: 5\nComprehensiveness: 3\nOverall: 4",
                None,
                "Correctness: 2\nCoherence: 4\nComprehensiveness: 4\nOverall: 5"]
-    result = judge_tendency(ScriptedJudge(replies), [case] * 4)
+    # four different answers (identical requests would be asked once)
+    result = judge_tendency(ScriptedJudge(replies), [{**case, "answer": f"a{k}"} for k in range(4)])
     assert result["cases"] == 4 and len(result["judgements"]) == 4
     assert result["unparsed"] == 2 and result["judgements"][1] is None and result["judgements"][2] is None
     assert result["full_mark_overall"] == 0.5 and result["full_mark_correctness"] == 0.5
@@ -85,9 +88,10 @@ def test_unparsed_and_failed_judgements_are_counted_not_dropped():
 
 
 def test_judge_options():
-    assert judge_from_options(EvalOptions(model="m")) is None
-    with pytest.raises(ConfigError, match="--judge-model"):
-        judge_from_options(EvalOptions(model="m", extra={"judge_backend": "openai"}))
+    ctx = SolveContext(backend=None, options=EvalOptions(model="m"))
+    assert make_judge(JudgeArgs(), ctx) is None
+    with pytest.raises(ConfigError, match="judge_model"):
+        make_judge(JudgeArgs(judge_backend="openai"), ctx)
 
 
 # --- through the command line --------------------------------------------------------------------
@@ -108,7 +112,8 @@ def tendency_batch(store, scripted_server, tmp_path, monkeypatch):
     generate_events(store, types=["transfer-player", "IPO"], n=1, seed=0, batch="tg", llm=llm)
     tendency = [i for _, its in read_batch(store, "tg") for i in its if i.task == "events/tendency"]
     assert len(tendency) == 6
-    return tendency
+    # the judge scores the in-scope ones (ELKEN's MetricForAutoEval skips out-of-scope answers)
+    return [i for i in tendency if i.slices["scope"] == "in"]
 
 
 def _eval(tmp_path: Path, model: Path, *judge_args: str):
@@ -118,7 +123,7 @@ def _eval(tmp_path: Path, model: Path, *judge_args: str):
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     summary_dir = Path(result.stdout.strip().splitlines()[-1])
-    run = json.loads((summary_dir / "summary.json").read_text())["runs"]["ice"]
+    [run] = json.loads((summary_dir / "summary.json").read_text())["runs"].values()   # ice(judge_...)
     report = json.loads((Path(run["report"]) / "report.json").read_text())
     return report["extra"]["Tendency-G (LLM judge)"]
 
@@ -135,15 +140,14 @@ def _consistent(g: dict) -> None:
 
 @pytest.mark.hf
 def test_cli_tiny_hf_model_as_judge(store, graph_env, tendency_batch, tiny_model_dir, tmp_path):
-    g = _eval(tmp_path, tiny_model_dir, "--judge-backend", "hf",
-                      "--judge-model", str(tiny_model_dir))
+    g = _eval(tmp_path, tiny_model_dir, "-S", "judge_backend=hf", "-S", f"judge_model={tiny_model_dir}")
     assert g["judge"] == {"backend": "hf", "model": str(tiny_model_dir)}
-    assert g["cases"] == len(tendency_batch) == 6
+    assert g["cases"] == len(tendency_batch) == 4
     _consistent(g)
     # the judge was really asked, once per open answer, through the response cache
     asked = [e for e in ResponseCache(tmp_path / "cache").entries()
              if json.loads(e.request).get("prompt", "").startswith(JUDGE_PREFIX)]
-    assert len(asked) == 6 and {e.backend for e in asked} == {"hf"}
+    assert len(asked) == 4 and {e.backend for e in asked} == {"hf"}
     questions = {i.question for i in tendency_batch}
     assert {json.loads(e.request)["prompt"].split("Question: ", 1)[1].split("\n", 1)[0]
             for e in asked} == questions
@@ -153,10 +157,10 @@ def test_cli_tiny_hf_model_as_judge(store, graph_env, tendency_batch, tiny_model
 def test_cli_scripted_openai_judge(store, graph_env, tendency_batch, tiny_model_dir,
                                    scripted_server, tmp_path):
     before = len(Handler.calls)
-    g = _eval(tmp_path, tiny_model_dir, "--judge-backend", "openai", "--judge-model",
-                      "scripted", "--judge-base-url", scripted_server)
+    g = _eval(tmp_path, tiny_model_dir, "-S", "judge_backend=openai", "-S", "judge_model=scripted",
+              "-S", f"judge_base_url={scripted_server}")
     judged = [p for p in Handler.calls[before:] if p.startswith(JUDGE_PREFIX)]
-    assert len(judged) == 6
+    assert len(judged) == 4
     _consistent(g)
     # the scripted judge says 5 / 4 / 3 / 5 every time
     assert g["unparsed"] == 0 and g["full_mark_overall"] == 1.0 and g["full_mark_coherence"] == 0.0
@@ -168,11 +172,11 @@ def test_cli_judge_option_errors(store, graph_env, tmp_path, tiny_model_dir):
     items = tmp_path / "items.jsonl"
     items.write_text("")
     result = CliRunner().invoke(cli, ["eval", "--benchmark", str(items), "--model", str(tiny_model_dir),
-                                      "--judge-model", "x"])
-    assert result.exit_code != 0 and "ELKEN editing solvers" in result.output
+                                      "--solver", "zero-shot", "-S", "judge_model=x"])
+    assert result.exit_code != 0 and "judge_model" in result.output and "Extra inputs" in result.output
     build_subgraph(store)
     generate_events(store, types=["IPO"], n=1, seed=0, batch="nj")
     result = CliRunner().invoke(cli, ["eval", "--benchmark", "events:nj", "--model", str(tiny_model_dir),
-                                      "--judge-backend", "hf", "--cache-dir", str(tmp_path / "c"),
+                                      "--solver", "ice", "-S", "judge_backend=hf", "--cache-dir", str(tmp_path / "c"),
                                       "--out", str(tmp_path / "r"), "--silent"])
-    assert result.exit_code != 0 and "--judge-model" in result.output
+    assert result.exit_code != 0 and "judge_model" in result.output

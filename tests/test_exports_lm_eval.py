@@ -26,7 +26,8 @@ from knowforge.errors import ConfigError
 from knowforge.eval.lm_eval_export import KINDS, benchmark_prefix, write_lm_eval_tasks
 from knowforge.eval.mc_likelihood import build_choice_question
 from knowforge.eval.prompts import render_prompt
-from knowforge.eval.scorers import first_line, normalize_answer, score_exact, score_item, strip_answer_prefix
+from knowforge.eval.scorers import first_line, normalize_answer, score_exact, strip_answer_prefix
+from knowforge.eval.scoring import score_item
 from knowforge.models.task import Component, ItemFilter, Task
 from knowforge.models.types import BenchmarkItem
 
@@ -229,7 +230,7 @@ def agreement(neo4j_server, session_store, tiny_model_dir, tmp_path_factory):
             kinds[method] = {json.loads(line)["id"]: kind_of(path) for path in (out / "data").glob("*.jsonl")
                              for line in path.read_text().splitlines()}
             result = invoke("eval", "--benchmark", f"{method}:{name}", "--solver", "zero-shot",
-                            "--mc-scoring", "likelihood", "--backend", "hf", "--model", str(tiny_model_dir),
+                            "--metric", "accuracy", "--mc-scoring", "likelihood", "--backend", "hf", "--model", str(tiny_model_dir),
                             "--max-tokens", "8", "--no-cache", "--log-samples", "--out", str(root / "runs" / method),
                             "--silent")
             assert result.exit_code == 0, result.output

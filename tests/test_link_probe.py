@@ -9,7 +9,8 @@ from scripted_openai import ScriptedCompletions, serving
 
 from knowforge.eval.link.probe import (first_token, head_tail, known_rate, relative_drop, score_probe,
                                        template_accuracy)
-from knowforge.eval.metrics import compute_metric
+from knowforge.eval.registry import metric_spec
+from knowforge.eval.unit import MetricInput, SolveContext
 from knowforge.eval.solvers import make_solver
 from knowforge.eval.types import EvalOptions
 from knowforge.generators.link.rules import load_rules
@@ -90,10 +91,13 @@ def test_probe_solver_with_scripted_answers_for_all_13_templates(probe_url, tmp_
     items = _items()
     assert len(items) == 52 and {i.slices["template"] for i in items} == {f"{n:02d}" for n in range(1, 14)}
     Probe.answers = script(items)
+    # the link task scores its items with the link-probe scorer; official: LINT's first-token rule
+    items = [i.model_copy(update={"scorer": "link-probe"}) for i in items]
     options = EvalOptions(backend="openai", model="scripted", base_url=probe_url, cache_dir=tmp_path / "cache",
-                          max_tokens=8)
+                          max_tokens=8, scoring="official")
     backend = make_backend(options)
-    output = make_solver(Component(name="link-probe")).solve(items, backend, options)
+    output = make_solver(Component(name="link-probe")).solve(items, SolveContext(backend=backend, options=options))
+    assert {s.rule for s in output.samples} == {"link-probe:official"}
     assert len(Probe.calls) == 52 and len(output.samples) == 52
     assert sum(s.score for s in output.samples) == 26 + 12 + 4      # head 26, churchkhela 12, bagna cauda 4
 
@@ -109,15 +113,18 @@ def test_probe_solver_with_scripted_answers_for_all_13_templates(probe_url, tmp_
     assert split["accuracy"]["head"] == 1.0 and split["accuracy"]["longtail"] == pytest.approx(16 / 26)
     assert split["accuracy"]["relative_drop"] == pytest.approx(16 / 26 - 1)
     assert split["known"]["relative_drop"] == -1.0
-    # the registered metrics give the same numbers, by rule and by graph premises too
-    assert compute_metric("link_known", items, output.samples, {})["rate"] == 0.5
-    by_premises = compute_metric("link_by_graph_premises", items, output.samples, {})
+    # the declared metrics give the same numbers, by rule and by graph premises too
+    data = MetricInput(items, output.samples)
+    assert metric_spec("link_known").compute(data)["rate"] == 0.5
+    by_premises = metric_spec("link_by_graph_premises").compute(data)
     assert list(by_premises) == ["2/2"] and by_premises["2/2"]["known"]["head"] == 1.0
-    by_rule = compute_metric("link_by_rule", items, output.samples, {})
+    by_rule = metric_spec("link_by_rule").compute(data)
     assert by_rule["outcome_allergy_dish"]["accuracy"]["longtail"] == pytest.approx(16 / 26)
     assert "LINT: accuracy per template" in output.sections
 
-    # -S scoring=robust: any spelling of the answer counts, so "Yes" to a True/False question is right
-    robust = make_solver(Component(name="link-probe", args={"scoring": "robust"})).solve(items, backend, options)
+    # the knowforge mode: any spelling of the answer counts, so "Yes" to a True/False question is right
+    ours = options.but(scoring="knowforge")
+    robust = make_solver(Component(name="link-probe")).solve(items, SolveContext(backend=backend, options=ours))
     assert sum(s.score for s in robust.samples) == 26 + 12 + 4 + 2   # bagna cauda: True (3) and Right (4)
+    assert {s.rule for s in robust.samples} == {"link-probe:knowforge"}
     assert len(Probe.calls) == 52                                     # answered from the cache

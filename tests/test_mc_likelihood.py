@@ -16,7 +16,8 @@ from knowforge.models.items_io import write_items
 from knowforge.eval.mc_likelihood import (ChoiceSelection, build_choice_question, judge_choice_question,
                                           select_choice)
 from knowforge.eval.prompts import render_prompt
-from knowforge.eval.runner import evaluate_items
+from knowforge.eval.solvers import solve_prompted
+from knowforge.eval.unit import SolveContext
 from knowforge.models.types import CAP_GENERATE, BenchmarkItem, GenerationResult, LoglikelihoodRequest, LoglikelihoodResult
 from knowforge.eval.types import EvalOptions
 
@@ -24,6 +25,11 @@ from knowforge.eval.types import EvalOptions
 # ---------------------------------------------------------------------------------------------
 # pure selection
 # ---------------------------------------------------------------------------------------------
+def evaluate_items(items, backend, options, *, setting="zero-shot"):
+    """Every item under a prompting setting, as the prompt solvers ask it."""
+    return solve_prompted(items, setting, SolveContext(backend=backend, options=options))
+
+
 def test_select_choice_argmax_and_length_normalised():
     # totals favour the short option B; per character the long option C wins
     assert select_choice([-5.0, -2.0, -6.0], [4, 1, 12]) == ChoiceSelection(index=1, index_norm=2)
@@ -192,9 +198,9 @@ def test_letter_continuations_and_settings(hf_backend):
     assert cot.ll_calls == [] and len(cot.gen_calls) == 1 and generated[0].metadata is None
 
     with pytest.raises(ConfigError, match="drop --chat"):
-        evaluate_items(items(), hf_backend, EvalOptions(model="m", mc_scoring="likelihood", extra={"chat": True}))
-    with pytest.raises(ConfigError, match="unknown mc_scoring"):
-        evaluate_items(items(), hf_backend, EvalOptions(model="m", mc_scoring="logits"))
+        evaluate_items(items(), hf_backend, EvalOptions(model="m", mc_scoring="likelihood", chat=True))
+    with pytest.raises(ConfigError, match="mc_scoring"):
+        EvalOptions.make(model="m", mc_scoring="logits")
 
 
 @dataclass

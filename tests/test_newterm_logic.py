@@ -281,7 +281,7 @@ def test_csj_phrasings_and_systems():
     assert [system_prompt(item, p, "base") for p in range(3)] == list(CSJ_SYSTEMS)
     assert CSJ_SYSTEMS[1] == ('Please answer the following question by printing "Correct" or "Incorrect", '
                               'without explanation.')
-    chat = render(item, 2, "gold", EvalOptions(model="m", extra={"chat": True}))
+    chat = render(item, 2, "gold", EvalOptions(model="m", chat=True))
     assert chat.messages[0] == ("system", 'Given that "t" means "m". ' + CSJ_SYSTEMS[2])
     plain = render(item, 0, "base", EvalOptions(model="m"))
     assert plain.prompt == CSJ_SYSTEMS[0] + "\n\n" + user_prompt(item, 0) and plain.temperature == 0.0

@@ -12,10 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 from knowforge.cli.main import cli
-from knowforge.eval.compat import elken, helm, newterm
+from knowforge.eval.events import helm
+from knowforge.eval.events import rules as elken
+from knowforge.eval.newterm import rules as newterm
+from knowforge.eval.file_benchmark import ensure_questions
 from knowforge.eval.results import record_run
 from knowforge.eval.types import SampleResult
-from knowforge.eval.scorers import score_item
+from knowforge.eval.scoring import score_item
 from knowforge.eval.types import EvalOptions
 
 RELEASE = [
@@ -129,12 +132,20 @@ def test_results_file_names_split_like_get_results():
     assert newterm.parse_results_name("results_2022/COST_m-x_few_gold.jsonl") == ("COST", "m-x", "few_gold")
 
 
-def _record(store, items, texts, **options):
-    results = []
-    for item in items:
-        score = score_item(item, texts.get(item.id, ""), options.get("scoring", "knowforge"))
-        results.append(SampleResult(item.id, 0, texts.get(item.id, ""), score.answer, score.value))
-    return record_run(store, EvalOptions(backend="openai", model="org/some_model", **options), items, results)
+def _record(store, items, texts, *, extra=None, variants=None, **options):
+    """A run with the answers ``texts`` (and variant answers ``variants``: name -> texts)."""
+    scoring = options.get("scoring", "knowforge")
+
+    def scored(item, text, variant=None):
+        score = score_item(item, text, scoring)
+        return SampleResult(item.id, 0, text, score.answer, score.value, variant=variant)
+
+    results = [scored(i, texts.get(i.id, "")) for i in items]
+    others = [scored(i, text, name) for name, answers in (variants or {}).items()
+              for i in items for text in [answers.get(i.id)] if text is not None]
+    ensure_questions(store, items, "release")
+    return record_run(store, EvalOptions(backend="openai", model="org/some_model", **options), items, results,
+                      variants=others, extra=extra)
 
 
 def test_export_run_helm_with_before_run(store, graph_env, release_items, tmp_path):
@@ -142,7 +153,7 @@ def test_export_run_helm_with_before_run(store, graph_env, release_items, tmp_pa
     local = [i for i in release_items if i.slices["scope"] == "out"]
     before_run = _record(store, local, _answers(release_items, BEFORE))
     out = tmp_path / "exported"
-    result = invoke("export", "run", after_run, "--format", "helm", "--out", out, "--before", before_run)
+    result = invoke("export", "run", after_run, "--format", "helm", "--out", out, "-O", f"before={before_run}")
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["fact.json", "fact_local.json", "tendency_mc.json",
                                                      "tendency_mc_local.json"]
@@ -161,8 +172,15 @@ def test_export_run_helm_with_before_run(store, graph_env, release_items, tmp_pa
     assert scored[helm.FACT]["accuracy"]["overall_correct"] == 4
     assert scored[helm.FACT]["locality"]["overall_total"] == 1
     without = invoke("export", "run", after_run, "--format", "helm", "--out", tmp_path / "no-before")
-    assert without.exit_code == 0 and "--before" in without.output
+    assert without.exit_code == 0 and "-O before=RUN" in without.output
     assert not (tmp_path / "no-before" / "fact_local.json").exists()
+    # a run that recorded its answers without the edit (an editing solver's variants) needs no second run
+    one_run = _record(store, release_items, _answers(release_items, AFTER), scoring="official",
+                      variants={"no-edit": _answers(local, BEFORE)})
+    both = tmp_path / "one-run"
+    assert invoke("export", "run", one_run, "--format", "helm", "--out", both).exit_code == 0
+    for name in ("fact.json", "fact_local.json", "tendency_mc.json", "tendency_mc_local.json"):
+        assert (both / name).read_text() == (out / name).read_text(), name
 
 
 def test_export_run_newterm_results(store, graph_env, tmp_path):
@@ -171,11 +189,12 @@ def test_export_run_newterm_results(store, graph_env, tmp_path):
     src = tmp_path / "COST.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     items = newterm.read_official(src, year=2022)
-    run = _record(store, items, {items[0].id: "C", items[1].id: "Answer: A", items[2].id: "y"})
+    run = _record(store, items, {items[0].id: "C", items[1].id: "Answer: A", items[2].id: "y"},
+                  extra={"newterm_setting": "gold"})
     out = tmp_path / "nt"
-    result = invoke("export", "run", run, "--format", "newterm-results", "--out", out, "--prompt", "gold")
+    result = invoke("export", "run", run, "--format", "newterm-results", "--out", out)
     assert result.exit_code == 0, result.output
-    path = out / "results_2022" / "COST_some-model_gold.jsonl"
+    path = out / "raw" / "results_2022" / "COST_some-model_gold.jsonl"
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert [line["response"] for line in lines] == ["C", "Answer: A", "y"]
     assert all({"response", "gold", "choices", "prompt_id", "term", "meaning", "type"} <= set(line) for line in lines)
@@ -246,7 +265,7 @@ def test_unknown_scoring_mode_is_refused():
     from knowforge.errors import ConfigError
 
     with pytest.raises(ConfigError, match="unknown scoring mode 'strict'"):
-        EvalOptions(scoring="strict")
+        EvalOptions.make(scoring="strict")
     result = CliRunner().invoke(cli, ["eval", "--benchmark", "x.jsonl", "--model", "m", "--scoring", "strict"])
     assert result.exit_code == 2 and "strict" in result.output
 

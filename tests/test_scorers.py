@@ -6,9 +6,10 @@ import pytest
 
 from knowforge.errors import ConfigError
 from knowforge.eval.metrics import accuracy, all_correct, balanced_accuracy, per_slice
-from knowforge.eval.scorers import (SCORERS, exact_match, extract_choice_letter, extract_yes_no,
-                                    final_answer, first_line, fuzzy_match, is_unknown, normalize_answer,
-                                    score_item)
+from knowforge.eval.registry import registry
+from knowforge.eval.scoring import score_item
+from knowforge.eval.scorers import (exact_match, extract_choice_letter, extract_yes_no,
+                                    final_answer, first_line, fuzzy_match, is_unknown, normalize_answer)
 from knowforge.models.types import BenchmarkItem
 
 
@@ -171,7 +172,7 @@ def test_score_unknown_item():
 
 def test_registry_names_and_unknown_scorer():
     assert {"fuzzy", "exact", "multi-choice", "boolean", "unknown", "elken-fact", "elken-tendency",
-            "newterm-choice", "newterm-csj"} <= set(SCORERS)
+            "newterm-choice", "newterm-csj"} <= set(registry().scorers)
     with pytest.raises(ConfigError, match="unknown scorer"):
         score_item(item(scorer="nope"), "x")
 

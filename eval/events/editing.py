@@ -319,7 +319,8 @@ class EditingSolver:
         rel = reliability_metrics(edited, {k: r.score >= 1.0 for k, r in first.items()})
         loc = locality_metrics(edited, before, {k: r.raw for k, r in first.items()}, ctx.options.scoring)
         run_extra = {"editing_method": method, "question_level_reliability": rel["question_level"],
-                     "edit_level_reliability": rel["edit_level"], "locality": loc["question_level"]}
+                     "edit_level_reliability": rel["edit_level"], "locality": loc["question_level"],
+                     "retrieval_top1_accuracy": details.retrieval_top1_accuracy}
         sections["ELKEN retrieval"] = [{"metric": "retrieval top-1 accuracy",
                                         "value": details.retrieval_top1_accuracy}]
         return SolverOutput(items=edited, samples=after, variants=variants, run_extra=run_extra,

@@ -58,6 +58,9 @@ def _options(**kw):
 @click.option("--solver-arg", "-S", "solver_args", multiple=True, metavar="KEY=VALUE",
               help="An argument of the solver (repeatable; checked against the solver's parameters), e.g. "
                    "-S span=both, -S setting=gold, -S judge_model=M.")
+@click.option("--metric", "metrics", multiple=True,
+              help="Report these metrics instead of the tasks' own (repeatable), e.g. --metric accuracy when "
+                   "--solver gives a task's metrics nothing to read.")
 @click.option("--backend", type=click.Choice(["hf", "openai", "vllm"]), default="hf", show_default=True)
 @click.option("--model", required=True, help="Model id or local directory.")
 @click.option("--base-url", default=None, help="openai: server URL, e.g. http://127.0.0.1:8000/v1.")
@@ -108,7 +111,7 @@ def _options(**kw):
 @home_option
 @silent_option
 @handle_errors
-def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, temperature, top_p, n, seed,
+def eval_cmd(benchmark, tasks, solver, solver_args, metrics, backend, model, base_url, temperature, top_p, n, seed,
              max_tokens, limit, chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir,
              device, batch_size, revision, tensor_parallel_size, engine_args, concurrency, timeout,
              model_cutoff, name, home, silent):
@@ -155,10 +158,15 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
     if args and not solver:
         raise ConfigError("--solver-arg needs --solver")
     component = Component(name=solver, args=args) if solver else None
+    if component is not None:
+        from knowforge.eval.solvers import make_solver
+
+        make_solver(component)     # an unknown solver or a bad argument fails before anything starts
     path = Path(benchmark)
     if path.is_file():
-        if tasks:
-            raise ConfigError("--task applies to benchmarks in the graph (METHOD:NAME); a file is one task")
+        if tasks or metrics:
+            raise ConfigError("--task and --metric apply to benchmarks in the graph (METHOD:NAME); a file is one "
+                              "task with accuracy and balanced accuracy")
         from knowforge.models.items_io import read_items
 
         read_items(path)      # bad input fails before the graph opens or a model loads
@@ -174,7 +182,7 @@ def eval_cmd(benchmark, tasks, solver, solver_args, backend, model, base_url, te
     split_benchmark(benchmark)                # an unknown method fails before the graph opens
     with contextlib.closing(open_graph(home)) as store:
         _evaluate(lambda progress: _workflow().evaluate(store, benchmark, options, tasks=tasks, solver=component,
-                                                        progress=progress), options, silent)
+                                                        metrics=metrics, progress=progress), options, silent)
 
 
 def _workflow():
