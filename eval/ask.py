@@ -29,9 +29,10 @@ from knowforge.errors import BackendError
 from knowforge.eval.mc_likelihood import ChoiceQuestion, judge_choice_question
 from knowforge.eval.scoring import score_item, scoring_rule
 from knowforge.eval.types import SampleResult
+from knowforge.models.backends import require_capability
 from knowforge.models.cache import generation_key, loglikelihood_key
-from knowforge.models.types import (Backend, BenchmarkItem, GenerationRequest, GenerationResult,
-                                    LoglikelihoodRequest, LoglikelihoodResult)
+from knowforge.models.types import (CAP_LOGLIKELIHOOD, Backend, BenchmarkItem, GenerationRequest,
+                                    GenerationResult, LoglikelihoodRequest, LoglikelihoodResult)
 
 log = logging.getLogger(__name__)
 
@@ -134,9 +135,6 @@ def _samples(a: Ask, answer: GenerationResult, backend: Backend, scoring: str) -
 def ask_choices(questions: Sequence[ChoiceQuestion], backend: Backend, *, progress: Progress | None = None,
                 chunk_size: int = DEFAULT_CHUNK_SIZE) -> list[SampleResult]:
     """Score every option of each question by log-likelihood and pick one (one sample each)."""
-    from knowforge.models.backends import require_capability
-    from knowforge.models.types import CAP_LOGLIKELIHOOD
-
     questions = list(questions)
     if questions:
         require_capability(backend, CAP_LOGLIKELIHOOD)

@@ -96,8 +96,8 @@ INVALID = "[invalid]"
 DIFFERENCES = (
     "fuzzy (token_set_ratio >= 70) is scored as our exact rule: normalised exact match",
     "exact: lm-eval deletes spaces instead of collapsing them, so 'new york' also equals 'newyork'",
-    ("chain-of-thought, few-shot, chat, sampling (--n, --temperature) and method solvers "
-     "(chrono-check, chronoprompt, ice, bm25, dense) are not exported: every task is zero-shot"),
+    ("chain-of-thought, few-shot, chat, sampling (--n, --temperature) and the methods' own solvers "
+     "(`knowforge methods --solvers`) are not exported: every task is zero-shot"),
 )
 
 

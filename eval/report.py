@@ -21,6 +21,7 @@ from rich.table import Table
 
 from knowforge.eval.metrics import accuracy, balanced_accuracy, per_slice
 from knowforge.eval.results import load_run, run_answers
+from knowforge.eval.validity import UNDATED, question_sides
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +89,6 @@ def build_report(store, run_id: str) -> dict:
 
 def _cutoff_slices(store, run_id: str, cutoff: str, samples) -> dict:
     """Accuracy of items whose tested facts changed before vs after the model's cutoff."""
-    from knowforge.eval.validity import UNDATED, question_sides
-
     sides = question_sides(store, run_id, cutoff)
     side = lambda q: sides.get(q["id"], UNDATED)  # noqa: E731
     by_task = {}

@@ -2,7 +2,7 @@
 # KnowGen (ALCUNA) on the bundled taxonomy sample: artificial entities with KU/KD/KA questions
 # written into the graph, exported as ALCUNA files and as our JSONL, then evaluated with the
 # control model ($MODEL; the tiny random model when unset) under the four settings (vanilla,
-# chain-of-thought, zero-shot, few-shot), and KU questions once more without the entity's
+# chain-of-thought, zero-shot, few-shot), and KU questions with and without the entity's
 # passage in context. Needs a running graph with the samples loaded (scripts/demo.sh does that).
 set -euo pipefail
 KF=${KF:-.venv/bin/knowforge}
@@ -26,16 +26,10 @@ $KF export knowgen --batch demo --format jsonl --out "$OUT/jsonl" >/dev/null 2>&
 $KF eval --benchmark knowgen:demo --backend hf --model "$MODEL" --device cpu --max-tokens 16 \
   --limit "$LIMIT" --out "$OUT/runs" --silent >/dev/null 2>&1
 cat "$OUT/runs/knowgen-demo/summary.md"
-# KU with the passage in context vs without it (same questions, same setting)
-$PY - "$OUT/jsonl/items.jsonl" "$OUT" "$KU" <<'PY'
-import sys
-from knowforge.eval.validity import strip_context
-from knowforge.models.items_io import read_items, write_items
-items = [i for i in read_items(sys.argv[1]) if i.task == "knowgen/KU"][: int(sys.argv[3])]
-write_items(f"{sys.argv[2]}/ku_context.jsonl", items)
-write_items(f"{sys.argv[2]}/ku_no_context.jsonl", strip_context(items))
-PY
-for F in ku_context ku_no_context; do
-  $KF eval --benchmark "$OUT/$F.jsonl" --backend hf --model "$MODEL" --device cpu --max-tokens 16 \
-    --solver zero-shot --out "$OUT/runs" --name "knowgen:demo:$F" --silent 2>&1 | grep -E "^│ \(all\)" | sed "s/^/$F: /"
+# KU with the passage in context vs without it: the same questions, zero-shot, the second time
+# through the no-context solver (the prompt without the passage, derived in memory: the
+# benchmark's questions keep their passage)
+for SOLVER in zero-shot no-context; do
+  $KF eval --benchmark knowgen:demo --task KU --solver "$SOLVER" --limit "$KU" --backend hf --model "$MODEL" \
+    --device cpu --max-tokens 16 --out "$OUT/runs-ku" --silent 2>&1 | grep -E "^│ \(all\)" | sed "s/^/KU $SOLVER: /"
 done

@@ -111,3 +111,47 @@ def spark(tmp_path_factory):
                             log_file=tmp_path_factory.mktemp("spark") / "spark.log")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def tiny_sentence_model(tmp_path_factory):
+    """A random tiny BERT + a WordPiece tokenizer trained here, saved as a sentence-transformers folder."""
+    pytest.importorskip("sentence_transformers")
+    import torch
+    from sentence_transformers import SentenceTransformer
+    try:
+        from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    except ImportError:   # sentence-transformers < 6
+        from sentence_transformers.models import Pooling, Transformer
+    from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
+    from tokenizers.models import WordPiece
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    from knowforge.generators.events.templates import load_relations
+
+    root = tmp_path_factory.mktemp("st")
+    corpus = [r.question for r in load_relations().values()] + [
+        "query: passage: transferred to won election founded company public offering enrolled "
+        "married divorced died dismissed resigned published acquired lost born",
+        "Cristiano Ronaldo Lionel Messi Real Madrid Chelsea United States United Kingdom London"]
+    tok = Tokenizer(WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.train_from_iterator(corpus * 5, trainers.WordPieceTrainer(
+        vocab_size=400, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
+                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    bert_dir = root / "bert"
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        BertModel(BertConfig(vocab_size=len(fast), hidden_size=32, num_hidden_layers=1,
+                             num_attention_heads=2, intermediate_size=64)).save_pretrained(bert_dir)
+    fast.save_pretrained(bert_dir)
+    word = Transformer(str(bert_dir), max_seq_length=64)
+    dim = (word.get_embedding_dimension() if hasattr(word, "get_embedding_dimension")
+           else word.get_word_embedding_dimension())
+    model = SentenceTransformer(modules=[word, Pooling(dim, "mean")], device="cpu")
+    out = root / "e5-tiny"
+    model.save(str(out))
+    return out

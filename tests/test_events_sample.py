@@ -10,7 +10,7 @@ import pytest
 from knowforge.generators.events.build import generate_events
 from knowforge.generators.events.instantiate import Planner
 from knowforge.generators.events.layering import source_checksum, unapply_batch
-from knowforge.generators.events.ripple import ripple_event
+from knowforge.kg.ripple import ripple_event
 from knowforge.generators.events.templates import load_templates
 from knowforge.methods import get_method
 from knowforge.workflow import export

@@ -14,7 +14,7 @@ from knowforge.cli.main import cli
 from knowforge.errors import ConfigError, InputError
 from knowforge.generators.events.instantiate import Planner
 from knowforge.generators.events.layering import apply_events
-from knowforge.generators.events.ripple import parse_edit, ripple_edit, ripple_event, ripple_graph
+from knowforge.kg.ripple import parse_edit, ripple_edit, ripple_event, ripple_graph
 from knowforge.generators.events.templates import load_templates
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts

@@ -178,7 +178,8 @@ def eval_cmd(benchmark, tasks, solver, solver_args, metrics, backend, model, bas
     from knowforge.methods import split_benchmark
 
     if ":" not in benchmark:
-        raise ConfigError(f"--benchmark {benchmark!r} is neither a file nor METHOD:NAME (e.g. knowgen:demo)")
+        raise ConfigError(f"--benchmark {benchmark!r} is neither a file nor METHOD:NAME "
+                          "(`knowforge methods --benchmarks` lists those in the graph)")
     split_benchmark(benchmark)                # an unknown method fails before the graph opens
     with contextlib.closing(open_graph(home)) as store:
         _evaluate(lambda progress: _workflow().evaluate(store, benchmark, options, tasks=tasks, solver=component,

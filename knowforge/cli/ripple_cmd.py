@@ -35,7 +35,7 @@ def ripple_cmd(event_id, edit, hops, fmt, graphml, home):
       knowforge ripple ev:0123abcd --hops 2 --graphml out/ripple.graphml
     """
     from knowforge.errors import ConfigError
-    from knowforge.generators.events.ripple import (ripple_cypher, ripple_edit, ripple_event,
+    from knowforge.kg.ripple import (ripple_cypher, ripple_edit, ripple_event,
                                                     ripple_table_rows, write_graphml)
 
     if (event_id is None) == (edit is None):

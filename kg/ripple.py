@@ -37,7 +37,7 @@ from knowforge.kg.store import Store
 @lru_cache(maxsize=None)
 def ignored_relations() -> frozenset[str]:
     """Relations never listed as ripples (``ripple.yaml``): things an event cannot change."""
-    path = resources.files("knowforge.generators.events").joinpath("ripple.yaml")
+    path = resources.files("knowforge.kg").joinpath("ripple.yaml")
     return frozenset(yaml.safe_load(path.read_text(encoding="utf-8"))["ignore_relations"])
 
 
@@ -125,7 +125,7 @@ def _walk(store: Store, starts: list[str], hops: int, skip: set[str],
     for depth in range(1, hops + 1):
         if not frontier:
             break
-        rows = store.read("events/read_fact_neighbours", ids=frontier, event_id=event_id)
+        rows = store.read("ripple/read_fact_neighbours", ids=frontier, event_id=event_id)
         nxt: list[str] = []
         for rec in rows:
             fid = rec["fact_id"]
@@ -148,13 +148,13 @@ def _walk(store: Store, starts: list[str], hops: int, skip: set[str],
 
 
 def ripple_event(store: Store, event_id: str, hops: int = 1) -> RippleReport:
-    rows = store.read("events/read_event", event_id=event_id)
+    rows = store.read("ripple/read_event", event_id=event_id)
     if not rows:
         raise ConfigError(f"no event {event_id!r} in the graph (list them with "
                           "`knowforge query \"MATCH (e:Event) RETURN e.id, e.text\"`)")
     plan = json.loads(rows[0]["payload"])
-    edits = store.read("events/read_event_edits", event_id=event_id)
-    facts = {r["fact_id"]: _ref(r) for r in store.read("events/read_facts_by_id",
+    edits = store.read("ripple/read_event_edits", event_id=event_id)
+    facts = {r["fact_id"]: _ref(r) for r in store.read("ripple/read_facts_by_id",
                                                        ids=[e["fact_id"] for e in edits])}
     report = RippleReport(target=event_id, hops=hops)
     report.edited = [(e["change"], facts[e["fact_id"]]) for e in edits if e["fact_id"] in facts]
@@ -182,14 +182,14 @@ def ripple_edit(store: Store, edit: str, hops: int = 1) -> RippleReport:
     """Ad-hoc: what else should change if (X, r, Y) becomes (X, r, Z)? (On the source graph.)"""
     subject, relation, old, new = parse_edit(edit)
     report = RippleReport(target=edit, hops=hops)
-    current = store.read("events/read_current_fact", subject_id=subject, relation=relation,
+    current = store.read("ripple/read_current_fact", subject_id=subject, relation=relation,
                          object_id=old)
     if old is not None and not current:
         raise ConfigError(f"({subject}, {relation}, {old}) is not a current fact of the graph")
-    olds = {r["fact_id"]: _ref(r) for r in store.read("events/read_facts_by_id",
+    olds = {r["fact_id"]: _ref(r) for r in store.read("ripple/read_facts_by_id",
                                                        ids=[c["fact_id"] for c in current])}
     report.edited = [("retracted", f) for f in olds.values()]
-    names = {r["id"]: r["name"] for r in store.read("events/read_entities",
+    names = {r["id"]: r["name"] for r in store.read("ripple/read_entities",
                                                      ids=[subject] + ([new] if new != "unknown" else []))}
     if subject not in names:
         raise ConfigError(f"no entity {subject!r} in the graph")
