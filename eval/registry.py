@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowforge.errors import ConfigError
-from knowforge.methods import available
+from knowforge.models.methods import available
 from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec,
                                  ValiditySpec)
 

@@ -246,6 +246,3 @@ class ResponseCache:
     def stats(self) -> CacheStats:
         """Hits and misses of this object's lookups (per sample / per log-likelihood request)."""
         return CacheStats(self._hits, self._misses)
-
-    def reset_stats(self) -> None:
-        self._hits = self._misses = 0

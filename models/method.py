@@ -12,15 +12,19 @@ without editing knowforge. The CLI and ``knowforge.workflow`` never name a metho
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .task import Task
 from .types import BenchmarkItem
+
+# A benchmark's name: what follows "METHOD:" in its id, a file name part in exports.
+BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 Progress = Callable[[int], None]
 """Called with the amount of work just finished (rows, requests, entities...)."""
@@ -38,8 +42,22 @@ class MethodParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(description="Benchmark name; its id is METHOD:NAME.")
+    name: str | None = Field(None, description="Benchmark name (letters, digits, _-.); its id is METHOD:NAME.")
     seed: int = Field(0, description="Seed of the one random generator every choice is drawn from.")
+
+    def default_name(self) -> str | None:
+        """The name of a benchmark generated without one (None: the method needs a name)."""
+        return None
+
+    @model_validator(mode="after")
+    def _benchmark_name(self) -> MethodParams:
+        # one rule for every method: defaulted here, checked here
+        if self.name is None:
+            object.__setattr__(self, "name", self.default_name())
+        if self.name is not None and not BENCHMARK_NAME.match(self.name):
+            raise ValueError(f"benchmark name {self.name!r}: letters, digits, '_', '-' and '.', starting with a "
+                             "letter or digit, at most 64")
+        return self
 
 
 class GenerationSummary(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
 from knowforge.models.task import Component, ItemFilter, Task
@@ -46,11 +46,8 @@ class ChronoParams(MethodParams):
     relations_file: str | None = Field(None, description="Your own relation phrasings (layout of "
                                                          "generators/chrono/relations.yaml).")
 
-    @model_validator(mode="after")
-    def _name(self) -> ChronoParams:
-        if self.name is None and self.domain is not None:
-            object.__setattr__(self, "name", self.domain)
-        return self
+    def default_name(self) -> str | None:
+        return self.domain
 
     def to_config(self) -> ChronoConfig:
         from knowforge.errors import ConfigError

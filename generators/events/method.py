@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from knowforge.errors import ConfigError
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
@@ -39,11 +39,8 @@ class EventsParams(MethodParams):
     locality_relations: str | None = Field(None, description="YAML with the relation set for out-of-scope "
                                                              "questions (default: bundled, 32).")
 
-    @model_validator(mode="after")
-    def _name(self) -> EventsParams:
-        if self.name is None:
-            object.__setattr__(self, "name", f"e{self.seed}")
-        return self
+    def default_name(self) -> str:
+        return f"e{self.seed}"
 
 
 def generate(store, params: EventsParams, backend=None, progress=None) -> GenerationSummary:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
@@ -11,7 +10,6 @@ from knowforge.models.method import MethodParams
 
 PARAMS_VERSION = "1"
 FORMS = ("boolean", "fill-in-blank", "multi-choice")
-_BATCH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def _cli(**options) -> dict:
@@ -53,13 +51,8 @@ class KnowGenParams(MethodParams):
     forms: tuple[str, ...] = Field(FORMS, description="Question forms.", json_schema_extra=_cli(separator=","))
     few_shot: int = Field(2, ge=0, description="Few-shot exemplars per question.")
 
-    @model_validator(mode="after")
-    def _default_name(self) -> KnowGenParams:
-        if self.name is None:
-            object.__setattr__(self, "name", f"kg{self.seed}")
-        if not _BATCH.match(self.name):
-            raise ValueError(f"batch id {self.name!r} must be letters, digits, '_', '-', '.' (max 64)")
-        return self
+    def default_name(self) -> str:
+        return f"kg{self.seed}"
 
     @property
     def batch(self) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -11,7 +10,6 @@ from knowforge.models.method import MethodParams
 
 from . import critic
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def _cli(**options) -> dict:
@@ -64,12 +62,11 @@ class LinkParams(MethodParams):
     scorer_model: str | None = Field(None, description="Scoring model id or local directory.")
     scorer_base_url: str | None = Field(None, description="openai: the scoring model's server URL.")
 
+    def default_name(self) -> str:
+        return f"lk{self.seed}"
+
     @model_validator(mode="after")
     def _defaults(self) -> LinkParams:
-        if self.name is None:
-            object.__setattr__(self, "name", f"lk{self.seed}")
-        if not _NAME.match(self.name):
-            raise ValueError(f"name {self.name!r}: letters, digits, '_', '-', '.' (max 64)")
         if self.datatype_floor > self.datatype_threshold:
             raise ValueError("the datatype floor must not exceed the starting datatype threshold")
         if (self.scorer_backend or self.scorer_base_url) and not self.scorer_model:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -12,7 +11,6 @@ from knowforge.models.method import MethodParams
 
 PARAMS_VERSION = "1"
 CATEGORIES = ("new word", "new phrase", "new meaning")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def _cli(**options) -> dict:
@@ -52,12 +50,11 @@ class NewTermParams(MethodParams):
     max_tokens: int = Field(256, ge=16, description="Token limit of one generation request.")
     chat: bool = Field(False, description="Send chat messages (system + user) instead of one plain prompt.")
 
+    def default_name(self) -> str | None:
+        return str(self.year) if self.year is not None else None
+
     @model_validator(mode="after")
     def _check(self) -> NewTermParams:
-        if self.name is None and self.year is not None:
-            object.__setattr__(self, "name", str(self.year))
-        if self.name is not None and not _NAME.match(self.name):
-            raise ValueError(f"benchmark name {self.name!r}: use letters, digits and _-. (at most 64)")
         unknown = [c for c in self.categories if c not in CATEGORIES]
         if unknown:
             raise ValueError(f"unknown categories {unknown}; choose from {', '.join(CATEGORIES)}")

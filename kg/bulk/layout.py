@@ -248,17 +248,6 @@ def header_line(columns: Iterable[Column], id_space: str) -> str:
     return ",".join(c.header(id_space) for c in columns) + "\n"
 
 
-class _ImportDialect(csv.Dialect):
-    """What the import tool reads: ``,``, ``"`` doubled inside quotes, ``\\n`` line ends."""
-
-    delimiter = ","
-    quotechar = '"'
-    doublequote = True
-    skipinitialspace = False
-    lineterminator = "\n"
-    quoting = csv.QUOTE_MINIMAL
-
-
 def csv_field(value, kind: str) -> str | None:
     """A value as the import tool reads it; None for a missing property (empty, unquoted)."""
     if value is None:

@@ -39,11 +39,6 @@ def home_option(fn):
                         help="Data directory of the managed Neo4j (default: the user data dir).")(fn)
 
 
-def seed_option(fn):
-    return click.option("--seed", type=int, default=0, show_default=True,
-                        help="Seed of the one random generator every choice is drawn from.")(fn)
-
-
 def open_graph(home: str | None = None):
     """Open the store (env-configured server or the managed one) for a CLI command."""
     from knowforge.kg.connection import open_store

@@ -49,7 +49,7 @@ def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, l
     Examples:
       knowforge train-control --cutoff 2020 --out models/control-2020
       knowforge train-control --cutoff 2018 --out models/c2018 --seed 1 --epochs 12
-      knowforge eval --benchmark chrono:general --backend hf --model models/control-2020 --check slick
+      knowforge eval --benchmark chrono:general --backend hf --model models/control-2020 --solver chronoprompt
       knowforge report RUN_ID --validity
     """
     from knowforge.models.control import ControlConfig, train_control

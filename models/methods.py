@@ -1,0 +1,90 @@
+"""The one registry of benchmark methods, open to other packages.
+
+It sits in ``models/`` beside the method contract so that both sides of a method can reach it:
+the evaluation registry (``knowforge.eval.registry``) finds every method's evaluation unit here.
+``knowforge.methods`` is the same module for the workflow and the CLI.
+
+A method is published as an entry point of the ``knowforge.methods`` group whose object is a
+``knowforge.models.method.Method``. knowforge's own five are declared in its pyproject.toml
+like any plug-in's::
+
+    [project.entry-points."knowforge.methods"]
+    knowgen = "knowforge.generators.knowgen.method:METHOD"
+
+A method that fails to load does not take the others down: ``load_errors()`` says why, and
+``knowforge methods`` prints it.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from importlib.metadata import entry_points
+
+from knowforge.errors import ConfigError
+from .method import Method, check_method
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "knowforge.methods"
+
+
+@lru_cache(maxsize=1)
+def _load() -> tuple[dict[str, Method], dict[str, str]]:
+    methods: dict[str, Method] = {}
+    errors: dict[str, str] = {}
+    origins: dict[str, str] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        where = f"entry point {ep.name!r} ({ep.value})"
+        if ep.name in methods and origins[ep.name] == ep.value:
+            continue   # the same distribution seen twice on sys.path
+        try:
+            method = check_method(ep.load(), where)
+        except Exception as exc:  # a broken plug-in must not break every command
+            errors[ep.name] = f"{type(exc).__name__}: {exc}"
+            log.warning("method %s failed to load: %s", where, exc)
+            continue
+        if method.name != ep.name:
+            errors[ep.name] = f"{where} names its method {method.name!r}; the entry point must use the same name"
+            continue
+        if ep.name in methods:
+            errors[ep.name] = (f"two entry points define method {ep.name!r}: {origins[ep.name]} and "
+                               f"{ep.value}; uninstall one")
+            continue
+        methods[ep.name] = method
+        origins[ep.name] = ep.value
+    return dict(sorted(methods.items())), errors
+
+
+def available() -> dict[str, Method]:
+    """Every method that loaded, by name."""
+    return dict(_load()[0])
+
+
+def load_errors() -> dict[str, str]:
+    """Methods whose entry point failed to load, with the reason."""
+    return dict(_load()[1])
+
+
+def get_method(name: str) -> Method:
+    methods, errors = _load()
+    if name in methods:
+        return methods[name]
+    if name in errors:
+        raise ConfigError(f"method {name!r} failed to load: {errors[name]}")
+    known = ", ".join(methods) or "none"
+    raise ConfigError(f"unknown method {name!r}; installed methods: {known} (knowforge methods lists them)")
+
+
+def split_benchmark(benchmark: str) -> tuple[Method, str]:
+    """``"knowgen:b1"`` → (the knowgen method, ``"b1"``)."""
+    prefix, sep, name = benchmark.partition(":")
+    if not sep or not name:
+        raise ConfigError(f"{benchmark!r} is not METHOD:NAME (e.g. knowgen:demo); methods: "
+                          f"{', '.join(available())}")
+    return get_method(prefix), name
+
+
+def refresh() -> None:
+    """Forget loaded methods (after installing a plug-in in the same process; tests)."""
+    _load.cache_clear()
