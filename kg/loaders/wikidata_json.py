@@ -244,6 +244,9 @@ class WikidataDocParser:
                 out.relation = RelationRecord(id=qid, label=label or self.vocab.property_label(qid) or qid,
                                               source=SOURCE, description=description)
             return out
+        if kind is not None and not isinstance(kind, str):
+            out.skipped.append(("bad_document", f"type is {json_kind(kind)}, expected text"))
+            return out
         if kind != "item":
             out.skipped.append(("not_an_item", f"entity type {_shown(kind)} is not loaded"))
             return out
@@ -349,6 +352,8 @@ class WikidataDocParser:
                 out.relation = RelationRecord(id=qid, label=label, source=SOURCE,
                                               description=_en_typed(doc.descriptions))
             return out
+        if kind is not None and kind.__class__ is not str:
+            raise _Fallback
         if kind != "item":
             out.skipped.append(("not_an_item", f"entity type {_shown(kind)} is not loaded"))
             return out
