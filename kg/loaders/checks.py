@@ -69,7 +69,7 @@ def text_problem(value) -> str | None:
 
 def key_problem(value) -> str | None:
     problem = text_problem(value)
-    if problem is None and not value.strip():
+    if problem is None and (not value or value.isspace()):
         return "is empty"
     return problem
 
@@ -156,11 +156,14 @@ def entity_problem(record: EntityRecord) -> str | None:
 
 def fact_problem(record: FactRecord) -> str | None:
     """What keeps ``record`` out of the graph, or None (its years are worked out here too)."""
+    # Checked for every fact of a dump: plain ASCII text takes the short way, without calls.
     fields = record.__dict__
     for name in _FACT_KEYS:
-        problem = key_problem(fields[name])
-        if problem:
-            return f"{name} {problem}"
+        key = fields[name]
+        if key.__class__ is not str or not key or not key.isascii() or key.isspace():
+            problem = key_problem(key)
+            if problem:
+                return f"{name} {problem}"
     object_id, value = fields["object_id"], fields["value"]
     if (object_id is None) == (value is None):
         return "a fact needs exactly one of an object and a value"
