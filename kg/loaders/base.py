@@ -49,7 +49,9 @@ RecordProgress = Callable[[int], None]
 
 @dataclass(frozen=True)
 class Problem:
-    """One skipped record or damaged file, with where to find it."""
+    """One skipped record or damaged file, with where to find it. ``fatal``: an error (a
+    damaged file, two keys that make one id) that makes ``knowforge load`` exit 1; the load
+    still goes on."""
 
     reason: str
     message: str
