@@ -63,6 +63,29 @@ def chunked(rows: Iterable, size: int) -> Iterator[list]:
         yield chunk
 
 
+# What a write's rows can be refused with, rather than the connection or the statement failing:
+# the server's type, argument and arithmetic errors and constraint failures, and the driver's
+# errors packing a value (an int beyond 64 bits, a lone surrogate, an object it cannot send).
+_ROW_ERROR_CODES = ("Neo.ClientError.Statement.TypeError", "Neo.ClientError.Statement.ArgumentError",
+                    "Neo.ClientError.Statement.ArithmeticError", "Neo.ClientError.Statement.SemanticError",
+                    "Neo.ClientError.Schema.ConstraintValidationFailed")
+
+
+def refused_rows(exc: BaseException) -> bool:
+    """Whether a failed write failed on what its rows hold (some row's value or key), so that
+    writing the rows apart would find the one at fault. A lost connection, a refused login, a
+    read-only database or an unknown statement is no row's fault."""
+    if isinstance(exc, neo4j.exceptions.Neo4jError):
+        return isinstance(exc, neo4j.exceptions.ClientError) and (exc.code or "").startswith(_ROW_ERROR_CODES)
+    if isinstance(exc, neo4j.exceptions.DriverError):
+        return False
+    if isinstance(exc, KnowforgeError):
+        from knowforge.errors import UnsafeIdentifier
+
+        return isinstance(exc, UnsafeIdentifier)  # a label off the allow-list, found building a row
+    return isinstance(exc, (TypeError, ValueError, OverflowError))
+
+
 _DONE = object()
 
 

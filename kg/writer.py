@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Sized
+from collections.abc import Callable, Iterable, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -34,7 +34,7 @@ import neo4j
 
 from knowforge.errors import ConfigError
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
-from knowforge.kg.store import Progress, Store, WriteSummary, chunked, prefetched
+from knowforge.kg.store import Progress, Store, WriteSummary, chunked, prefetched, refused_rows
 
 PROBE_SIZE = 100
 # Batches in flight at once, unless KNOWFORGE_FACT_WRITERS says otherwise; see write_facts.
@@ -152,6 +152,61 @@ def _batch_rows(batch_size: int, workers: int, total: int | None) -> int:
     ``SPLIT_FLOOR`` rows (a small write stays one statement)."""
     rows = min(batch_size, total) if total else batch_size
     return max(min(batch_size, SPLIT_FLOOR), -(-rows // workers))
+
+
+# A batch whose parts fail one by one this many times, with nothing written, fails on something
+# other than its rows (its statement, the database): the first error is raised.
+ISOLATION_GIVE_UP = 16
+
+
+def write_isolating(write: Callable[[list], WriteSummary], items: list,
+                    refused: Callable[[object, BaseException], None]) -> int:
+    """``write(items)``, and how many were written. Only when it fails on what its rows hold
+    (``refused_rows``) are the items written again, in halves and then halves of the half that
+    fails, down to single items: each item that fails alone goes to ``refused`` with its error
+    and every other item is written. Writes are idempotent (MERGE on stable ids), so items that a
+    failed call wrote before it failed are written again harmlessly.
+
+    This is the failure path only: a batch that is written costs nothing more. Halving finds a
+    few bad items among n in about 2·log2(n) statements each, where writing item by item would
+    take n. When ``ISOLATION_GIVE_UP`` single items have failed and none was written, the
+    statement, not the rows, is at fault and the first error is raised.
+    """
+    try:
+        return write(items).rows
+    except Exception as exc:  # noqa: BLE001 - refused_rows decides; anything else is re-raised
+        if not refused_rows(exc):
+            raise
+        first = exc
+    state = {"written": 0, "failed": 0}
+    failures: list[tuple[object, BaseException]] = []
+
+    def attempt(part: list) -> None:
+        try:
+            state["written"] += write(part).rows
+            return
+        except Exception as exc:  # noqa: BLE001 - as above
+            if not refused_rows(exc):
+                raise
+            if len(part) == 1:
+                failures.append((part[0], exc))
+                state["failed"] += 1
+                if state["failed"] >= ISOLATION_GIVE_UP and not state["written"]:
+                    raise first from exc
+                return
+        middle = len(part) // 2
+        attempt(part[:middle])
+        attempt(part[middle:])
+
+    if len(items) == 1:
+        failures.append((items[0], first))
+    else:
+        middle = len(items) // 2
+        attempt(items[:middle])
+        attempt(items[middle:])
+    for item, exc in failures:
+        refused(item, exc)
+    return state["written"]
 
 
 def write_relations(store: Store, records: Iterable[RelationRecord]) -> WriteSummary:

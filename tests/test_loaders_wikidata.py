@@ -9,7 +9,7 @@ import json
 import pytest
 
 from knowforge.errors import InputError
-from knowforge.kg.loaders.wikidata_common import parse_time
+from knowforge.kg.loaders.wikidata_common import parse_time, parse_xsd_time
 from knowforge.kg.loaders.wikidata_json import WikidataDocParser, load_wikidata_json
 from knowforge.kg.temporal import object_timeline
 
@@ -139,6 +139,51 @@ def test_parse_time_precisions_and_bce():
     assert parse_time("+2010-00-00T00:00:00Z", 9) == ("2010", "year")
     # historical -0470 (470 BCE) is astronomical -469
     assert parse_time("-0470-00-00T00:00:00Z", 9) == ("-0469", "year")
+    assert parse_time("-0001-00-00T00:00:00Z", 9) == ("0000", "year")          # 1 BCE
+    assert parse_time("-0001-02-29T00:00:00Z", 11) == ("0000-02-29", "day")    # a leap year
+
+
+@pytest.mark.parametrize("precision,name", [(0, "billion years"), (1, "hundred million years"),
+                                            (2, "ten million years"), (3, "million years"),
+                                            (4, "hundred thousand years"), (5, "ten thousand years"),
+                                            (6, "millennium"), (7, "century"), (8, "decade"),
+                                            (12, "hour"), (13, "minute"), (14, "second")])
+def test_every_precision_of_the_data_model_has_its_own_name(precision, name):
+    text, got = parse_time("-13798000000-00-00T00:00:00Z" if precision < 9 else "+2001-02-03T04:05:06Z",
+                           precision)
+    assert got == name
+    # coarser than a year: the year alone, and a BCE number names an era, so it is not moved
+    assert text == ("-13798000000" if precision < 9 else "2001-02-03")
+
+
+@pytest.mark.parametrize("value,precision,why", [
+    ("+2020-13-45T00:00:00Z", 11, "month 13"),
+    ("+2020-13-00T00:00:00Z", 9, "month 13"),
+    ("+2020-04-31T00:00:00Z", 11, "day 31 does not exist in month 04"),
+    ("+2021-02-29T00:00:00Z", 11, "day 29"),
+    ("+2020-00-00T00:00:00Z", 10, "month 00"),
+    ("+2020-05-00T00:00:00Z", 11, "day 00"),
+    ("-0000-01-01T00:00:00Z", 11, "year 0"),
+    ("+0000-00-00T00:00:00Z", 9, "year 0"),
+    ("+2020-01-01T00:00:00Z", 15, "precision 15"),
+    ("+2020-01-01T00:00:00Z", -1, "precision -1"),
+    ("+2020-01-01T00:00:00Z", True, "precision True"),
+    ("+2020-01-01T00:00:00Z", 11.0, "precision 11.0"),
+    ("+12345678901234567-01-01T00:00:00Z", 9, "16 digits"),
+    ("2020", 9, "not a Wikibase time"),
+])
+def test_dates_the_data_model_does_not_allow_are_refused(value, precision, why):
+    with pytest.raises(ValueError, match=why):
+        parse_time(value, precision)
+
+
+def test_xsd_dates_are_checked_too():
+    assert parse_xsd_time("0000-01-01T00:00:00Z", 9) == ("0000", "year")    # XSD 1.1: 1 BCE
+    assert parse_xsd_time("2009-01-20T00:00:00Z", 3) == ("2009", "million years")
+    for bad, why in (("2020-13-01T00:00:00Z", "month 13"), ("2019-02-29T00:00:00Z", "day 29"),
+                     ("2020-01-01T00:00:00Z", "precision 20")):
+        with pytest.raises(ValueError, match=why):
+            parse_xsd_time(bad, 20 if "precision" in why else None)
 
 
 def test_parser_reads_labels_ranks_and_values():

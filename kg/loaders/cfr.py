@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowforge.errors import InputError
-from knowforge.kg.loaders.base import DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress
+from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
+                                       RecordProgress)
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Store
 
@@ -47,6 +48,7 @@ class Paragraph:
     section: str
     heading: str | None
     text: str
+    path: str = ""     # the edition file it was read from (where a problem is reported)
 
 
 def load_cfr(store: Store, paths: Iterable[str | Path], *, strict: bool = False,
@@ -55,8 +57,9 @@ def load_cfr(store: Store, paths: Iterable[str | Path], *, strict: bool = False,
     """Load CFR editions. ``paths``: a folder of ``<year>/`` folders, year folders, or files."""
     ctx = LoadContext(store, SOURCE, strict=strict, progress=progress, batch_size=batch_size)
     groups = _group_files(paths)
-    ctx.sink.relation(RelationRecord(id="text", label="text", source=SOURCE,
-                                     description="the text of a CFR paragraph in an edition"))
+    with ctx.record() as out:
+        out.relation(RelationRecord(id="text", label="text", source=SOURCE,
+                                    description="the text of a CFR paragraph in an edition"))
     for (_, _), editions in sorted(groups.items()):
         per_year: dict[int, dict[str, Paragraph]] = {}
         for year, path in sorted(editions):
@@ -142,7 +145,7 @@ def _section_paragraphs(section: ET.Element, title: str, part: str, path: Path):
         name = f"{title} CFR {number}" + "".join(f"({x})" for x in path_labels if not x.startswith("p"))
         if path_labels[0].startswith("p"):
             name += f" ¶{index}"
-        yield Paragraph(key=key, name=name, section=number, heading=heading, text=text)
+        yield Paragraph(key=key, name=name, section=number, heading=heading, text=text, path=str(path))
 
 
 def _label_path(current: list[str], label: str) -> list[str]:
@@ -209,21 +212,28 @@ def _emit_part(ctx: LoadContext, per_year: dict[int, dict[str, Paragraph]]) -> N
     keys = sorted({k for y in years for k in per_year[y]})
     for key in keys:
         latest = next(per_year[y][key] for y in reversed(years) if key in per_year[y])
-        ctx.sink.entity(EntityRecord(
-            id=key, name=latest.name, labels=("LegalProvision",), description=latest.heading,
-            domain=DOMAIN, source=SOURCE, extra={"section": latest.section}))
-        versions: dict[str, list[int]] = {}
-        changes: dict[str, dict] = {}
-        previous: Paragraph | None = None
-        for year in years:
-            para = per_year[year].get(key)
-            if para is not None:
-                versions.setdefault(para.text, []).append(year)
-                if previous is not None and previous.text != para.text and para.text not in changes:
-                    changes[para.text] = {**describe_change(previous.text, para.text),
-                                          "change_year": year}
-            previous = para
-        for text, seen in versions.items():
-            ctx.sink.fact(FactRecord(subject_id=key, relation="text", value=text, datatype="string",
-                                     seen_in=tuple(seen), source=SOURCE, relation_label="text",
-                                     subject_name=latest.name, extra=changes.get(text)))
+        with ctx.record(latest.path) as out:
+            _emit_paragraph(out, key, latest, years, per_year)
+
+
+def _emit_paragraph(out: PendingRecord, key: str, latest: Paragraph, years: list[int],
+                    per_year: dict[int, dict[str, Paragraph]]) -> None:
+    """One paragraph's entity and a fact per distinct text, with the changes between editions."""
+    out.entity(EntityRecord(
+        id=key, name=latest.name, labels=("LegalProvision",), description=latest.heading,
+        domain=DOMAIN, source=SOURCE, extra={"section": latest.section}))
+    versions: dict[str, list[int]] = {}
+    changes: dict[str, dict] = {}
+    previous: Paragraph | None = None
+    for year in years:
+        para = per_year[year].get(key)
+        if para is not None:
+            versions.setdefault(para.text, []).append(year)
+            if previous is not None and previous.text != para.text and para.text not in changes:
+                changes[para.text] = {**describe_change(previous.text, para.text),
+                                      "change_year": year}
+        previous = para
+    for text, seen in versions.items():
+        out.fact(FactRecord(subject_id=key, relation="text", value=text, datatype="string",
+                            seen_in=tuple(seen), source=SOURCE, relation_label="text",
+                            subject_name=latest.name, extra=changes.get(text)))

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from knowforge.errors import InputError
-from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress,
-                                       files_under, read_text_lines)
+from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
+                                       RecordProgress, files_under, read_text_lines)
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Store
 
@@ -35,10 +35,10 @@ def relation_id(relation: str) -> str:
 def _labels(cell: str | None, fallback: str) -> tuple[str, tuple[str, ...]]:
     parts = [p.strip() for p in (cell or "").split("|") if p.strip()]
     if not parts:
-        # /c/en/ice_cream → "ice cream"
-        tail = fallback.rstrip("/").split("/")[3] if fallback.startswith("/c/") and fallback.count("/") >= 3 \
-            else fallback
-        parts = [tail.replace("_", " ")]
+        # /c/en/ice_cream → "ice cream"; a node without that shape is its own name
+        pieces = fallback.split("/")
+        tail = pieces[3] if fallback.startswith("/c/") and len(pieces) > 3 else ""
+        parts = [tail.replace("_", " ").strip() or fallback]
     return parts[0], tuple(dict.fromkeys(parts[1:]))
 
 
@@ -66,28 +66,37 @@ def load_cskg(store: Store, paths: Iterable[str | Path], *, strict: bool = False
                          f"{len(header)}", path=path, line=lineno)
                 continue
             row = dict(zip(header, fields))
-            node1, rel, node2 = row["node1"], row["relation"], row["node2"]
-            if not (node1 and rel and node2):
-                ctx.skip("empty_field", "node1, relation and node2 must be set", path=path, line=lineno)
-                continue
-            name1, aliases1 = _labels(row.get("node1;label"), node1)
-            name2, aliases2 = _labels(row.get("node2;label"), node2)
-            rid = relation_id(rel)
-            label = (row.get("relation;label") or "").split("|")[0].strip() or rid
-            relations[rid] = label
-            for node, name, aliases in ((node1, name1, aliases1), (node2, name2, aliases2)):
-                ctx.sink.entity(EntityRecord(id=entity_id(node), name=name, aliases=aliases,
-                                             labels=("CommonsenseConcept",), domain=DOMAIN,
-                                             source=SOURCE, source_file=path.name,
-                                             extra={"node": node}))
-            extra = {k: v for k, v in (("edge_id", row.get("id")),
-                                       ("dimension", row.get("relation;dimension")),
-                                       ("cskg_source", row.get("source")),
-                                       ("sentence", row.get("sentence"))) if v}
-            ctx.sink.fact(FactRecord(subject_id=entity_id(node1), relation=rid,
-                                     object_id=entity_id(node2), source=SOURCE, relation_label=label,
-                                     subject_name=name1, object_name=name2, source_file=path.name,
-                                     extra=extra or None))
+            with ctx.record(path, lineno) as out:
+                _read_edge(out, path, row, relations)
     for rid, label in sorted(relations.items()):
-        ctx.sink.relation(RelationRecord(id=rid, label=label, source=SOURCE))
+        with ctx.record() as out:
+            out.relation(RelationRecord(id=rid, label=label, source=SOURCE))
     return ctx.finish()
+
+
+def _read_edge(out: PendingRecord, path: Path, row: dict, relations: dict[str, str]) -> None:
+    """One KGTK edge → its two concepts and the fact between them, or the reason it is refused."""
+    node1, rel, node2 = row["node1"], row["relation"], row["node2"]
+    if not (node1 and rel and node2):
+        out.refuse("empty_field", "node1, relation and node2 must be set")
+        return
+    name1, aliases1 = _labels(row.get("node1;label"), node1)
+    name2, aliases2 = _labels(row.get("node2;label"), node2)
+    rid = relation_id(rel)
+    if not rid:
+        out.refuse("empty_field", f"relation {rel!r} names no relation")
+        return
+    label = (row.get("relation;label") or "").split("|")[0].strip() or rid
+    relations[rid] = label
+    for node, name, aliases in ((node1, name1, aliases1), (node2, name2, aliases2)):
+        out.entity(EntityRecord(id=entity_id(node), name=name, aliases=aliases,
+                                labels=("CommonsenseConcept",), domain=DOMAIN,
+                                source=SOURCE, source_file=path.name, extra={"node": node}))
+    extra = {k: v for k, v in (("edge_id", row.get("id")),
+                               ("dimension", row.get("relation;dimension")),
+                               ("cskg_source", row.get("source")),
+                               ("sentence", row.get("sentence"))) if v}
+    out.fact(FactRecord(subject_id=entity_id(node1), relation=rid,
+                        object_id=entity_id(node2), source=SOURCE, relation_label=label,
+                        subject_name=name1, object_name=name2, source_file=path.name,
+                        extra=extra or None))

@@ -18,19 +18,22 @@ loader and the WordNet loader run it, so the two can be loaded in either order.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress,
-                                       files_under, read_text_lines, slug)
+from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
+                                       RecordProgress, files_under, parse_json, read_text_lines, slug)
+from knowforge.kg.loaders.checks import json_kind
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Store
 
 SOURCE = "newterms"
 DOMAIN = "newterm"
 MAX_HEAD_WORDS = 4
+# The years a dictionary can have added a term in.
+MIN_YEAR, MAX_YEAR = 1, 9999
+_YEAR = re.compile(r"[+]?\d{1,4}")
 
 CATEGORIES = ("new word", "new phrase", "new meaning")
 RELEASE_TYPES = {"new words not deduced": "new word", "new phrases not deduced": "new phrase",
@@ -54,6 +57,8 @@ _PARENS = re.compile(r"\([^)]*\)")
 
 
 def entity_id(term: str) -> str:
+    """``term:<slug>``; ``slug`` keeps every character that tells two terms apart (``C++`` and
+    ``C#`` are two entities), ignoring case and spacing (``Rizz`` and ``rizz`` are one)."""
     return f"term:{slug(term)}"
 
 
@@ -75,7 +80,8 @@ def load_newterms(store: Store, paths: Iterable[str | Path], *, year: int | None
                   batch_size: int = DEFAULT_BATCH_SIZE) -> LoadReport:
     """Load new-term JSONL files. ``year`` is used for records that have none (official format)."""
     ctx = LoadContext(store, SOURCE, strict=strict, progress=progress, batch_size=batch_size)
-    ctx.sink.relation(RelationRecord(id="meaning", label="meaning", source=SOURCE))
+    with ctx.record() as out:
+        out.relation(RelationRecord(id="meaning", label="meaning", source=SOURCE))
     for path in files_under(paths, ("*.jsonl", "*.json", "*.tsv")):
         ctx.report.files.append(str(path))
         if path.name.lower().endswith(".tsv"):
@@ -86,7 +92,7 @@ def load_newterms(store: Store, paths: Iterable[str | Path], *, year: int | None
                 continue
             ctx.read()
             try:
-                record = json.loads(line)
+                record = parse_json(line)
             except ValueError as exc:
                 ctx.skip("malformed_json", f"malformed JSON: {exc}", path=path, line=lineno)
                 continue
@@ -123,7 +129,8 @@ def load_term_records(store: Store, records: Iterable[tuple[Path, int, dict]], *
     """Terms already parsed elsewhere (a NewTerm release's question files): ``(file, line,
     {term, meaning, type})`` records, loaded exactly as ``load_newterms`` loads a line."""
     ctx = LoadContext(store, SOURCE, batch_size=batch_size)
-    ctx.sink.relation(RelationRecord(id="meaning", label="meaning", source=SOURCE))
+    with ctx.record() as out:
+        out.relation(RelationRecord(id="meaning", label="meaning", source=SOURCE))
     for path, lineno, record in records:
         ctx.read()
         _term(ctx, Path(path), lineno, record, year)
@@ -133,30 +140,68 @@ def load_term_records(store: Store, records: Iterable[tuple[Path, int, dict]], *
 
 
 def _term(ctx: LoadContext, path: Path, lineno: int, record, year: int | None) -> None:
-    if not isinstance(record, dict) or not str(record.get("term") or "").strip() \
-            or not str(record.get("meaning") or "").strip():
-        ctx.skip("missing_field", "a term record needs 'term' and 'meaning'", path=path, line=lineno)
+    with ctx.record(path, lineno) as out:
+        _read_term(out, record, year)
+
+
+def _read_term(out: PendingRecord, record, year: int | None) -> None:
+    """One term record → its Term entity and meaning fact, or the reason it is refused."""
+    if not isinstance(record, dict):
+        out.refuse("missing_field", f"a term record is an object with 'term' and 'meaning', not "
+                   f"{json_kind(record)}")
         return
-    term_year = record.get("year", year)
-    try:
-        term_year = int(term_year) if term_year is not None else None
-    except (TypeError, ValueError):
-        ctx.skip("bad_year", f"year {record.get('year')!r} is not a number", path=path, line=lineno)
+    for name in ("term", "meaning", "type", "source"):
+        value = record.get(name)
+        if value is not None and not isinstance(value, str):
+            out.refuse("bad_field", f"{name} is {json_kind(value)}, not text: {_short(value)}")
+            return
+    if not (record.get("term") or "").strip() or not (record.get("meaning") or "").strip():
+        out.refuse("missing_field", "a term record needs 'term' and 'meaning'")
         return
+    raw_year = record.get("year", year)
+    if raw_year is None:
+        out.refuse("no_year", "record has no year; pass --year for the official NewTerm format")
+        return
+    term_year = parse_year(raw_year)
     if term_year is None:
-        ctx.skip("no_year", "record has no year; pass --year for the official NewTerm format", path=path,
-                 line=lineno)
+        out.refuse("bad_year", f"year {_short(raw_year)} is not a whole number from {MIN_YEAR} to {MAX_YEAR}")
         return
-    term = str(record["term"]).strip()
-    extra = {k: v for k, v in (("term_type", record.get("type")), ("dictionary", record.get("source"))) if v}
+    term = record["term"].strip()
     eid = entity_id(term)
-    ctx.sink.entity(EntityRecord(id=eid, name=term, labels=("Term",), domain=DOMAIN, source=SOURCE,
-                                 source_file=path.name, extra={**extra, "year_added": term_year}))
-    ctx.sink.fact(FactRecord(subject_id=eid, relation="meaning", value=str(record["meaning"]).strip(),
-                             datatype="string", point_in_time=str(term_year), point_in_time_precision="year",
-                             start_year=term_year, source=SOURCE, relation_label="meaning", subject_name=term,
-                             source_file=path.name,
-                             extra={**extra, "category": category_of(record.get("type"), term)}))
+    if not out.claim_id(eid, term):
+        return
+    extra = {k: v for k, v in (("term_type", record.get("type")), ("dictionary", record.get("source"))) if v}
+    out.entity(EntityRecord(id=eid, name=term, labels=("Term",), domain=DOMAIN, source=SOURCE,
+                            source_file=out_file(out), extra={**extra, "year_added": term_year}))
+    out.fact(FactRecord(subject_id=eid, relation="meaning", value=record["meaning"].strip(),
+                        datatype="string", point_in_time=str(term_year), point_in_time_precision="year",
+                        start_year=term_year, source=SOURCE, relation_label="meaning", subject_name=term,
+                        source_file=out_file(out),
+                        extra={**extra, "category": category_of(record.get("type"), term)}))
+
+
+def out_file(out: PendingRecord) -> str | None:
+    return Path(out.path).name if out.path is not None else None
+
+
+def parse_year(value) -> int | None:
+    """A record's year: a whole number (``2022``, ``2022.0``) or its digits as text (``"2022"``,
+    as TSV gives them) from ``MIN_YEAR`` to ``MAX_YEAR``; anything else (``true``, ``2022.5``,
+    ``1e400``, ``10**30``) is None."""
+    if value.__class__ is int:
+        number = value
+    elif value.__class__ is float and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and _YEAR.fullmatch(value.strip()):
+        number = int(value.strip())
+    else:
+        return None
+    return number if MIN_YEAR <= number <= MAX_YEAR else None
+
+
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def meaning_fact_id(term: str, meaning: str, year: int) -> str:

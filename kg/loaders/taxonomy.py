@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import csv
 import logging
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from knowforge.errors import InputError
-from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress,
-                                       TruncatedInput, iter_lines, read_text_lines, snake)
+from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
+                                       RecordProgress, TruncatedInput, iter_lines, read_text_lines, snake,
+                                       split_camel)
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Store
 
@@ -96,6 +98,7 @@ def _dmp_rows(ctx: LoadContext, path: Path, columns: int) -> Iterator[tuple[int,
 
 def _load_names(ctx: LoadContext, path: Path) -> None:
     current: str | None = None
+    first_line: int | None = None
     scientific: str | None = None
     aliases: list[str] = []
 
@@ -103,18 +106,26 @@ def _load_names(ctx: LoadContext, path: Path) -> None:
         if current is None:
             return
         if scientific is None:
-            ctx.skip("no_scientific_name", f"taxon {current} has no scientific name", path=path)
+            ctx.skip("no_scientific_name", f"taxon {current} has no scientific name", path=path,
+                     line=first_line)
             return
-        ctx.sink.entity(EntityRecord(
-            id=ncbi_id(current), name=scientific, labels=("Taxon",),
-            aliases=tuple(dict.fromkeys(a for a in aliases if a != scientific)),
-            domain=DOMAIN, source=SOURCE, source_file=path.name,
-            extra={"tax_id": current, "scientific_name": scientific}))
+        with ctx.record(path, first_line) as out:
+            out.entity(EntityRecord(
+                id=ncbi_id(current), name=scientific, labels=("Taxon",),
+                aliases=tuple(dict.fromkeys(a for a in aliases if a != scientific)),
+                domain=DOMAIN, source=SOURCE, source_file=path.name,
+                extra={"tax_id": current, "scientific_name": scientific}))
 
-    for _, (tax_id, name, _unique, name_class) in _dmp_rows(ctx, path, NAMES_COLUMNS):
+    for lineno, (tax_id, name, _unique, name_class) in _dmp_rows(ctx, path, NAMES_COLUMNS):
+        if not tax_id.isdigit():
+            ctx.skip("bad_tax_id", f"a tax id is a number, not {tax_id!r}", path=path, line=lineno)
+            continue
+        if not name:
+            ctx.skip("empty_field", f"taxon {tax_id}: the name is empty", path=path, line=lineno)
+            continue
         if tax_id != current:
             emit()
-            current, scientific, aliases = tax_id, None, []
+            current, first_line, scientific, aliases = tax_id, lineno, None, []
         if name_class == "scientific name":
             scientific = name
         elif name_class in ALIAS_CLASSES:
@@ -125,20 +136,23 @@ def _load_names(ctx: LoadContext, path: Path) -> None:
 
 
 def _load_nodes(ctx: LoadContext, path: Path) -> None:
-    ctx.sink.relation(RelationRecord(id="P171", label="parent taxon", source=SOURCE))
-    for _, row in _dmp_rows(ctx, path, NODES_COLUMNS):
+    with ctx.record(path) as out:
+        out.relation(RelationRecord(id="P171", label="parent taxon", source=SOURCE))
+    for lineno, row in _dmp_rows(ctx, path, NODES_COLUMNS):
         tax_id, parent, rank, division = row[0], row[1], row[2], row[4]
         if not tax_id.isdigit() or not parent.isdigit():
-            ctx.skip("bad_tax_id", f"tax ids must be numbers: {tax_id!r}, {parent!r}", path=path)
+            ctx.skip("bad_tax_id", f"tax ids must be numbers: {tax_id!r}, {parent!r}", path=path,
+                     line=lineno)
             continue
-        ctx.sink.row("loaders/set_taxon_nodes",
-                     {"id": ncbi_id(tax_id), "tax_id": tax_id, "rank": rank,
-                      "parent_id": ncbi_id(parent) if parent != tax_id else None,
-                      "division": division}, ncbi_id(tax_id))
-        if parent != tax_id:  # the root is its own parent in nodes.dmp
-            ctx.sink.fact(FactRecord(subject_id=ncbi_id(tax_id), relation="P171",
-                                     object_id=ncbi_id(parent), source=SOURCE,
-                                     relation_label="parent taxon", source_file=path.name))
+        with ctx.record(path, lineno) as out:
+            out.row("loaders/set_taxon_nodes",
+                    {"id": ncbi_id(tax_id), "tax_id": tax_id, "rank": rank,
+                     "parent_id": ncbi_id(parent) if parent != tax_id else None,
+                     "division": division}, ncbi_id(tax_id))
+            if parent != tax_id:  # the root is its own parent in nodes.dmp
+                out.fact(FactRecord(subject_id=ncbi_id(tax_id), relation="P171",
+                                    object_id=ncbi_id(parent), source=SOURCE,
+                                    relation_label="parent taxon", source_file=path.name))
 
 
 def _csv_rows(ctx: LoadContext, path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
@@ -204,47 +218,73 @@ def _csv_text_lines(ctx: LoadContext, path: Path, bad_lines: set[int]) -> Iterat
 
 def _load_pages(ctx: LoadContext, path: Path) -> dict[str, str]:
     pages: dict[str, str] = {}
-    for _, row in _csv_rows(ctx, path, PAGES_COLUMNS):
+    for lineno, row in _csv_rows(ctx, path, PAGES_COLUMNS):
+        if not row["page_id"]:
+            ctx.skip("empty_field", "the page_id column is empty", path=path, line=lineno)
+            continue
+        if row["ncbi_tax_id"] and not row["ncbi_tax_id"].isdigit():
+            ctx.skip("bad_tax_id", f"ncbi_tax_id is a number, not {row['ncbi_tax_id']!r}",
+                     path=path, line=lineno)
+            continue
+        if not row["canonical_name"]:
+            ctx.skip("empty_field", f"page {row['page_id']}: the canonical_name column is empty",
+                     path=path, line=lineno)
+            continue
         eid = ncbi_id(row["ncbi_tax_id"]) if row["ncbi_tax_id"] else f"eol:{row['page_id']}"
-        pages[row["page_id"]] = eid
-        ctx.sink.row("loaders/link_eol_pages",
-                     {"id": eid, "page_id": row["page_id"], "name": row["canonical_name"],
-                      "rank": row["rank"] or None}, eid)
+        with ctx.record(path, lineno) as out:
+            out.row("loaders/link_eol_pages",
+                    {"id": eid, "page_id": row["page_id"], "name": row["canonical_name"],
+                     "rank": row["rank"] or None}, eid)
+        if not out.refused:
+            pages[row["page_id"]] = eid
     return pages
 
 
 def _load_traits(ctx: LoadContext, path: Path, pages: dict[str, str]) -> None:
     predicates: dict[str, str] = {}
     for lineno, row in _csv_rows(ctx, path, TRAITS_COLUMNS):
-        subject = pages.get(row["page_id"], f"eol:{row['page_id']}")
-        predicate = row["predicate"]
-        if not predicate:
-            ctx.skip("no_predicate", "trait without a predicate", path=path, line=lineno)
-            continue
-        relation = snake(predicate)
-        predicates[relation] = predicate
-        common = {"subject_id": subject, "relation": relation, "source": SOURCE,
-                  "relation_label": predicate, "subject_name": row["scientific_name"] or None,
-                  "source_file": path.name,
-                  "extra": {k: v for k, v in (("eol_pk", row["eol_pk"]),
-                                              ("trait_source", row["source"]),
-                                              ("value_uri", row["value_uri"])) if v}}
-        if row["object_page_id"]:
-            target = pages.get(row["object_page_id"], f"eol:{row['object_page_id']}")
-            ctx.sink.fact(FactRecord(object_id=target, **common))
-        elif row["measurement"]:
-            try:
-                number = float(row["measurement"])
-            except ValueError:
-                ctx.skip("bad_measurement", f"measurement {row['measurement']!r} is not a number",
-                         path=path, line=lineno)
-                continue
-            ctx.sink.fact(FactRecord(value=row["measurement"], value_num=number, datatype="quantity",
-                                     unit=row["units"] or None, **common))
-        elif row["literal"] or row["value_uri"]:
-            ctx.sink.fact(FactRecord(value=row["literal"] or row["value_uri"], datatype="string", **common))
-        else:
-            ctx.skip("no_trait_value", "trait has no object page, measurement or literal",
-                     path=path, line=lineno)
+        with ctx.record(path, lineno) as out:
+            _read_trait(out, path, row, pages, predicates)
     for relation, label in sorted(predicates.items()):
-        ctx.sink.relation(RelationRecord(id=relation, label=label, source=SOURCE))
+        with ctx.record(path) as out:
+            out.relation(RelationRecord(id=relation, label=label, source=SOURCE))
+
+
+def _read_trait(out: PendingRecord, path: Path, row: dict, pages: dict[str, str],
+                predicates: dict[str, str]) -> None:
+    """One traits.csv row → its fact, or the reason it is refused."""
+    if not row["page_id"]:
+        out.refuse("empty_field", "the page_id column is empty")
+        return
+    subject = pages.get(row["page_id"], f"eol:{row['page_id']}")
+    predicate = row["predicate"]
+    if not predicate:
+        out.refuse("no_predicate", "trait without a predicate")
+        return
+    relation = snake(predicate)
+    if not out.claim_id(relation, split_camel(predicate)):
+        return
+    predicates[relation] = predicate
+    common = {"subject_id": subject, "relation": relation, "source": SOURCE,
+              "relation_label": predicate, "subject_name": row["scientific_name"] or None,
+              "source_file": path.name,
+              "extra": {k: v for k, v in (("eol_pk", row["eol_pk"]),
+                                          ("trait_source", row["source"]),
+                                          ("value_uri", row["value_uri"])) if v}}
+    if row["object_page_id"]:
+        target = pages.get(row["object_page_id"], f"eol:{row['object_page_id']}")
+        out.fact(FactRecord(object_id=target, **common))
+    elif row["measurement"]:
+        try:
+            number = float(row["measurement"])
+        except ValueError:
+            number = None
+        if number is None or not math.isfinite(number):
+            out.refuse("bad_measurement", f"measurement {row['measurement']!r} is not a finite number")
+            return
+        out.fact(FactRecord(value=row["measurement"], value_num=number, datatype="quantity",
+                            unit=row["units"] or None, **common))
+    elif row["literal"] or row["value_uri"]:
+        out.fact(FactRecord(value=row["literal"] or row["value_uri"], datatype="string", **common))
+    else:
+        out.refuse("no_trait_value", "trait has no object page, measurement or literal")

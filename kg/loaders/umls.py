@@ -79,7 +79,8 @@ def load_umls(store: Store, paths: Iterable[str | Path], *, relations: Iterable[
             ctx.report.files.append(str(path))
             reader(ctx, path, year=year, release=release, keep=keep, seen=seen_relas)
     for rela in sorted(seen_relas):
-        ctx.sink.relation(RelationRecord(id=rela, label=rela.replace("_", " "), source=SOURCE))
+        with ctx.record() as out:
+            out.relation(RelationRecord(id=rela, label=rela.replace("_", " "), source=SOURCE))
     return ctx.finish()
 
 
@@ -101,31 +102,39 @@ def _rows(ctx: LoadContext, path: Path, table: str) -> Iterator[tuple[int, list[
 
 def _load_concepts(ctx: LoadContext, path: Path, *, year: int, release: str, **_) -> None:
     current: str | None = None
+    first_line: int | None = None
     preferred: str | None = None
     strings: list[str] = []
 
     def emit() -> None:
         if current is None or not strings:
             return
-        name = preferred or strings[0]
-        seen = {name.lower()}
-        aliases = []
-        for s in strings:
-            if s.lower() not in seen and len(aliases) < MAX_ALIASES:
-                seen.add(s.lower())
-                aliases.append(s)
-        ctx.sink.entity(EntityRecord(
-            id=entity_id(current), name=name, labels=("Concept",), aliases=tuple(aliases),
-            domain=DOMAIN, source=SOURCE, source_file=f"{release}/{path.name}",
-            extra={"cui": current, "umls_release": release}))
+        with ctx.record(path, first_line) as out:
+            name = preferred or strings[0]
+            seen = {name.lower()}
+            aliases = []
+            for s in strings:
+                if s.lower() not in seen and len(aliases) < MAX_ALIASES:
+                    seen.add(s.lower())
+                    aliases.append(s)
+            out.entity(EntityRecord(
+                id=entity_id(current), name=name, labels=("Concept",), aliases=tuple(aliases),
+                domain=DOMAIN, source=SOURCE, source_file=f"{release}/{path.name}",
+                extra={"cui": current, "umls_release": release}))
 
-    for _, row in _rows(ctx, path, "MRCONSO"):
+    for lineno, row in _rows(ctx, path, "MRCONSO"):
         cui, lat, ts, stt, ispref, text = row[0], row[1], row[2], row[4], row[6], row[14]
+        if not _cui_ok(ctx, path, lineno, cui, "CUI"):
+            continue
         if cui != current:
             emit()
-            current, preferred, strings = cui, None, []
+            current, first_line, preferred, strings = cui, lineno, None, []
         if lat != "ENG":
             ctx.drop("not_english")
+            continue
+        if not text.strip():
+            ctx.skip("empty_field", f"concept {cui}: an English string (STR) is empty",
+                     path=path, line=lineno)
             continue
         if preferred is None and ts == "P" and stt == "PF" and ispref == "Y":
             preferred = text
@@ -133,27 +142,45 @@ def _load_concepts(ctx: LoadContext, path: Path, *, year: int, release: str, **_
     emit()
 
 
+def _cui_ok(ctx: LoadContext, path: Path, lineno: int, cui: str, column: str) -> bool:
+    """A row whose concept id is empty names no concept (it would make the entity ``umls:``)."""
+    if cui.strip():
+        return True
+    ctx.skip("missing_cui", f"the {column} column is empty", path=path, line=lineno)
+    return False
+
+
 def _load_semantic_types(ctx: LoadContext, path: Path, **_) -> None:
     current: str | None = None
+    first_line: int | None = None
     types: list[str] = []
 
     def emit() -> None:
         if current is not None and types:
-            ctx.sink.row("loaders/add_semantic_types",
-                         {"id": entity_id(current), "types": sorted(set(types))}, entity_id(current))
+            with ctx.record(path, first_line) as out:
+                out.row("loaders/add_semantic_types",
+                        {"id": entity_id(current), "types": sorted(set(types))}, entity_id(current))
 
-    for _, row in _rows(ctx, path, "MRSTY"):
+    for lineno, row in _rows(ctx, path, "MRSTY"):
+        if not _cui_ok(ctx, path, lineno, row[0], "CUI"):
+            continue
+        if not row[3].strip():
+            ctx.skip("empty_field", f"concept {row[0]}: the semantic type (STY) is empty",
+                     path=path, line=lineno)
+            continue
         if row[0] != current:
             emit()
-            current, types = row[0], []
+            current, first_line, types = row[0], lineno, []
         types.append(row[3])
     emit()
 
 
 def _load_relations(ctx: LoadContext, path: Path, *, year: int, release: str,
                     keep: frozenset[str] | None, seen: set[str]) -> None:
-    for _, row in _rows(ctx, path, "MRREL"):
+    for lineno, row in _rows(ctx, path, "MRREL"):
         cui1, rel, cui2, rela, sab = row[0], row[3], row[4], row[7], row[10]
+        if not _cui_ok(ctx, path, lineno, cui1, "CUI1") or not _cui_ok(ctx, path, lineno, cui2, "CUI2"):
+            continue
         if not rela:
             ctx.drop("no_rela")
             continue
@@ -165,7 +192,8 @@ def _load_relations(ctx: LoadContext, path: Path, *, year: int, release: str,
             continue
         seen.add(rela)
         # REL/RELA is the relationship of CUI2 to CUI1: the subject is the second concept.
-        ctx.sink.fact(FactRecord(
-            subject_id=entity_id(cui2), relation=rela, object_id=entity_id(cui1), source=SOURCE,
-            seen_in=(year,), relation_label=rela.replace("_", " "),
-            source_file=f"{release}/{path.name}", extra={"rel": rel, "sab": sab}))
+        with ctx.record(path, lineno) as out:
+            out.fact(FactRecord(
+                subject_id=entity_id(cui2), relation=rela, object_id=entity_id(cui1), source=SOURCE,
+                seen_in=(year,), relation_label=rela.replace("_", " "),
+                source_file=f"{release}/{path.name}", extra={"rel": rel, "sab": sab}))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,8 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress,
-                                       TruncatedInput, iter_lines)
+                                       TruncatedInput, iter_lines, parse_json)
+from knowforge.kg.loaders.checks import json_kind, text_problem
 from knowforge.kg.loaders.wikidata_common import (TIME_QUALIFIERS, default_properties, parse_time,
                                                   vocabulary)
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
@@ -42,7 +44,7 @@ SUPPORTED_DATATYPES = frozenset({"wikibase-item", "quantity", "time", "string", 
                                  "monolingualtext", "url"})
 # Reasons that mean the input is malformed (listed with file and line; fatal under --strict).
 # Every other reason is a record left out on purpose and only counted.
-PROBLEM_REASONS = frozenset({"bad_value", "bad_qualifier"})
+PROBLEM_REASONS = frozenset({"bad_value", "bad_qualifier", "bad_document"})
 # Datatypes whose value is a plain JSON string.
 _STRING_TYPES = SUPPORTED_DATATYPES - {"wikibase-item", "quantity", "time", "monolingualtext"}
 # Older dumps leave out the snak datatype; the datavalue type says enough for what we keep.
@@ -78,12 +80,13 @@ def _json_text(raw: bytes) -> bytes | None:
 def parse_line(raw: bytes) -> dict | None:
     """One dump line → the entity document, or None for ``[``, ``]`` and blank lines.
 
-    Raises ``ValueError`` (``json.JSONDecodeError``) for a malformed line.
+    Raises ``ValueError`` (``json.JSONDecodeError``) for a malformed line, one nested too deeply
+    included.
     """
     line = _json_text(raw)
     if line is None:
         return None
-    doc = json.loads(line)
+    doc = parse_json(line)
     if not isinstance(doc, dict):
         raise ValueError(f"expected an entity object, got {type(doc).__name__}")
     return doc
@@ -231,24 +234,45 @@ class WikidataDocParser:
         kind = doc.get("type")
         qid = doc.get("id")
         if kind == "property":
-            if qid in self.properties:
-                label = _en(doc.get("labels")) or self.vocab.property_label(qid) or qid
-                out.relation = RelationRecord(id=qid, label=label, source=SOURCE,
-                                              description=_en(doc.get("descriptions")))
+            if isinstance(qid, str) and qid in self.properties:
+                try:
+                    label = _en(doc.get("labels"), "labels")
+                    description = _en(doc.get("descriptions"), "descriptions")
+                except _Shape as exc:
+                    out.skipped.append(("bad_document", f"{qid}: {exc}"))
+                    return out
+                out.relation = RelationRecord(id=qid, label=label or self.vocab.property_label(qid) or qid,
+                                              source=SOURCE, description=description)
             return out
-        if kind != "item" or not isinstance(qid, str):
-            out.skipped.append(("not_an_item", f"entity type {kind!r} is not loaded"))
+        if kind is not None and not isinstance(kind, str):
+            out.skipped.append(("bad_document", f"type is {json_kind(kind)}, expected text"))
             return out
-        name = _en(doc.get("labels")) or qid
-        claims = doc.get("claims") or {}
+        if kind != "item":
+            out.skipped.append(("not_an_item", f"entity type {_shown(kind)} is not loaded"))
+            return out
+        if not isinstance(qid, str) or not qid.strip() or text_problem(qid):
+            out.skipped.append(("bad_document", f"an item's id is {_kind_of_text(qid)}, expected a QID"))
+            return out
+        try:
+            name = _en(doc.get("labels"), "labels") or qid
+            description = _en(doc.get("descriptions"), "descriptions")
+            aliases = _aliases(doc.get("aliases"))
+            sitelinks = _container(doc.get("sitelinks"), "sitelinks", lists=True)
+            claims = _container(doc.get("claims"), "claims")
+        except _Shape as exc:
+            out.skipped.append(("bad_document", f"{qid}: {exc}"))
+            return out
+        p31 = claims.get("P31")
         out.entity = EntityRecord(
-            id=qid, name=name, labels=self._domain_labels(claims.get("P31") or ()),
-            aliases=tuple(a["value"] for a in (doc.get("aliases") or {}).get("en", ()) if "value" in a),
-            description=_en(doc.get("descriptions")),
-            popularity=float(len(doc.get("sitelinks") or ())), domain=DOMAIN, source=SOURCE,
-            source_file=self.source_file)
+            id=qid, name=name, labels=self._domain_labels(p31 if isinstance(p31, list) else ()),
+            aliases=aliases, description=description, popularity=float(len(sitelinks)), domain=DOMAIN,
+            source=SOURCE, source_file=self.source_file)
         for pid, statements in claims.items():
             if pid not in self.properties:
+                continue
+            if not isinstance(statements, list):
+                out.skipped.append(("bad_value", f"{pid}: the statements are {json_kind(statements)}, "
+                                                 "expected a list"))
                 continue
             for st in statements:
                 self._statement(qid, name, pid, st, out)
@@ -272,8 +296,10 @@ class WikidataDocParser:
         except Exception:  # noqa: BLE001 - the reference path decides, and raises what it raises
             pass
         data = parse_line(line)
-        if wanted is not None and data.get("id") not in wanted:
-            return ParsedDocument(filtered=True)
+        if wanted is not None:
+            qid = data.get("id")
+            if not isinstance(qid, str) or qid not in wanted:
+                return ParsedDocument(filtered=True)
         return self.parse(data)
 
     def referenced_line(self, raw: bytes, entities: frozenset[str]) -> set[str]:
@@ -293,18 +319,24 @@ class WikidataDocParser:
             doc = parse_line(line)
         except ValueError:
             return set()
-        return self.referenced(doc) if doc.get("id") in entities else set()
+        qid = doc.get("id")
+        return self.referenced(doc) if isinstance(qid, str) and qid in entities else set()
 
     def referenced(self, doc: dict) -> set[str]:
-        """QIDs that the allow-listed, non-deprecated item claims of ``doc`` point to."""
+        """QIDs that the allow-listed, non-deprecated item claims of ``doc`` point to (parts of
+        the wrong shape point nowhere; the loading pass reports them)."""
         refs = set()
-        for pid, statements in (doc.get("claims") or {}).items():
-            if pid not in self.properties:
+        claims = doc.get("claims")
+        if not isinstance(claims, dict):
+            return refs
+        for pid, statements in claims.items():
+            if pid not in self.properties or not isinstance(statements, list):
                 continue
             for st in statements:
-                if st.get("rank") == "deprecated":
+                if not isinstance(st, dict) or st.get("rank") == "deprecated":
                     continue
-                target = _item_id((st.get("mainsnak") or {}).get("datavalue"))
+                snak = st.get("mainsnak")
+                target = _item_id(snak.get("datavalue")) if isinstance(snak, dict) else None
                 if target:
                     refs.add(target)
         return refs
@@ -315,14 +347,18 @@ class WikidataDocParser:
         kind = doc.type
         qid = doc.id
         if kind == "property":
-            if qid in self.properties:
+            if qid.__class__ is str and qid in self.properties:
                 label = _en_typed(doc.labels) or self.vocab.property_label(qid) or qid
                 out.relation = RelationRecord(id=qid, label=label, source=SOURCE,
                                               description=_en_typed(doc.descriptions))
             return out
-        if kind != "item" or not isinstance(qid, str):
-            out.skipped.append(("not_an_item", f"entity type {kind!r} is not loaded"))
+        if kind is not None and kind.__class__ is not str:
+            raise _Fallback
+        if kind != "item":
+            out.skipped.append(("not_an_item", f"entity type {_shown(kind)} is not loaded"))
             return out
+        if qid.__class__ is not str or not qid.strip():
+            raise _Fallback
         name = _en_typed(doc.labels) or qid
         claims = doc.claims
         if not claims:
@@ -340,6 +376,8 @@ class WikidataDocParser:
             alias_values = ()
         else:
             alias_values = tuple(a.value for a in aliases.en if a.value is not UNSET)
+            if any(value.__class__ is not str for value in alias_values):
+                raise _Fallback
         sitelinks = doc.sitelinks
         state = _ENTITY_DEFAULTS.copy()
         state.update(id=qid, name=name, labels=self._domain_labels_typed(p31 or ()),
@@ -370,18 +408,26 @@ class WikidataDocParser:
 
     def _statement_typed(self, qid: str, name: str, pid: str, st: _Statement, out: ParsedDocument) -> None:
         sid = st.id
+        if sid is not None and sid.__class__ is not str:
+            raise _Fallback
         rank = st.rank
         if rank == "deprecated":
             out.skipped.append(("deprecated_rank", f"{sid or pid}: deprecated statement dropped"))
             return
+        if rank not in _RANKS:
+            raise _Fallback
         snak = st.mainsnak or _EMPTY_SNAK
         snaktype = snak.snaktype
         datavalue = snak.datavalue
         if (snaktype if snaktype is not UNSET else "value") != "value" or datavalue is UNSET:
             shown = None if snaktype is UNSET else snaktype
-            out.skipped.append(("no_value", f"{sid or pid}: {shown} (no value)"))
+            out.skipped.append(("no_value", f"{sid or pid}: {_plain(shown)} (no value)"))
             return
-        datatype = snak.datatype or _DATATYPE_OF_VALUE.get(datavalue.type)
+        value_type = datavalue.type
+        datatype = snak.datatype or (_DATATYPE_OF_VALUE.get(value_type)
+                                     if value_type.__class__ is str else None)
+        if datatype is not None and datatype.__class__ is not str:
+            raise _Fallback
         if datatype not in SUPPORTED_DATATYPES:
             out.skipped.append(("unknown_datatype", f"{sid or pid}: datatype {datatype!r} not loaded"))
             return
@@ -408,7 +454,8 @@ class WikidataDocParser:
 
     def _value_typed(self, datatype: str, value, state: dict) -> None:
         """``_value`` on a ``_Value``, into ``state``: the same fields, and the same KeyError
-        where a key is missing."""
+        where a key is missing; a value of another kind goes the reference way (``_Fallback``),
+        which words the problem."""
         if datatype == "wikibase-item":
             if value.__class__ is not _Value:
                 raise _Fallback
@@ -416,12 +463,16 @@ class WikidataDocParser:
             if not target:
                 if value.numeric_id is UNSET:
                     raise KeyError("numeric-id")
-                target = f"Q{int(value.numeric_id)}"
+                number = value.numeric_id
+                if number.__class__ is not int or number < 1:
+                    raise _Fallback
+                target = f"Q{number}"
+            elif target.__class__ is not str:
+                raise _Fallback
             state["object_id"] = target
         elif datatype in _STRING_TYPES:
-            if not isinstance(value, str):
-                shown = "dict" if value.__class__ is _Value else type(value).__name__
-                raise ValueError(f"expected a string, got {shown}")
+            if value.__class__ is not str:
+                raise _Fallback
             state["value"] = value
             state["datatype"] = datatype
         elif value.__class__ is not _Value:
@@ -436,16 +487,17 @@ class WikidataDocParser:
         elif datatype == "quantity":
             if value.amount is UNSET:
                 raise KeyError("amount")
-            amount = str(value.amount).lstrip("+")
-            state["value"] = amount
-            state["value_num"] = float(amount)
+            state["value"], state["value_num"] = _amount(value.amount)
             state["datatype"] = "quantity"
-            state["unit"] = self.vocab.unit_label(value.unit)
+            state["unit"] = _unit_label(self.vocab, value.unit)
         else:  # monolingualtext, the last of SUPPORTED_DATATYPES
             if value.text is UNSET:
                 raise KeyError("text")
             if value.text is None:
                 raise ValueError("monolingual text without text")
+            if value.text.__class__ is not str or (value.language is not None
+                                                   and value.language.__class__ is not str):
+                raise _Fallback
             state["value"] = value.text
             state["datatype"] = "monolingualtext"
             state["extra"] = {"language": value.language}
@@ -454,25 +506,51 @@ class WikidataDocParser:
     def _domain_labels(self, p31_statements) -> tuple[str, ...]:
         labels = set()
         for st in p31_statements:
-            if st.get("rank") == "deprecated":
+            if not isinstance(st, dict) or st.get("rank") == "deprecated":
                 continue
-            cls = _item_id((st.get("mainsnak") or {}).get("datavalue"))
+            snak = st.get("mainsnak")
+            cls = _item_id(snak.get("datavalue")) if isinstance(snak, dict) else None
             label = self.vocab.domain_labels.get(cls) if cls else None
             if label:
                 labels.add(label)
         return tuple(sorted(labels))
 
-    def _statement(self, qid: str, name: str, pid: str, st: dict, out: ParsedDocument) -> None:
+    def _statement(self, qid: str, name: str, pid: str, st, out: ParsedDocument) -> None:
+        if not isinstance(st, dict):
+            out.skipped.append(("bad_value", f"{pid}: a statement is {json_kind(st)}, expected an object"))
+            return
         sid = st.get("id")
-        if st.get("rank") == "deprecated":
+        if sid is not None and (not isinstance(sid, str) or text_problem(sid)):
+            out.skipped.append(("bad_value", f"{pid}: a statement id is {_kind_of_text(sid)}, expected text"))
+            return
+        rank = st.get("rank")
+        if rank == "deprecated":
             out.skipped.append(("deprecated_rank", f"{sid or pid}: deprecated statement dropped"))
             return
+        if rank not in _RANKS:
+            out.skipped.append(("bad_value", f"{sid or pid}: rank {_shown(rank)} is not preferred, normal "
+                                             "or deprecated"))
+            return
         snak = st.get("mainsnak") or {}
+        if not isinstance(snak, dict):
+            out.skipped.append(("bad_value", f"{sid or pid}: mainsnak is {json_kind(snak)}, "
+                                             "expected an object"))
+            return
         if snak.get("snaktype", "value") != "value" or "datavalue" not in snak:
-            out.skipped.append(("no_value", f"{sid or pid}: {snak.get('snaktype')} (no value)"))
+            out.skipped.append(("no_value", f"{sid or pid}: {_plain(snak.get('snaktype'))} (no value)"))
             return
         datavalue = snak["datavalue"]
-        datatype = snak.get("datatype") or _DATATYPE_OF_VALUE.get(datavalue.get("type"))
+        if not isinstance(datavalue, dict):
+            out.skipped.append(("bad_value", f"{sid or pid}: datavalue is {json_kind(datavalue)}, "
+                                             "expected an object"))
+            return
+        value_type = datavalue.get("type")
+        datatype = snak.get("datatype") or (_DATATYPE_OF_VALUE.get(value_type)
+                                            if isinstance(value_type, str) else None)
+        if not isinstance(datatype, str) and datatype is not None:
+            out.skipped.append(("bad_value", f"{sid or pid}: datatype is {json_kind(datatype)}, "
+                                             "expected text"))
+            return
         if datatype not in SUPPORTED_DATATYPES:
             out.skipped.append(("unknown_datatype", f"{sid or pid}: datatype {datatype!r} not loaded"))
             return
@@ -483,40 +561,62 @@ class WikidataDocParser:
             out.skipped.append(("bad_value", f"{sid or pid}: {datatype} value not understood ({exc})"))
             return
         out.facts.append(FactRecord(
-            subject_id=qid, relation=pid, source=SOURCE, rank=st.get("rank") or "normal",
+            subject_id=qid, relation=pid, source=SOURCE, rank=rank or "normal",
             statement_id=sid, source_file=self.source_file, subject_name=name,
             relation_label=self.vocab.property_label(pid), **value_fields, **time_fields))
 
     def _value(self, datatype: str, value) -> dict:
+        """The fact fields of a value; ``KeyError`` for a missing key, ``ValueError`` for one of
+        the wrong kind (both a ``bad_value``)."""
+        if datatype in _STRING_TYPES:
+            return {"value": _text(value, "the value"), "datatype": datatype}
+        if not isinstance(value, dict):
+            raise ValueError(f"the value is {json_kind(value)}, expected an object")
         if datatype == "wikibase-item":
-            target = value.get("id") or f"Q{int(value['numeric-id'])}"
-            return {"object_id": target}
+            target = value.get("id")
+            if target:
+                return {"object_id": _text(target, "id")}
+            return {"object_id": _numeric_item(value["numeric-id"])}
         if datatype == "quantity":
-            amount = str(value["amount"]).lstrip("+")
-            return {"value": amount, "value_num": float(amount), "datatype": "quantity",
-                    "unit": self.vocab.unit_label(value.get("unit"))}
+            text, number = _amount(value["amount"])
+            return {"value": text, "value_num": number, "datatype": "quantity",
+                    "unit": _unit_label(self.vocab, value.get("unit"))}
         if datatype == "time":
             text, precision = parse_time(value["time"], value.get("precision"))
             return {"value": text, "datatype": "time", "extra": {"value_precision": precision}}
-        if datatype == "monolingualtext":
-            if value["text"] is None:  # a fact needs a value (FactRecord would refuse it)
-                raise ValueError("monolingual text without text")
-            return {"value": value["text"], "datatype": "monolingualtext",
-                    "extra": {"language": value.get("language")}}
-        if not isinstance(value, str):
-            raise ValueError(f"expected a string, got {type(value).__name__}")
-        return {"value": value, "datatype": datatype}
+        # monolingualtext, the last of SUPPORTED_DATATYPES
+        if value["text"] is None:  # a fact needs a value (FactRecord would refuse it)
+            raise ValueError("monolingual text without text")
+        language = value.get("language")
+        return {"value": _text(value["text"], "text"), "datatype": "monolingualtext",
+                "extra": {"language": None if language is None else _text(language, "language")}}
 
-    def _qualifiers(self, qualifiers: dict, out: ParsedDocument, where: str) -> dict:
+    def _qualifiers(self, qualifiers, out: ParsedDocument, where: str) -> dict:
+        """Start, end and point in time. A qualifier of the wrong shape refuses the statement
+        (``ValueError``); a time value that cannot be read is left out and reported
+        (``bad_qualifier``): the interval stays open on that side."""
+        if not isinstance(qualifiers, dict):
+            raise ValueError(f"qualifiers are {json_kind(qualifiers)}, expected an object")
         fields: dict = {}
         for pid, name in TIME_QUALIFIERS.items():
-            for snak in qualifiers.get(pid, ()):
+            snaks = qualifiers.get(pid, ())
+            if not isinstance(snaks, (list, tuple)):
+                raise ValueError(f"{pid} qualifiers are {json_kind(snaks)}, expected a list")
+            for snak in snaks:
+                if not isinstance(snak, dict):
+                    raise ValueError(f"a {pid} qualifier is {json_kind(snak)}, expected an object")
                 if snak.get("snaktype", "value") != "value" or "datavalue" not in snak:
                     continue  # "unknown value" start/end: the interval stays open on that side
-                value = snak["datavalue"].get("value") or {}
+                datavalue = snak["datavalue"]
+                if not isinstance(datavalue, dict):
+                    raise ValueError(f"a {pid} qualifier's datavalue is {json_kind(datavalue)}, "
+                                     "expected an object")
+                value = datavalue.get("value") or {}
                 try:
+                    if not isinstance(value, dict):
+                        raise ValueError(f"its value is {json_kind(value)}, expected an object")
                     text, precision = parse_time(value["time"], value.get("precision"))
-                except (KeyError, TypeError, ValueError) as exc:
+                except (KeyError, ValueError) as exc:
                     out.skipped.append(("bad_qualifier", f"{where}: {pid} qualifier ignored ({exc})"))
                     continue
                 fields[name] = text
@@ -525,11 +625,111 @@ class WikidataDocParser:
         return fields
 
 
-def _en(block) -> str | None:
-    if not block:
+class _Shape(ValueError):
+    """A part of an entity document we read holds the wrong kind of JSON value."""
+
+
+_RANKS = (None, "", "normal", "preferred")  # the ranks kept ("deprecated" is dropped); none is normal
+
+
+def _shown(value, limit: int = 60) -> str:
+    """``repr(value)`` for a message, cut at ``limit`` characters."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"{json_kind(value)} nested too deeply to show"
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _plain(value) -> str:
+    """``str(value)`` for a message: text as it is, anything else as ``_shown``."""
+    return value if isinstance(value, str) else _shown(value)
+
+
+def _kind_of_text(value) -> str:
+    """``json_kind``, and for text that cannot be stored or is blank, why."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return f"text that {problem}" if problem else "blank text" if not value.strip() else "text"
+    return json_kind(value)
+
+
+def _text(value, what: str) -> str:
+    """``value`` when it is text the graph can store; else ``ValueError`` naming ``what``."""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is {json_kind(value)}, expected text")
+    problem = text_problem(value)
+    if problem:
+        raise ValueError(f"{what} {problem}")
+    return value
+
+
+def _numeric_item(number) -> str:
+    if number.__class__ is not int or number < 1:
+        raise ValueError(f"numeric-id {_shown(number)} is not a positive whole number")
+    return f"Q{number}"
+
+
+def _amount(amount) -> tuple[str, float]:
+    """A quantity's amount (``"+1500"``) → (``"1500"``, 1500.0); NaN and infinities refused."""
+    if amount.__class__ not in (str, int, float):
+        raise ValueError(f"amount is {json_kind(amount)}, expected a decimal number")
+    text = str(amount).lstrip("+")
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"amount {_shown(text)} is not a finite number")
+    return text, number
+
+
+def _unit_label(vocab, unit) -> str | None:
+    if unit is not None and not isinstance(unit, str):
+        raise ValueError(f"unit is {json_kind(unit)}, expected an entity URI or \"1\"")
+    return vocab.unit_label(unit)
+
+
+def _container(block, what: str, *, lists: bool = False):
+    """An object of the document (labels, claims...): ``{}`` when absent or empty (PHP writes
+    an empty object as ``[]``); any other kind of value is a ``_Shape`` error. ``lists``: a
+    list is read too (sitelinks are only counted)."""
+    if block is None or (isinstance(block, list) and (lists or not block)):
+        return block or {}
+    if not isinstance(block, dict):
+        raise _Shape(f"{what} is {json_kind(block)}, expected an object")
+    return block
+
+
+def _en(block, what: str) -> str | None:
+    """The English text of a language block (labels, descriptions), or None."""
+    entry = _container(block, what).get("en")
+    if entry is None:
         return None
-    entry = block.get("en")
-    return entry.get("value") if isinstance(entry, dict) else None
+    if not isinstance(entry, dict):
+        raise _Shape(f"{what}.en is {json_kind(entry)}, expected an object")
+    value = entry.get("value")
+    if value is None:
+        return None
+    if not isinstance(value, str) or text_problem(value):
+        raise _Shape(f"{what}.en.value is {_kind_of_text(value)}, expected text")
+    return value
+
+
+def _aliases(block) -> tuple[str, ...]:
+    """The English aliases (entries without a value are passed over)."""
+    entries = _container(block, "aliases").get("en")
+    if entries is None:
+        return ()
+    if not isinstance(entries, list):
+        raise _Shape(f"aliases.en is {json_kind(entries)}, expected a list")
+    out = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise _Shape(f"aliases.en[{i}] is {json_kind(entry)}, expected an object")
+        if "value" in entry:
+            value = entry["value"]
+            if not isinstance(value, str) or text_problem(value):
+                raise _Shape(f"aliases.en[{i}].value is {_kind_of_text(value)}, expected text")
+            out.append(value)
+    return tuple(out)
 
 
 def _en_typed(block) -> str | None:
@@ -541,7 +741,14 @@ def _en_typed(block) -> str | None:
             raise _Fallback
         return None
     entry = block.en
-    return entry.value if entry.__class__ is _Text else None
+    if entry.__class__ is _Text:
+        value = entry.value
+        if value is None or value.__class__ is str:
+            return value
+        raise _Fallback
+    if entry is not None:
+        raise _Fallback
+    return None
 
 
 def _time_qualifier(snaks: list[_QualifierSnak], pid: str, name: str, where: str,
@@ -573,7 +780,11 @@ def _item_value_id_typed(value) -> str | None:
         raise _Fallback
     if value.entity_type != "item":
         return None
-    return value.id or (f"Q{value.numeric_id}" if value.numeric_id is not UNSET else None)
+    target = value.id
+    if target:
+        return target if target.__class__ is str else None
+    number = value.numeric_id
+    return f"Q{number}" if number.__class__ is int and number > 0 else None
 
 
 def _item_id(datavalue) -> str | None:
@@ -583,10 +794,14 @@ def _item_id(datavalue) -> str | None:
 
 
 def _item_value_id(value) -> str | None:
-    value = value or {}
-    if value.get("entity-type", "item") != "item":
+    """The QID of an item value (``id``, else ``numeric-id``); None for anything else."""
+    if not isinstance(value, dict) or value.get("entity-type", "item") != "item":
         return None
-    return value.get("id") or (f"Q{value['numeric-id']}" if "numeric-id" in value else None)
+    target = value.get("id")
+    if target:
+        return target if isinstance(target, str) else None
+    number = value.get("numeric-id")
+    return f"Q{number}" if number.__class__ is int and number > 0 else None
 
 
 def load_wikidata_json(store: Store, paths: Iterable[str | Path], *,
@@ -605,46 +820,48 @@ def load_wikidata_json(store: Store, paths: Iterable[str | Path], *,
     wanted = None
     if entities is not None:
         wanted = _with_references(paths, frozenset(entities), props)
-    relations: dict[str, RelationRecord] = {}
+    relations: dict[str, tuple[RelationRecord, str, int]] = {}  # with where its document is
     seen_properties: set[str] = set()
     for path in paths:
         ctx.report.files.append(str(path))
         parser = WikidataDocParser(props, source_file=path.name)
         try:
             for lineno, raw in iter_lines(path):
-                try:
-                    parsed = parser.parse_line(raw, wanted)
-                except ValueError as exc:
+                with ctx.record(path, lineno) as out:
+                    try:
+                        parsed = parser.parse_line(raw, wanted)
+                    except ValueError as exc:
+                        ctx.read()
+                        out.refuse("malformed_json", f"malformed JSON: {exc}")
+                        continue
+                    if parsed is None:
+                        continue
                     ctx.read()
-                    ctx.skip("malformed_json", f"malformed JSON: {exc}", path=path, line=lineno)
-                    continue
-                if parsed is None:
-                    continue
-                ctx.read()
-                if parsed.filtered:
-                    ctx.drop("not_in_entity_list")
-                    continue
-                for reason, message in parsed.skipped:
-                    if reason in PROBLEM_REASONS:
-                        ctx.skip(reason, message, path=path, line=lineno)
-                    else:
-                        ctx.drop(reason)
-                if parsed.relation:
-                    relations[parsed.relation.id] = parsed.relation
-                if parsed.entity:
-                    ctx.sink.entity(parsed.entity)
-                for fact in parsed.facts:
-                    seen_properties.add(fact.relation)
-                    ctx.sink.fact(fact)
+                    if parsed.filtered:
+                        ctx.drop("not_in_entity_list")
+                        continue
+                    for reason, message in parsed.skipped:
+                        if reason in PROBLEM_REASONS:
+                            ctx.skip(reason, message, path=path, line=lineno)
+                        else:
+                            ctx.drop(reason)
+                    if parsed.relation:
+                        relations[parsed.relation.id] = (parsed.relation, str(path), lineno)
+                    if parsed.entity:
+                        out.entity(parsed.entity)
+                    for fact in parsed.facts:
+                        seen_properties.add(fact.relation)
+                        out.fact(fact)
         except TruncatedInput as exc:
             ctx.fail_file("truncated_input", str(exc), path=path, line=exc.line)
     vocab = vocabulary()
     for pid in sorted(seen_properties | set(relations)):
-        record = relations.get(pid)
+        record, where, line = relations.get(pid) or (None, None, None)
         if record is None and vocab.property_label(pid):
             record = RelationRecord(id=pid, label=vocab.property_label(pid), source=SOURCE)
         if record is not None:
-            ctx.sink.relation(record)
+            with ctx.record(where, line) as out:
+                out.relation(record)
     return ctx.finish()
 
 

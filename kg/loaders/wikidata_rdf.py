@@ -19,6 +19,7 @@ Turtle has no line structure and is parsed whole (use N-Triples for big dumps).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +27,9 @@ from pathlib import Path
 import rdflib
 from rdflib import Literal, URIRef
 
-from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress,
-                                       TruncatedInput, iter_lines)
+from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
+                                       RecordProgress, TruncatedInput, iter_lines)
+from knowforge.kg.loaders.checks import INT64_MAX
 from knowforge.kg.loaders.wikidata_common import (ENTITY_URI, TIME_QUALIFIERS, default_properties,
                                                   parse_xsd_time, vocabulary)
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
@@ -65,6 +67,7 @@ MAX_VALUE_NODES = 100_000
 @dataclass
 class _Entity:
     qid: str
+    line: int | None = None                                           # its first triple's line
     name: str | None = None
     aliases: list[str] = field(default_factory=list)
     description: str | None = None
@@ -93,11 +96,12 @@ class RdfGrouper:
     """Collects the triples of one entity at a time and turns them into records."""
 
     def __init__(self, ctx: LoadContext, properties: frozenset[str], entities: frozenset[str] | None,
-                 source_file: str):
+                 source_file: str, path: str | None = None):
         self.ctx = ctx
         self.properties = properties
         self.entities = entities
         self.source_file = source_file
+        self.path = path or source_file
         self.vocab = vocabulary()
         self.current: _Entity | None = None
         # wdv: value nodes are shared and written once in a dump; keep a bounded map of precisions.
@@ -105,20 +109,26 @@ class RdfGrouper:
         self.pending_value_links: list[tuple[str, str, str]] = []
         self.loaded_properties: set[str] = set()
 
-    def add(self, s, p, o) -> None:
+    def add(self, s, p, o, line: int | None = None) -> None:
         s_uri, p_uri = str(s), str(p)
         if s_uri.startswith(VALUE):
             if p_uri == WIKIBASE + "timePrecision":
+                try:
+                    precision = int(str(o))
+                except ValueError:
+                    self.ctx.skip("bad_value", f"{s_uri}: timePrecision is not a whole number: {o!s}",
+                                  path=self.path, line=line)
+                    return
                 if len(self.precisions) >= MAX_VALUE_NODES:
                     self.precisions.pop(next(iter(self.precisions)))
-                self.precisions[s_uri] = int(o)
+                self.precisions[s_uri] = precision
             return
         key = _entity_key(s_uri)
         if key is None or not key.startswith("Q"):
             return
         if self.current is None or self.current.qid != key:
             self.flush()
-            self.current = _Entity(key)
+            self.current = _Entity(key, line)
         ent = self.current
         if ENTITY_DATA in s_uri:
             node = ent.data_nodes.setdefault(s_uri, {"about": None, "counts": {}})
@@ -164,12 +174,17 @@ class RdfGrouper:
         if self.entities is not None and ent.qid not in self.entities:
             self.ctx.drop("not_in_entity_list")
             return
+        with self.ctx.record(self.path, ent.line) as out:
+            self._records(ent, out)
+
+    def _records(self, ent: _Entity, out: PendingRecord) -> None:
+        """The entity and its facts (a value that cannot be read leaves its fact out, reported)."""
         name = ent.name or ent.qid
         labels = tuple(sorted({self.vocab.domain_labels[c] for c in ent.instance_of
                                if c in self.vocab.domain_labels}))
         counts = self._counts(ent)
         sitelinks = counts.pop("sitelinks", None)
-        self.ctx.sink.entity(EntityRecord(
+        out.entity(EntityRecord(
             id=ent.qid, name=name, labels=labels, aliases=tuple(dict.fromkeys(ent.aliases)),
             description=ent.description, popularity=float(sitelinks) if sitelinks is not None else None,
             domain=DOMAIN, source=SOURCE, source_file=self.source_file, extra=counts or None))
@@ -184,23 +199,28 @@ class RdfGrouper:
                 continue
             local = uri.rsplit("/", 1)[-1]
             fact = self._fact(ent.qid, name, pid, st["value"], rank=st.get("rank", "normal"),
-                              statement_id=local.replace("-", "$", 1), time=self._times(st, local))
+                              statement_id=local.replace("-", "$", 1), time=self._times(st, local, out.line),
+                              line=out.line)
             if fact is not None:
-                self.ctx.sink.fact(fact)
+                out.fact(fact)
         # Truthy triples duplicate best-rank statements; use them only where no statement exists.
         for pid, obj in ent.truthy:
             if pid in statement_props:
                 continue
-            fact = self._fact(ent.qid, name, pid, obj, rank=None, statement_id=None, time={})
+            fact = self._fact(ent.qid, name, pid, obj, rank=None, statement_id=None, time={}, line=out.line)
             if fact is not None:
-                self.ctx.sink.fact(fact)
+                out.fact(fact)
 
     def _add_count(self, counts: dict[str, int], p_uri: str, o, where: str) -> None:
         try:
-            counts[DATA_COUNTS[p_uri]] = int(str(o))
+            count = int(str(o))
         except ValueError:
+            count = -1
+        if not 0 <= count <= INT64_MAX:
             self.ctx.skip("bad_value", f"{where}: {p_uri.rsplit('#', 1)[-1]} is not a count: {o!s}",
-                          path=self.source_file)
+                          path=self.path, line=self.current.line if self.current else None)
+            return
+        counts[DATA_COUNTS[p_uri]] = count
 
     def _counts(self, ent: _Entity) -> dict[str, int]:
         """Sitelink, statement and identifier counts of ``ent``: from its data node (the one
@@ -214,7 +234,7 @@ class RdfGrouper:
                 self.ctx.drop("data_node_about_another_entity" if node["about"] else "data_node_without_about")
         return counts
 
-    def _times(self, st: dict, where: str) -> dict:
+    def _times(self, st: dict, where: str, line: int | None = None) -> dict:
         out = {}
         for pid, name in TIME_QUALIFIERS.items():
             value = st["qualifiers"].get(pid)
@@ -225,12 +245,12 @@ class RdfGrouper:
                 text, prec = parse_xsd_time(str(value), precision)
             except ValueError as exc:
                 self.ctx.skip("bad_qualifier", f"{where}: {pid} qualifier ignored ({exc})",
-                              path=self.source_file)
+                              path=self.path, line=line)
                 continue
             out[name], out[f"{name}_precision"] = text, prec
         return out
 
-    def _fact(self, qid, name, pid, obj, *, rank, statement_id, time) -> FactRecord | None:
+    def _fact(self, qid, name, pid, obj, *, rank, statement_id, time, line=None) -> FactRecord | None:
         common = dict(subject_id=qid, relation=pid, source=SOURCE, rank=rank,
                       statement_id=statement_id, subject_name=name, source_file=self.source_file,
                       relation_label=self.vocab.property_label(pid), **time)
@@ -246,12 +266,21 @@ class RdfGrouper:
             if dt == "dateTime":
                 try:
                     text, prec = parse_xsd_time(str(obj), None)
-                except ValueError:
-                    self.ctx.skip("bad_value", f"{qid} {pid}: bad date {obj!s}", path=self.source_file)
+                except ValueError as exc:
+                    self.ctx.skip("bad_value", f"{qid} {pid}: bad date {obj!s} ({exc})", path=self.path,
+                                  line=line)
                     return None
                 return FactRecord(value=text, datatype="time", extra={"value_precision": prec}, **common)
             if dt in _NUMERIC:
-                return FactRecord(value=str(obj), value_num=float(obj), datatype="quantity", **common)
+                try:
+                    number = float(str(obj))
+                except ValueError:
+                    number = math.nan
+                if not math.isfinite(number):
+                    self.ctx.skip("bad_value", f"{qid} {pid}: {obj!s} is not a finite number",
+                                  path=self.path, line=line)
+                    return None
+                return FactRecord(value=str(obj), value_num=number, datatype="quantity", **common)
             return FactRecord(value=str(obj), datatype="string", **common)
         self.ctx.drop("unknown_datatype")
         return None
@@ -306,15 +335,16 @@ def load_wikidata_rdf(store: Store, paths: Iterable[str | Path], *,
     loaded: set[str] = set()
     for path in paths:
         ctx.report.files.append(str(path))
-        grouper = RdfGrouper(ctx, props, wanted, path.name)
-        for s, p, o in _triples(ctx, path):
-            grouper.add(s, p, o)
+        grouper = RdfGrouper(ctx, props, wanted, path.name, str(path))
+        for s, p, o, line in _triples(ctx, path):
+            grouper.add(s, p, o, line)
         grouper.flush()
         loaded |= grouper.loaded_properties
     vocab = vocabulary()
     for pid in sorted(loaded):
         if vocab.property_label(pid):
-            ctx.sink.relation(RelationRecord(id=pid, label=vocab.property_label(pid), source=SOURCE))
+            with ctx.record() as out:
+                out.relation(RelationRecord(id=pid, label=vocab.property_label(pid), source=SOURCE))
     return ctx.finish()
 
 
@@ -334,7 +364,7 @@ def _with_references(store: Store, paths: list[Path], entities: frozenset[str],
     wanted = set(entities)
     for path in paths:
         collector = _ReferenceCollector(scratch, props, entities, path.name)
-        for s, p, o in _triples(scratch, path):
+        for s, p, o, _ in _triples(scratch, path):
             collector.add(s, p, o)
         collector.flush()
         wanted |= collector.references
@@ -381,8 +411,11 @@ def _parse_chunk(ctx: LoadContext, path: Path, chunk: list[tuple[int, str]]) -> 
     ctx.read(len(chunk))
     # A graph is a set: restore the file's entity order (value nodes first, for precisions).
     order: dict[str | None, int] = {None: -1}
-    for _, line in chunk:
-        order.setdefault(_line_key(line), len(order))
+    first_line: dict[str | None, int] = {}  # entity -> the line of its first triple here
+    for lineno, line in chunk:
+        key = _line_key(line)
+        order.setdefault(key, len(order))
+        first_line.setdefault(key, lineno)
     g = rdflib.Graph()
     try:
         g.parse(data="\n".join(line for _, line in chunk), format="nt")
@@ -398,7 +431,8 @@ def _parse_chunk(ctx: LoadContext, path: Path, chunk: list[tuple[int, str]]) -> 
                          path=path, line=lineno)
                 continue
             triples.extend(one)
-    yield from sorted(triples, key=lambda t: order.get(_entity_key(str(t[0])), len(order)))
+    for s, p, o in sorted(triples, key=lambda t: order.get(_entity_key(str(t[0])), len(order))):
+        yield s, p, o, first_line.get(_entity_key(str(s)))
 
 
 def _turtle(ctx: LoadContext, path: Path) -> Iterator[tuple]:
@@ -411,4 +445,5 @@ def _turtle(ctx: LoadContext, path: Path) -> Iterator[tuple]:
                       line=line if isinstance(line, int) else None)
         return
     ctx.read(len(g))
-    yield from sorted(g, key=lambda t: (_entity_key(str(t[0])) or "", str(t[0]), str(t[1])))
+    for s, p, o in sorted(g, key=lambda t: (_entity_key(str(t[0])) or "", str(t[0]), str(t[1]))):
+        yield s, p, o, None  # Turtle has no line per triple

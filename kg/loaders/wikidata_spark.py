@@ -376,6 +376,10 @@ def _parse_split(path: str, start: int, end: int, *, file_index: int, properties
                 split.records_read += 1
                 split.problem("malformed_json", f"malformed JSON: {exc}")
                 continue
+            except Exception as exc:  # noqa: BLE001 - as the streaming loader: reported, never fatal
+                split.records_read += 1
+                split.problem("unreadable_record", f"{type(exc).__name__}: {str(exc)[:300]}")
+                continue
             if parsed is None:
                 continue
             split.records_read += 1

@@ -9,6 +9,7 @@ on HTTP 429/5xx, connection errors and timeouts, honouring ``Retry-After``.
 from __future__ import annotations
 
 import logging
+import math
 import socket
 import string
 import time
@@ -22,7 +23,8 @@ from SPARQLWrapper.SPARQLExceptions import EndPointInternalError
 
 from knowforge import __version__
 from knowforge.errors import ConfigError, KnowforgeError
-from knowforge.kg.loaders.base import DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress
+from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
+                                       RecordProgress)
 from knowforge.kg.loaders.wikidata_common import (ENTITY_URI, default_properties, is_pid,
                                                   parse_xsd_time, vocabulary)
 from knowforge.kg.records import FactRecord, RelationRecord
@@ -131,32 +133,45 @@ def load_wikidata_sparql(store: Store, *, properties: Iterable[str] | None = Non
             seen_statements: set[str] = set()
             for i, row in enumerate(rows):
                 ctx.read()
-                statement = row.get("statement", {}).get("value", "")
-                if statement in seen_statements:
-                    ctx.drop("extra_qualifier_row")
-                    continue
-                seen_statements.add(statement)
-                fact = _fact(ctx, prop, row, f"{endpoint} {prop} offset {offset + i}")
-                if fact is not None:
-                    ctx.sink.fact(fact)
+                fact = None
+                with ctx.record(f"{endpoint} {prop} offset {offset + i}") as out:
+                    statement = _binding(row, "statement")
+                    if statement is not None and statement in seen_statements:
+                        ctx.drop("extra_qualifier_row")
+                        continue
+                    seen_statements.add(statement)
+                    fact = _fact(ctx, out, prop, row)
+                    if fact is not None:
+                        out.fact(fact)
+                if fact is not None and not out.refused:
                     loaded += 1
             if len(rows) < page_size:
                 break
             offset += page_size
         if loaded and vocab.property_label(prop):
-            ctx.sink.relation(RelationRecord(id=prop, label=vocab.property_label(prop), source=SOURCE))
+            with ctx.record(f"{endpoint} {prop}") as out:
+                out.relation(RelationRecord(id=prop, label=vocab.property_label(prop), source=SOURCE))
     return ctx.finish()
 
 
-def _fact(ctx: LoadContext, prop: str, row: dict, where: str) -> FactRecord | None:
-    try:
-        item = row["item"]["value"]
-        statement = row["statement"]["value"]
-        value = row["value"]
-        rank = _RANKS.get(row["rank"]["value"], "normal")
-    except KeyError as exc:
-        ctx.skip("bad_sparql_row", f"result row lacks {exc}", path=where)
+def _binding(row, name: str) -> str | None:
+    """The text of binding ``name`` of a result row, or None when the row has none."""
+    binding = row.get(name) if isinstance(row, dict) else None
+    value = binding.get("value") if isinstance(binding, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _fact(ctx: LoadContext, out: PendingRecord, prop: str, row) -> FactRecord | None:
+    """One result row → its fact, or None (what was left out is counted or reported)."""
+    item, statement, rank_uri = (_binding(row, name) for name in ("item", "statement", "rank"))
+    value = row.get("value") if isinstance(row, dict) else None
+    missing = [name for name, got in (("item", item), ("statement", statement), ("rank", rank_uri))
+               if got is None] + ([] if isinstance(value, dict) and isinstance(value.get("value"), str)
+                                  else ["value"])
+    if missing:
+        out.refuse("bad_sparql_row", f"result row lacks {', '.join(missing)}")
         return None
+    rank = _RANKS.get(rank_uri, "normal")
     if rank == "deprecated":
         ctx.drop("deprecated_rank")
         return None
@@ -167,28 +182,38 @@ def _fact(ctx: LoadContext, prop: str, row: dict, where: str) -> FactRecord | No
     sid_local = statement.rsplit("/", 1)[-1]
     statement_id = sid_local.replace("-", "$", 1)
     fields: dict = {}
-    try:
-        for name, var in (("start", "start"), ("end", "end"), ("point_in_time", "pointInTime")):
-            if var in row:
-                precision = int(row[f"{var}Precision"]["value"]) if f"{var}Precision" in row else None
-                text, prec_name = parse_xsd_time(row[var]["value"], precision)
-                fields[name], fields[f"{name}_precision"] = text, prec_name
-    except ValueError as exc:
-        ctx.skip("bad_qualifier", f"{statement_id}: time qualifier not understood ({exc})", path=where)
+    for name, var in (("start", "start"), ("end", "end"), ("point_in_time", "pointInTime")):
+        text = _binding(row, var)
+        if text is None:
+            continue
+        precision_text = _binding(row, f"{var}Precision")
+        try:
+            precision = int(precision_text) if precision_text is not None else None
+            fields[name], fields[f"{name}_precision"] = parse_xsd_time(text, precision)
+        except ValueError as exc:
+            out.ctx.skip("bad_qualifier", f"{statement_id}: time qualifier not understood ({exc})",
+                         path=out.path)
     common = dict(subject_id=qid, relation=prop, source=SOURCE, rank=rank, statement_id=statement_id,
-                  subject_name=row.get("itemLabel", {}).get("value"),
+                  subject_name=_binding(row, "itemLabel"),
                   relation_label=vocabulary().property_label(prop), source_file="sparql", **fields)
-    if value["type"] == "uri":
+    if value.get("type") == "uri":
         if not value["value"].startswith(ENTITY_URI):
             ctx.drop("unknown_datatype")
             return None
         return FactRecord(object_id=value["value"][len(ENTITY_URI):],
-                          object_name=row.get("valueLabel", {}).get("value"), **common)
+                          object_name=_binding(row, "valueLabel"), **common)
     datatype = value.get("datatype")
     text = value["value"]
-    if datatype == _XSD_DATETIME:
-        date, precision = parse_xsd_time(text, None)
-        return FactRecord(value=date, datatype="time", extra={"value_precision": precision}, **common)
-    if datatype in _NUMERIC:
-        return FactRecord(value=text, value_num=float(text), datatype="quantity", **common)
+    try:
+        if datatype == _XSD_DATETIME:
+            date, precision = parse_xsd_time(text, None)
+            return FactRecord(value=date, datatype="time", extra={"value_precision": precision}, **common)
+        if datatype in _NUMERIC:
+            number = float(text)
+            if not math.isfinite(number):
+                raise ValueError(f"{text!r} is not a finite number")
+            return FactRecord(value=text, value_num=number, datatype="quantity", **common)
+    except ValueError as exc:
+        out.refuse("bad_value", f"{statement_id}: value not understood ({exc})")
+        return None
     return FactRecord(value=text, datatype="string", **common)

@@ -350,9 +350,10 @@ def load_wordnet(store: Store, paths: Iterable[str | Path] = (), *, words: Itera
             ctx.drop("word_not_in_wordnet")
         wanted = _neighbours(ctx, folder, seeds)
     reader = _TargetWords(folder)
-    for record in RELATIONS:
-        ctx.sink.relation(RelationRecord(id=record.id, label=record.label, inverse=record.inverse,
-                                         source=source, description=record.description))
+    for relation in RELATIONS:
+        with ctx.record() as record:
+            record.relation(RelationRecord(id=relation.id, label=relation.label, inverse=relation.inverse,
+                                           source=source, description=relation.description))
     lemma_cache: dict[str, float | None] = {}
 
     def lemma_entity(key: str, path: Path) -> EntityRecord:
@@ -370,62 +371,65 @@ def load_wordnet(store: Store, paths: Iterable[str | Path] = (), *, words: Itera
             if keep is not None and line[:8] not in keep:
                 continue
             ctx.read()
-            try:
-                synset = parse_data_line(line)
-            except (ValueError, IndexError) as exc:
-                ctx.skip("malformed_data_line", f"synset line: {exc}", path=path, line=lineno)
-                continue
-            sid = synset_id(synset.offset, pos)
-            keys = [lemma_key(w) for w, _ in synset.words]
-            ctx.sink.entity(EntityRecord(
-                id=sid, name=synset_name(keys[0], synset, index.senses[pos].get(keys[0], ())),
-                labels=("Synset",), description=synset.gloss, domain=DOMAIN, source=source,
-                source_file=path.name,
-                extra={"pos": synset.ss_type, "offset": synset.offset,
-                       "lexname": index.lexnames.get(synset.lex_filenum, str(synset.lex_filenum)),
-                       "lemmas": [lemma_name(k) for k in keys]}))
-            for number, ((word, lex_id), key) in enumerate(zip(synset.words, keys), 1):
-                ctx.sink.entity(lemma_entity(key, path))
-                offsets = index.senses[pos].get(key, ())
-                sense = offsets.index(synset.offset) + 1 if synset.offset in offsets else None
-                ctx.sink.fact(FactRecord(subject_id=f"wn:lemma:{key}", relation="sense", object_id=sid,
-                                         source=source, source_file=path.name, relation_label="has sense",
-                                         subject_name=lemma_name(key), object_name=lemma_name(keys[0]),
-                                         extra={"pos": synset.ss_type, "sense_number": sense,
-                                                "word_number": number, "lex_id": lex_id,
-                                                "written": word.replace("_", " ")}))
-            for p in synset.pointers:
-                spec = POINTERS.get(p.symbol)
-                if spec is None:
-                    ctx.drop("pointer_not_loaded")
+            with ctx.record(path, lineno) as record:
+                try:
+                    synset = parse_data_line(line)
+                except (ValueError, IndexError) as exc:
+                    ctx.skip("malformed_data_line", f"synset line: {exc}", path=path, line=lineno)
                     continue
-                target_pos = "a" if p.pos == "s" else p.pos
-                if keep is not None and p.offset not in wanted.get(target_pos, ()):
-                    ctx.drop("pointer_outside_subset")
-                    continue
-                relation, kind = spec
-                target = synset_id(p.offset, target_pos)
-                if kind == "semantic":
-                    ctx.sink.fact(FactRecord(subject_id=sid, relation=relation, object_id=target, source=source,
-                                             source_file=path.name, relation_label=relation.replace("_", " ")))
-                    continue
-                if not p.source or p.source > len(keys):
-                    ctx.skip("bad_pointer", f"lexical pointer {p.symbol} names word {p.source} of a synset "
-                             f"with {len(keys)} words", path=path, line=lineno)
-                    continue
-                target_words = reader.words(target_pos, p.offset)
-                if target_words is None or not 0 < p.target <= len(target_words):
-                    ctx.skip("bad_pointer", f"pointer {p.symbol} to word {p.target} of synset "
-                             f"{p.offset}-{target_pos}, which does not exist", path=path, line=lineno)
-                    continue
-                target_key = target_words[p.target - 1]
-                ctx.sink.fact(FactRecord(subject_id=f"wn:lemma:{keys[p.source - 1]}", relation=relation,
-                                         object_id=f"wn:lemma:{target_key}", source=source,
-                                         source_file=path.name, relation_label=relation,
-                                         subject_name=lemma_name(keys[p.source - 1]),
-                                         object_name=lemma_name(target_key),
-                                         id_key=f"{sid}>{target}",
-                                         extra={"synset": sid, "target_synset": target}))
+                sid = synset_id(synset.offset, pos)
+                keys = [lemma_key(w) for w, _ in synset.words]
+                record.entity(EntityRecord(
+                    id=sid, name=synset_name(keys[0], synset, index.senses[pos].get(keys[0], ())),
+                    labels=("Synset",), description=synset.gloss, domain=DOMAIN, source=source,
+                    source_file=path.name,
+                    extra={"pos": synset.ss_type, "offset": synset.offset,
+                           "lexname": index.lexnames.get(synset.lex_filenum, str(synset.lex_filenum)),
+                           "lemmas": [lemma_name(k) for k in keys]}))
+                for number, ((word, lex_id), key) in enumerate(zip(synset.words, keys), 1):
+                    record.entity(lemma_entity(key, path))
+                    offsets = index.senses[pos].get(key, ())
+                    sense = offsets.index(synset.offset) + 1 if synset.offset in offsets else None
+                    record.fact(FactRecord(subject_id=f"wn:lemma:{key}", relation="sense", object_id=sid,
+                                           source=source, source_file=path.name, relation_label="has sense",
+                                           subject_name=lemma_name(key), object_name=lemma_name(keys[0]),
+                                           extra={"pos": synset.ss_type, "sense_number": sense,
+                                                  "word_number": number, "lex_id": lex_id,
+                                                  "written": word.replace("_", " ")}))
+                for p in synset.pointers:
+                    spec = POINTERS.get(p.symbol)
+                    if spec is None:
+                        ctx.drop("pointer_not_loaded")
+                        continue
+                    target_pos = "a" if p.pos == "s" else p.pos
+                    if keep is not None and p.offset not in wanted.get(target_pos, ()):
+                        ctx.drop("pointer_outside_subset")
+                        continue
+                    relation, kind = spec
+                    target = synset_id(p.offset, target_pos)
+                    if kind == "semantic":
+                        record.fact(FactRecord(subject_id=sid, relation=relation, object_id=target,
+                                               source=source, source_file=path.name,
+                                               relation_label=relation.replace("_", " ")))
+                        continue
+                    if not p.source or p.source > len(keys):
+                        ctx.skip("bad_pointer", f"lexical pointer {p.symbol} names word {p.source} of a "
+                                 f"synset with {len(keys)} words", path=path, line=lineno)
+                        continue
+                    target_words = reader.words(target_pos, p.offset)
+                    if target_words is None or not 0 < p.target <= len(target_words):
+                        ctx.skip("bad_pointer", f"pointer {p.symbol} to word {p.target} of synset "
+                                 f"{p.offset}-{target_pos}, which does not exist",
+                                 path=path, line=lineno)
+                        continue
+                    target_key = target_words[p.target - 1]
+                    record.fact(FactRecord(subject_id=f"wn:lemma:{keys[p.source - 1]}", relation=relation,
+                                           object_id=f"wn:lemma:{target_key}", source=source,
+                                           source_file=path.name, relation_label=relation,
+                                           subject_name=lemma_name(keys[p.source - 1]),
+                                           object_name=lemma_name(target_key),
+                                           id_key=f"{sid}>{target}",
+                                           extra={"synset": sid, "target_synset": target}))
     report = ctx.finish()
     from knowforge.kg.loaders.newterms import link_term_lemmas
 

