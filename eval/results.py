@@ -63,6 +63,8 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              "errors": summary["errors"], "cached_samples": summary["cached"],
              "mc_scoring": options.mc_scoring, "mc_continuation": options.mc_continuation,
              "scoring": options.scoring,
+             # what narrowed the run (reports name them): --limit and the --task filter
+             "limit": options.limit, "task_filter": property_value(options.extra.get("task_filter")),
              "scoring_rules": sorted({f"{i.scorer}:{scoring_rule(i.scorer, options.scoring)}" for i in items}),
              "options_extra_json": json.dumps(options.extra, sort_keys=True, default=str)}
     props.update(model_properties(options))
