@@ -31,8 +31,9 @@ per unit for every number of a report. The seeded simulation in tests/test_stats
 percentile interval's coverage is nominal for a mean of 100 units. A resample on which the
 statistic is undefined (None or NaN, e.g. a class missing) is dropped and counted
 (``Estimate.dropped``). ``bootstrap_ratio`` is the same bootstrap for sum(y)/sum(m) over
-clusters, vectorised with numpy; with the same seed it draws the same resamples as
-``bootstrap`` and gives the same numbers.
+clusters and ``bootstrap_totals`` the one for any statistic of per-unit totals (balanced
+accuracy from right/total counts per class, a macro average), both vectorised with numpy;
+with the same seed they draw the same resamples as ``bootstrap`` and give the same numbers.
 
 **Paired comparisons** (two runs, the same units). ``paired_difference(a, b, sizes=)`` takes
 each unit's score sum in run A and in run B (and its size): the difference of the two ratios,
@@ -219,20 +220,46 @@ def bootstrap(units: Sequence[U], statistic: Callable[[Sequence[U]], float | Non
     return _percentile_estimate(estimate, replicates, n, resamples, level)
 
 
+def bootstrap_totals(counts: Sequence[Sequence[float]] | np.ndarray,
+                     statistic: Callable[[np.ndarray], np.ndarray], *, resamples: int = DEFAULT_RESAMPLES,
+                     seed: int = 0, level: float = 0.95) -> Estimate:
+    """``bootstrap`` of a statistic of column totals, vectorised: ``counts[u]`` is unit u's row
+    of k counts (score sum, size; right and total per class ...), and ``statistic`` maps an
+    array of totals (shape ``(..., k)``) to values (shape ``(...)``) — accuracy, balanced
+    accuracy, a macro average, a difference. The same draws as ``bootstrap`` with that seed."""
+    c = np.asarray(counts, dtype=float)
+    if c.ndim != 2:
+        raise ValueError("counts must be one row of totals per unit")
+    n = len(c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = float(statistic(c.sum(axis=0))) if n else None
+    estimate = None if estimate is None or not math.isfinite(estimate) else estimate
+    if n < 2:
+        return Estimate(estimate, None, None, n, "bootstrap", level)
+    indices = resample_indices(n, resamples, seed)
+    chunk = max(1, 2_000_000 // max(1, n * c.shape[1]))          # bounds the (chunk, n, k) gather
+    parts = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for start in range(0, resamples, chunk):
+            parts.append(np.asarray(statistic(c[indices[start:start + chunk]].sum(axis=1)), dtype=float))
+    return _percentile_estimate(estimate, np.concatenate(parts), n, resamples, level)
+
+
+def ratio_of_totals(totals: np.ndarray) -> np.ndarray:
+    """totals[..., 0] / totals[..., 1]: a score sum over a size (``bootstrap_totals``)."""
+    return totals[..., 0] / totals[..., 1]
+
+
 def bootstrap_ratio(sums: Sequence[float], sizes: Sequence[float] | None = None, *,
                     resamples: int = DEFAULT_RESAMPLES, seed: int = 0, level: float = 0.95) -> Estimate:
     """``bootstrap`` of sum(sums) / sum(sizes) over clusters, vectorised (the same draws, and so
     the same numbers, as ``bootstrap`` with that statistic and seed)."""
     y = np.asarray(sums, dtype=float)
     m = np.ones_like(y) if sizes is None else np.asarray(sizes, dtype=float)
-    n = len(y)
-    estimate = float(y.sum() / m.sum()) if n and m.sum() > 0 else None
-    if n < 2:
-        return Estimate(estimate, None, None, n, "bootstrap", level)
-    indices = resample_indices(n, resamples, seed)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        replicates = y[indices].sum(axis=1) / m[indices].sum(axis=1)
-    return _percentile_estimate(estimate, replicates, n, resamples, level)
+    if y.shape != m.shape:
+        raise ValueError("sums and sizes differ in length")
+    return bootstrap_totals(np.stack([y, m], axis=1).reshape(len(y), 2), ratio_of_totals,
+                            resamples=resamples, seed=seed, level=level)
 
 
 # --- paired tests ----------------------------------------------------------------------------------
@@ -390,7 +417,7 @@ def design_effect(sizes: Sequence[float], icc: float | None) -> float:
 
 
 __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES", "Estimate", "McNemar", "PairedComparison",
-           "PermutationTest", "Z95", "bootstrap", "bootstrap_ratio", "child_seed", "cluster_mean",
-           "design_effect", "intraclass_correlation", "mcnemar", "mean_stderr", "normal_ci",
-           "paired_difference", "resample_indices", "sample_stddev", "sign_flip_test", "units_for_gap",
-           "z_for"]
+           "PermutationTest", "Z95", "bootstrap", "bootstrap_ratio", "bootstrap_totals", "child_seed",
+           "cluster_mean", "design_effect", "intraclass_correlation", "mcnemar", "mean_stderr", "normal_ci",
+           "paired_difference", "ratio_of_totals", "resample_indices", "sample_stddev", "sign_flip_test",
+           "units_for_gap", "z_for"]

@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from knowforge.eval.stats import (bootstrap, bootstrap_ratio, child_seed, cluster_mean, design_effect,
+from knowforge.eval.metrics import balanced_accuracy
+from knowforge.eval.stats import (bootstrap, bootstrap_ratio, bootstrap_totals, child_seed, cluster_mean, design_effect,
                                   intraclass_correlation, mcnemar, mean_stderr, paired_difference,
                                   sign_flip_test, units_for_gap)
 
@@ -56,6 +57,30 @@ def test_bootstrap_of_any_statistic_equals_the_vectorised_ratio():
     # seeded: the same seed gives the same interval, another seed another one
     assert bootstrap_ratio(sums, sizes, resamples=500, seed=9).ci == fast.ci
     assert bootstrap_ratio(sums, sizes, resamples=500, seed=10).ci != fast.ci
+
+
+def test_bootstrap_of_totals_reproduces_a_balanced_accuracy_bootstrap():
+    """Balanced accuracy over clusters of (gold, prediction) pairs: the generic bootstrap over
+    the pairs and the vectorised one over per-cluster right/total counts per class agree."""
+    rng = np.random.default_rng(5)
+    clusters = [[(bool(g), bool(p)) for g, p in zip(rng.random(k) < 0.3, rng.random(k) < 0.5)]
+                for k in rng.integers(1, 5, 60)]
+
+    def statistic(units):
+        pairs = [p for u in units for p in u]
+        return balanced_accuracy([g for g, _ in pairs], [p for _, p in pairs])
+
+    counts = [[sum(g == cls and p == g for g, p in u) if i == 0 else sum(g == cls for g, _ in u)
+               for cls in (False, True) for i in (0, 1)] for u in clusters]
+
+    def from_totals(t):
+        right, total = t[..., 0::2], t[..., 1::2]
+        return np.nanmean(np.where(total > 0, right / total, np.nan), axis=-1)
+
+    generic = bootstrap(clusters, statistic, resamples=300, seed=4)
+    fast = bootstrap_totals(counts, from_totals, resamples=300, seed=4)
+    assert fast.estimate == pytest.approx(generic.estimate)
+    assert fast.ci == pytest.approx(generic.ci) and fast.stderr == pytest.approx(generic.stderr)
 
 
 def test_bootstrap_drops_and_counts_undefined_resamples():
