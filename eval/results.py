@@ -25,6 +25,7 @@ from pathlib import Path
 from knowforge import __version__
 from knowforge.errors import ConfigError, KnowforgeError
 from knowforge.eval.prompts import TEMPLATE_VERSION
+from knowforge.eval.run_stats import Units, accuracy_estimate
 from knowforge.eval.runner import SampleResult, summarize
 from knowforge.eval.scorers import scoring_rule
 from knowforge.models.types import BenchmarkItem
@@ -138,22 +139,36 @@ def run_answers(store, run_id: str) -> list[dict]:
     return store.read("eval/read_run_answers", run_id=run_id)
 
 
-def results_by(store, run_id: str, by: Sequence[str]) -> list[dict]:
+def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None = None) -> list[dict]:
     """Accuracy of a run per combination of slice keys, e.g. ``by=["relation", "year"]``.
 
-    Each row: the key values, items, samples, correct, accuracy, errors. Sorted by key values.
+    Each row: the key values, items, samples, correct, accuracy, errors, and the accuracy's
+    ``stderr``, 95% ``ci`` and the ``units`` they rest on (``eval.run_stats``): the unit is the
+    item (its samples together), or ``metadata[cluster_key]`` of the items (default: the Run's
+    ``item_group`` when recorded). Sorted by key values.
     """
     if not by:
         raise ConfigError("give at least one slice key, e.g. relation,year")
-    load_run(store, run_id)
+    run = load_run(store, run_id)
+    units = Units(cluster_key if cluster_key is not None else run.get("item_group"))
     keys = [slice_property(k) for k in by]
-    rows = store.read("eval/results_by_slice", run_id=run_id, keys=keys)
+    groups: dict[tuple, list[dict]] = {}
+    for row in store.read("eval/results_by_slice", run_id=run_id, keys=keys):
+        groups.setdefault(tuple(_hashable(v) for v in row["slice"]), []).append(row)
     out = []
-    for row in rows:
-        entry = {k: v for k, v in zip(by, row["slice"])}
-        entry.update(items=row["items"], samples=row["samples"], correct=row["correct"],
-                     accuracy=row["accuracy"], errors=row["errors"])
+    for key, rows in groups.items():
+        samples = [({"id": r["id"], "metadata_json": r["metadata_json"]}, {"score": score})
+                   for r in rows for score in r["scores"]]
+        estimate = accuracy_estimate(samples, units)
+        entry = {k: v for k, v in zip(by, rows[0]["slice"])}
+        entry.update(items=len(rows), samples=sum(r["samples"] for r in rows),
+                     correct=sum(sum(r["scores"]) for r in rows), accuracy=estimate.estimate,
+                     errors=sum(r["errors"] for r in rows), **estimate.as_dict(), unit=units.name)
         out.append(entry)
     out.sort(key=lambda r: tuple((r[k] is None, str(type(r[k])), r[k] if r[k] is not None else 0)
                                  for k in by))
     return out
+
+
+def _hashable(value):
+    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
