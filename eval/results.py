@@ -110,8 +110,9 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     write_questions(store, items, overwrite=False)
     store.write("eval/derive_question_slices", [{"id": i.id} for i in items])
     props = run_properties(options, items, results, name=name, started_at=started_at, extra=extra)
-    # where evaluators write this run's report (the validity report finds chrono.json there)
-    props.setdefault("report_dir", str(Path(options.out_dir) / run_id))
+    # where evaluators write this run's report (the validity report finds chrono.json there,
+    # `knowforge report RUN` rewrites it there); absolute, so it holds from any directory
+    props.setdefault("report_dir", str((Path(options.out_dir) / run_id).absolute()))
     store.run("eval/upsert_run", id=run_id, props=props)
     rows = [{"id": f"{run_id}:{r.item_id}:{r.sample_index}", "question_id": r.item_id,
              "props": {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,

@@ -312,11 +312,13 @@ def sign_flip_test(differences: Sequence[float], *, resamples: int = DEFAULT_PER
     if 2 ** n <= resamples:
         signs = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
         exact, count = True, len(signs)
+        null = (signs * d).mean(axis=1)
     else:
         rng = np.random.default_rng(seed)
-        signs = rng.choice(np.array([1.0, -1.0]), size=(resamples, n))
+        chunk = max(1, 2_000_000 // n)            # bounds the (chunk, n) sign matrix
+        null = np.concatenate([(rng.choice(np.array([1.0, -1.0]), size=(min(chunk, resamples - start), n)) * d)
+                               .mean(axis=1) for start in range(0, resamples, chunk)])
         exact, count = False, resamples
-    null = (signs * d).mean(axis=1)
     adjustment = 0 if exact else 1
     gamma = abs(observed) * np.finfo(float).eps * 100       # scipy's tolerance for equal values
     less = (np.count_nonzero(null <= observed + gamma) + adjustment) / (count + adjustment)
