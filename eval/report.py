@@ -156,7 +156,7 @@ def _scope(store, run: Mapping, samples: Sequence[Sample]) -> dict:
         benchmark_tasks[str(row["task"])] += row["questions"]
     return {"benchmark": run.get("benchmark"),
             "tasks": list(run.get("run_tasks") or run.get("tasks") or item_tasks),
-            "task_filter": run.get("task_filter"), "limit": run.get("limit"),
+            "item_tasks": item_tasks, "task_filter": run.get("task_filter"), "limit": run.get("limit"),
             "items": len({q["id"] for q, _ in samples}), "samples_per_item": run.get("n"),
             "questions_of_these_tasks": sum(benchmark_tasks.get(t, 0) for t in item_tasks),
             "benchmark_tasks": dict(sorted(benchmark_tasks.items()))}
@@ -257,8 +257,11 @@ def _tasks_text(scope: Mapping) -> str:
     if scope.get("task_filter"):
         return f"{tasks} (--task {', '.join(map(str, scope['task_filter']))})"
     known = scope.get("benchmark_tasks") or {}
-    if known:
-        return f"{tasks} ({len(scope.get('tasks') or [])} run; the benchmark has {len(known)} item tasks)"
+    asked = set(scope.get("item_tasks") or [])
+    if known and asked:
+        covered = len(asked & set(known))
+        return (f"{tasks} (all {len(known)} tasks of the benchmark)" if covered == len(known)
+                else f"{tasks} (questions of {covered} of the benchmark's {len(known)} tasks)")
     return tasks
 
 
@@ -359,7 +362,7 @@ def plan_table(planning: Mapping) -> Table:
                         f"({100 * planning['power']:.0f}% power, two-sided α = {planning['alpha']})")
     columns = ["task", "accuracy", "item variance", "items per run (independent)"]
     if clustered:
-        columns += [f"{planning['unit']} per run", "ICC", "design effect"]
+        columns += [f"{planning['unit']} clusters per run", "ICC", "design effect"]
     columns += ["items (paired)"]
     for c in columns:
         table.add_column(c, justify="left" if c == "task" else "right")
@@ -489,7 +492,7 @@ def _plan_markdown(planning: Mapping) -> list[str]:
     clustered = planning["unit"] != "item"
     head = ["task", "accuracy", "item variance", "items per run (independent)"]
     if clustered:
-        head += [f"{planning['unit']} per run", "ICC", "design effect"]
+        head += [f"{planning['unit']} clusters per run", "ICC", "design effect"]
     head += ["items (paired)"]
     lines = [f"## Planning: units to detect a gap of {100 * planning['gap']:.1f} points", "",
              f"{100 * planning['power']:.0f}% power, two-sided α = {planning['alpha']}, from this run's variance "

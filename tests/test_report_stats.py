@@ -92,8 +92,9 @@ def test_every_number_carries_stderr_and_ci(store, tmp_path):
     task = report["by_task"]["s/gen"]
     half = 100 * (task["ci"][1] - task["ci"][0]) / 2
     assert f"| s/gen | 40 | {100 * task['accuracy']:.1f} ± {half:.1f} |" in md
-    for line in (f"- run: `{run}`", "- benchmark: stats-bench · tasks: s/bool, s/gen",
-                 "- solver: zero-shot", "- items: 60 evaluated of 60 questions of these tasks in the graph · no --limit",
+    for line in (f"- run: `{run}`", "- benchmark: stats-bench · tasks: s/bool, s/gen (all 2 tasks of the benchmark)",
+                 "- solver: zero-shot",
+                 "- items: 60 evaluated of 60 questions of these tasks in the graph · no --limit",
                  "- scoring: knowforge", "- numbers: accuracies in %, shown as estimate ± half the width"):
         assert line in md, line
     assert "## Balanced accuracy" in md and f"{100 * balanced['value']:.1f} ± " in md
@@ -194,7 +195,8 @@ def test_header_names_limit_and_task_filter(store, tmp_path):
     assert "tasks: s/gen (--task s/gen)" in md
     unrecorded = record(store, items[:10], {i.id: [1.0] for i in items[:10]}, tmp_path)
     md = (write_report(store, unrecorded, tmp_path / "unrec", resamples=200) / "report.md").read_text()
-    assert "10 evaluated of 40 questions of these tasks in the graph · narrowed by a --limit the run did not record" in md
+    assert ("10 evaluated of 40 questions of these tasks in the graph · narrowed by a --limit the run "
+            "did not record") in md
 
 
 def test_knowforge_report_writes_the_evals_sections_again(store, graph_env, tmp_path):
