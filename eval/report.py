@@ -305,8 +305,8 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
     with the paired difference and its p-value)."""
     d = describe_run(report)
     title = (f"run {d['run']} · {d['benchmark']} · {d['model']} · solver "
-             f"{report['run'].get('solver') or report['run'].get('setting')} · items {d['items']} · "
-             f"scoring {_scoring(report)['mode']} · % ± 95% half-width")
+             f"{report['run'].get('solver') or report['run'].get('setting')} · tasks {d['tasks']} · "
+             f"items {d['items']} · scoring {_scoring(report)['mode']} · % ± 95% half-width")
     table = Table(title=title)
     table.add_column("task")
     table.add_column("items", justify="right")
