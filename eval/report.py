@@ -674,6 +674,23 @@ def _store_sections(store, run_id: str, sections: Mapping[str, Any]) -> dict:
     return json.loads(text)
 
 
+def _sections_of_an_earlier_report(run_id: str, folders: Sequence[Path | str | None]) -> dict | None:
+    """The solver's sections of a report written before runs stored them (its report.json's
+    "extra", whose keys report.json keeps sorted), so that rewriting such a run's report keeps
+    them."""
+    for folder in folders:
+        path = Path(folder) / "report.json" if folder else None
+        if path is None or not path.is_file():
+            continue
+        try:
+            earlier = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if earlier.get("run_id") == run_id and isinstance(earlier.get("extra"), dict):
+            return earlier["extra"]
+    return None
+
+
 def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequence[str] | None = None,
                  extra_sections: Mapping[str, Any] | None = None, cluster_key: str | None = None,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0, plan_gap: float | None = None) -> Path:
@@ -684,7 +701,8 @@ def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequ
     table and plot follow the runs in the order given (``run_id`` first).
     ``extra_sections`` maps a title to markdown text, a list of row dicts (a table) or any JSON
     value; it is stored on the Run and kept under "extra" in report.json. Without it, the
-    sections stored on the Run by the eval's own report are written again.
+    sections stored on the Run by the eval's own report are written again (for a run recorded
+    before runs stored them: those of its earlier report.json in ``out_dir`` or its report_dir).
     ``cluster_key``: see ``build_report``; ``resamples``, ``seed``: the bootstraps.
     ``plan_gap``: add the units needed to detect that gap (a share, 0.05 = 5 points) with 80%
     power, per task ("planning" in report.json).
@@ -693,6 +711,8 @@ def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequ
     out.mkdir(parents=True, exist_ok=True)
     compared = [compare] if isinstance(compare, str) else list(compare or ())
     data = _read_run(store, run_id)
+    if extra_sections is None and data.sections is None:
+        extra_sections = _sections_of_an_earlier_report(run_id, [out, data.run.get("report_dir")])
     if extra_sections is not None:
         data = _RunData(data.run, data.samples, _store_sections(store, run_id, extra_sections))
     report = _build(store, data, run_id, cluster_key=cluster_key, resamples=resamples, seed=seed)
