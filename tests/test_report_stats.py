@@ -229,3 +229,27 @@ def test_knowforge_report_writes_the_evals_sections_again(store, graph_env, tmp_
     assert "## Notes\n\nfrom the solver" in again and "| gap | s/gen | -12.5 |" in again and "## Raw" in again
     table = CliRunner().invoke(cli, ["results", run, "--by", "year"], catch_exceptions=False)
     assert table.exit_code == 0 and " ± " in table.output and "unit: item" in table.output
+
+
+def test_cli_clusters_by_the_item_group_of_the_runs_method(store, graph_env, tmp_path):
+    """A run of an ELKEN benchmark is clustered by event; a benchmark of no installed method by item."""
+    def items_of(benchmark: str) -> list[BenchmarkItem]:
+        return [i.model_copy(update={"benchmark": benchmark, "id": f"{benchmark}-{i.id}",
+                                     "metadata": {"event_id": i.metadata["group"]}}) for i in make_items()]
+
+    events = items_of("events:stats")
+    run = record(store, events, grouped_scores([i.model_copy(update={"metadata": {"group": i.metadata["event_id"]}})
+                                                for i in events]), tmp_path)
+    rows = json.loads(CliRunner().invoke(cli, ["results", run, "--by", "task", "--format", "json"],
+                                         catch_exceptions=False).stdout)
+    assert {r["task"]: (r["unit"], r["units"]) for r in rows} == {"s/gen": ("event_id", 10), "s/bool": ("event_id", 5)}
+    result = CliRunner().invoke(cli, ["report", run, "--out", str(tmp_path / "ev"), "--bootstrap", "200"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "ev" / "report.json").read_text())
+    assert report["uncertainty"]["unit"] == "event_id" and report["overall"]["units"] == 15
+    unknown = items_of("nomethod:stats")
+    other = record(store, unknown, {i.id: [1.0] for i in unknown}, tmp_path)
+    rows = json.loads(CliRunner().invoke(cli, ["results", other, "--by", "task", "--format", "json"],
+                                         catch_exceptions=False).stdout)
+    assert {r["unit"] for r in rows} == {"item"} and sum(r["units"] for r in rows) == 60
