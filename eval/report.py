@@ -1,11 +1,25 @@
 """Reports of a run read back from the graph: report.json, report.md, plots/*.png.
 
-Plots (matplotlib, Agg backend, no display needed):
+Every number carries its uncertainty (``eval.run_stats``): report.json gives each accuracy its
+``stderr``, 95% ``ci``, ``ci_method`` and the ``units`` it rests on; report.md and the terminal
+show ``41.0 ± 2.8``: accuracy in %, ± half the width of the 95% interval. The unit is the item
+(its samples together), or the method's group of items (``cluster_key``: an ELKEN event, a
+ChroKnow record) when the caller or the Run names one.
+
+A report identifies itself: run, benchmark, model, solver, tasks and task filter, --limit, the
+evaluated item count against the questions of those tasks in the graph, scoring mode.
+
+The sections a solver adds (``extra_sections``) are stored on the Run (``report_sections_json``)
+when the eval writes its report, so ``knowforge report RUN`` writes the same sections again
+from the graph alone, to any folder.
+
+Plots (matplotlib, Agg backend, no display needed), each with 95% error bars:
 * ``accuracy_by_task.png``  — one bar per task;
 * ``accuracy_by_year.png``  — ChroKnowledge-style curves, one line per task (when items carry
   a ``year`` slice);
 * ``accuracy_by_<slice>.png`` — one bar chart per other categorical slice (2–30 values);
-* ``comparison.png``         — two runs side by side per task (``compare=``).
+* ``comparison.png``         — two runs side by side per task (``compare=``);
+* ``trend.png``              — accuracy per task over several compared runs.
 """
 
 from __future__ import annotations
@@ -13,21 +27,26 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
-from knowforge.eval.metrics import accuracy, balanced_accuracy, per_slice
+from knowforge.eval.metrics import accuracy
 from knowforge.eval.results import load_run, run_answers
+from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
+                                      paired_runs, plan_for_gap)
+from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed
 from knowforge.eval.validity import UNDATED, question_sides
 
 log = logging.getLogger(__name__)
 
-REPORT_VERSION = "1"
+REPORT_VERSION = "2"
 MAX_CATEGORIES = 30
 _BOOL_FORMS = ("boolean", "true-false")
+SHOWN = "accuracies in %, shown as estimate ± half the width of its 95% interval"
 
 
 def _as_bool(text: Any) -> bool | None:
@@ -43,58 +62,116 @@ def _json_key(value: Any) -> str:
     return "null" if value is None else str(value)
 
 
-def build_report(store, run_id: str) -> dict:
-    """All numbers of one run as a JSON-ready dict."""
-    run = load_run(store, run_id)
-    rows = run_answers(store, run_id)
-    samples = [(r["question"], r["answer"]) for r in rows]
-    scores = [a.get("score") for _, a in samples]
+@dataclass(frozen=True)
+class _RunData:
+    run: dict
+    samples: list[Sample]
+    sections: dict | None        # what the solver added to the eval's own report
+
+
+def _read_run(store, run_id: str) -> _RunData:
+    run = dict(load_run(store, run_id))
+    stored = run.pop("report_sections_json", None)
+    samples = [(r["question"], r["answer"]) for r in run_answers(store, run_id)]
+    return _RunData(run, samples, json.loads(stored) if stored else None)
+
+
+def build_report(store, run_id: str, *, cluster_key: str | None = None, resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = 0) -> dict:
+    """All numbers of one run, each with its uncertainty, as a JSON-ready dict.
+
+    ``cluster_key``: the metadata key whose items form one unit (the method's unit: an event,
+    a record, a term, a statement, an entity); default: the Run's ``cluster_key`` when recorded,
+    else each item is a unit. ``resamples``
+    and ``seed``: the bootstrap of balanced accuracies."""
+    return _build(store, _read_run(store, run_id), run_id, cluster_key=cluster_key, resamples=resamples, seed=seed)
+
+
+def _units(data: _RunData, cluster_key: str | None) -> Units:
+    return Units(cluster_key if cluster_key is not None else data.run.get("cluster_key"))
+
+
+def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resamples: int, seed: int) -> dict:
+    run, samples = data.run, data.samples
+    units = _units(data, cluster_key)
     per_item: dict[str, list[float]] = defaultdict(list)
     for q, a in samples:
         per_item[q["id"]].append(a.get("score") or 0.0)
+    acc = accuracy_estimate(samples, units)
+    item_acc = item_estimate(samples, units, lambda v: sum(v) / len(v))
+    all_right = item_estimate(samples, units, lambda v: float(all(x >= 1.0 for x in v)))
     report: dict[str, Any] = {
         "version": REPORT_VERSION, "run_id": run_id, "run": run, "scoring": scoring_of(run),
-        "overall": {"items": len(per_item), "samples": len(samples), "accuracy": accuracy(scores),
-                    "item_accuracy": accuracy(sum(v) / len(v) for v in per_item.values()),
-                    "all_samples_correct": accuracy(float(all(x >= 1.0 for x in v)) for v in per_item.values()),
+        "scope": _scope(store, run, samples),
+        "uncertainty": {"unit": units.name, "level": 0.95, "shown": SHOWN,
+                        "analytic": "accuracies: cluster-robust standard error over units (lm-eval's "
+                                    "mean_stderr when each unit is one sample), normal interval",
+                        "bootstrap": {"resamples": resamples, "seed": seed, "interval": "percentile",
+                                      "used_for": "balanced accuracy, paired differences"}},
+        "overall": {"items": len(per_item), "samples": len(samples), "accuracy": acc.estimate, **acc.as_dict(),
+                    "item_accuracy": item_acc.estimate, "item_accuracy_stderr": item_acc.stderr,
+                    "item_accuracy_ci": item_acc.as_dict()["ci"],
+                    "all_samples_correct": all_right.estimate, "all_samples_correct_stderr": all_right.stderr,
+                    "all_samples_correct_ci": all_right.as_dict()["ci"],
                     "errors": sum(1 for _, a in samples if a.get("error")),
                     "cached": sum(1 for _, a in samples if a.get("cached"))},
     }
-    report["by_task"] = _group(samples, lambda q: q.get("task"))
-    report["by_form"] = _group(samples, lambda q: q.get("form"))
+    report["by_task"] = _group(samples, lambda q: q.get("task"), units)
+    report["by_form"] = _group(samples, lambda q: q.get("form"), units)
     balanced = {}
-    for task in sorted({q.get("task") for q, _ in samples if q.get("form") in _BOOL_FORMS}):
-        pairs = [(_as_bool((q.get("answers") or [None])[0]), _as_bool(a.get("parsed")))
+    for task in sorted({q.get("task") for q, _ in samples if q.get("form") in _BOOL_FORMS}, key=str):
+        pairs = [(units.of(q), _as_bool((q.get("answers") or [None])[0]), _as_bool(a.get("parsed")))
                  for q, a in samples if q.get("task") == task]
-        pairs = [(g, p) for g, p in pairs if g is not None]
+        pairs = [(u, g, p) for u, g, p in pairs if g is not None]
         if pairs:
-            balanced[task] = balanced_accuracy([g for g, _ in pairs], [p for _, p in pairs])
+            est = balanced_accuracy_estimate(pairs, resamples=resamples,
+                                             seed=child_seed(seed, "balanced_accuracy", task))
+            balanced[str(task)] = {"value": est.estimate, **est.as_dict()}
     report["balanced_accuracy"] = balanced
     slice_keys = sorted({k for q, _ in samples for k in q if k.startswith("slice_")})
     report["slices"] = {}
     for key in slice_keys:
         name = key[len("slice_"):]
-        report["slices"][name] = _group(samples, lambda q, key=key: q.get(key))
+        report["slices"][name] = _group(samples, lambda q, key=key: q.get(key), units)
     if "slice_year" in slice_keys:
         curves: dict[str, dict] = {}
-        for task in sorted({q.get("task") for q, _ in samples}):
+        for task in sorted({q.get("task") for q, _ in samples}, key=str):
             subset = [(q, a) for q, a in samples if q.get("task") == task and q.get("slice_year") is not None]
             if subset:
-                curves[task] = _group(subset, lambda q: q.get("slice_year"))
+                curves[task] = _group(subset, lambda q: q.get("slice_year"), units)
         report["by_year"] = curves
     if run.get("model_cutoff"):
-        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples)
+        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples, units)
+    if data.sections is not None:
+        report["extra"] = data.sections
     return report
 
 
-def _cutoff_slices(store, run_id: str, cutoff: str, samples) -> dict:
+def _scope(store, run: Mapping, samples: Sequence[Sample]) -> dict:
+    """What the run covered: its tasks, the filter and limit that narrowed it, and the evaluated
+    item count next to the questions of those tasks in the graph."""
+    benchmarks = [b for b in str(run.get("benchmark") or "").split(",") if b]
+    sizes = store.read("eval/benchmark_task_sizes", benchmarks=benchmarks) if benchmarks else []
+    item_tasks = sorted({str(q.get("task")) for q, _ in samples})
+    benchmark_tasks: dict[str, int] = defaultdict(int)
+    for row in sizes:
+        benchmark_tasks[str(row["task"])] += row["questions"]
+    return {"benchmark": run.get("benchmark"),
+            "tasks": list(run.get("run_tasks") or run.get("tasks") or item_tasks),
+            "item_tasks": item_tasks, "task_filter": run.get("task_filter"), "limit": run.get("limit"),
+            "items": len({q["id"] for q, _ in samples}), "samples_per_item": run.get("n"),
+            "questions_of_these_tasks": sum(benchmark_tasks.get(t, 0) for t in item_tasks),
+            "benchmark_tasks": dict(sorted(benchmark_tasks.items()))}
+
+
+def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units) -> dict:
     """Accuracy of items whose tested facts changed before vs after the model's cutoff."""
     sides = question_sides(store, run_id, cutoff)
     side = lambda q: sides.get(q["id"], UNDATED)  # noqa: E731
     by_task = {}
     for task in sorted({q.get("task") for q, _ in samples}, key=str):
-        by_task[str(task)] = _group([(q, a) for q, a in samples if q.get("task") == task], side)
-    return {"cutoff": cutoff, "all": _group(samples, side), "by_task": by_task}
+        by_task[str(task)] = _group([(q, a) for q, a in samples if q.get("task") == task], side, units)
+    return {"cutoff": cutoff, "all": _group(samples, side, units), "by_task": by_task}
 
 
 def scoring_of(run: Mapping) -> dict:
@@ -107,127 +184,333 @@ def scoring_of(run: Mapping) -> dict:
     return {"mode": mode, "rules": rules, "text": f"{mode}" + (f" ({', '.join(rules)})" if rules else "")}
 
 
-def _group(samples, key) -> dict:
-    def hashable(q):
-        value = key(q)
-        return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
+def _hashable(value):
+    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
 
-    groups = per_slice(samples, key=lambda s: hashable(s[0]), value=lambda s: s[1].get("score"))
-    items: dict[Any, set] = defaultdict(set)
-    errors: dict[Any, int] = defaultdict(int)
+
+def _group(samples, key: Callable[[Mapping], Any], units: Units) -> dict:
+    """{group: n, correct, accuracy, items, errors, stderr, ci, ci_method, units}, in a stable order."""
+    members: dict[Any, list] = defaultdict(list)
     for q, a in samples:
-        items[hashable(q)].add(q["id"])
-        errors[hashable(q)] += 1 if a.get("error") else 0
-    for k, stats in groups.items():
-        stats["items"] = len(items[k])
-        stats["errors"] = errors[k]
-    ordered = sorted(groups.items(), key=lambda kv: (kv[0] is None, str(type(kv[0])), kv[0] if kv[0] is not None else 0))
-    return {_json_key(k): v for k, v in ordered}
+        members[_hashable(key(q))].append((q, a))
+    out = {}
+    ordered = sorted(members, key=lambda k: (k is None, str(type(k)), k if k is not None else 0))
+    for k in ordered:
+        rows = members[k]
+        scores = [a.get("score") for _, a in rows]
+        est = accuracy_estimate(rows, units)
+        out[_json_key(k)] = {"n": len(rows), "correct": sum(float(s) for s in scores if s is not None),
+                             "accuracy": accuracy(scores), **est.as_dict(),
+                             "items": len({q["id"] for q, _ in rows}),
+                             "errors": sum(1 for _, a in rows if a.get("error"))}
+    return out
 
 
-# --------------------------------------------------------------------------------------------
-def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
-    """The terminal summary: accuracy per task (and the compared run's, with the difference)."""
-    title = (f"run {report['run_id']} · {report['run'].get('model')} ({report['run'].get('backend')}) · "
-             f"scoring {_scoring(report)['mode']}")
-    table = Table(title=title)
-    table.add_column("task")
-    table.add_column("items", justify="right")
-    table.add_column("samples", justify="right")
-    table.add_column("accuracy", justify="right")
-    if compare:
-        table.add_column(f"{compare['run_id']}", justify="right")
-        table.add_column("Δ", justify="right")
-    table.add_column("errors", justify="right")
-    tasks = list(report["by_task"])
-    for task in tasks + ["(all)"]:
-        stats = report["overall"] if task == "(all)" else report["by_task"][task]
-        acc = stats["accuracy"]
-        row = [task, str(stats["items"]), str(stats.get("samples", stats.get("n"))), _pct(acc)]
-        if compare:
-            other = compare["overall"] if task == "(all)" else compare["by_task"].get(task, {})
-            oacc = other.get("accuracy")
-            row += [_pct(oacc), _pct(acc - oacc, signed=True) if acc is not None and oacc is not None else "-"]
-        row.append(str(stats.get("errors", 0)))
-        table.add_row(*row, style="bold" if task == "(all)" else None)
-    return table
+# --- comparison and planning -----------------------------------------------------------------------
+def _paired(data: _RunData, other: _RunData, units: Units, *, resamples: int, seed: int) -> dict:
+    """The paired differences of this run and ``other`` per task (and form, and slice)."""
+    def by(key: str) -> dict:
+        return paired_runs(data.samples, other.samples, units, group=lambda q: _json_key(_hashable(q.get(key))),
+                           resamples=resamples, seed=child_seed(seed, key))
+
+    out = by("task")
+    if "by_task" in out:
+        out["by_form"] = by("form")["by_task"]
+        slice_keys = sorted({k for q, _ in data.samples for k in q if k.startswith("slice_")})
+        out["slices"] = {key[len("slice_"):]: by(key)["by_task"] for key in slice_keys}
+    return out
 
 
-def trend_table(rows: Sequence[Mapping]) -> Table:
-    """The terminal form of ``trend_rows``: one row per run, accuracy overall and per task."""
-    tasks = [k for k in rows[0] if k not in ("run_id", "benchmark", "setting", "items")]
-    table = Table(title="Trend over the compared runs")
-    for name in ("run", "benchmark", "setting", "items", *tasks):
-        table.add_column(name, justify="right" if name not in ("run", "benchmark", "setting") else "left")
-    for r in rows:
-        table.add_row(r["run_id"], str(r["benchmark"]), str(r["setting"]), str(r["items"]),
-                      *[_pct(r[t]) for t in tasks])
-    return table
-
-
-def _scoring(report: Mapping) -> dict:
-    return report.get("scoring") or scoring_of(report.get("run", {}))
-
-
+# --- text ------------------------------------------------------------------------------------------
 def _pct(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
     return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
 
+def _pm(value: float | None, ci: Sequence[float] | None, signed: bool = False) -> str:
+    """The report's one number format: ``41.0 ± 2.8`` (%, ± half the 95% interval's width)."""
+    if value is None:
+        return "-"
+    if not ci:
+        return _pct(value, signed)
+    return f"{_pct(value, signed)} ± {100 * (ci[1] - ci[0]) / 2:.1f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _scoring(report: Mapping) -> dict:
+    return report.get("scoring") or scoring_of(report.get("run", {}))
+
+
+def _scope_of(report: Mapping) -> dict:
+    return report.get("scope") or {"benchmark": report["run"].get("benchmark"), "tasks": report["run"].get("tasks"),
+                                   "items": report["overall"]["items"]}
+
+
+def _tasks_text(scope: Mapping) -> str:
+    tasks = ", ".join(map(str, scope.get("tasks") or [])) or "-"
+    if scope.get("task_filter"):
+        return f"{tasks} (--task {', '.join(map(str, scope['task_filter']))})"
+    known = scope.get("benchmark_tasks") or {}
+    asked = set(scope.get("item_tasks") or [])
+    if known and asked:
+        covered = len(asked & set(known))
+        return (f"{tasks} (all {len(known)} tasks of the benchmark)" if covered == len(known)
+                else f"{tasks} (questions of {covered} of the benchmark's {len(known)} tasks)")
+    return tasks
+
+
+def _items_text(scope: Mapping) -> str:
+    items, total = scope.get("items"), scope.get("questions_of_these_tasks")
+    text = f"{items} evaluated"
+    if total:
+        text += f" of {total} questions of these tasks in the graph"
+    if scope.get("limit") is not None:
+        text += f" · --limit {scope['limit']}"
+    elif total and items is not None and items < total:
+        text += " · narrowed by a --limit the run did not record"
+    elif total:
+        text += " · no --limit"
+    return text
+
+
+def describe_run(report: Mapping) -> dict[str, str]:
+    """The lines that identify a report: run, benchmark, model, solver, tasks, items, scoring."""
+    run, scope = report["run"], _scope_of(report)
+    unc = report.get("uncertainty") or {}
+    name = f" ({run['name']})" if run.get("name") else ""
+    boot = unc.get("bootstrap") or {}
+    return {
+        "run": f"{report['run_id']}{name}",
+        "benchmark": str(scope.get("benchmark")),
+        "model": f"{run.get('model')} via {run.get('backend')}",
+        "solver": f"{run.get('solver') or run.get('setting')} (setting {run.get('setting')}, "
+                  f"template v{run.get('template_version')})",
+        "tasks": _tasks_text(scope),
+        "items": _items_text(scope) + f" · {run.get('n')} sample(s) per item",
+        "scoring": _scoring(report)["text"],
+        "numbers": f"{SHOWN}; unit: {unc.get('unit', 'item')}; analytic intervals for accuracies, "
+                   f"percentile bootstrap ({boot.get('resamples')} resamples, seed {boot.get('seed')}) "
+                   "for balanced accuracies and paired differences",
+    }
+
+
+def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
+    """The terminal summary: accuracy per task with its 95% interval (and the compared run's,
+    with the paired difference and its p-value)."""
+    d = describe_run(report)
+    title = (f"run {d['run']} · {d['benchmark']} · {d['model']} · solver "
+             f"{report['run'].get('solver') or report['run'].get('setting')} · tasks {d['tasks']} · "
+             f"items {d['items']} · scoring {_scoring(report)['mode']} · % ± 95% half-width")
+    table = Table(title=title)
+    table.add_column("task")
+    table.add_column("items", justify="right")
+    table.add_column("samples", justify="right")
+    table.add_column("accuracy", justify="right")
+    paired = (compare or {}).get("paired") or {}
+    if compare:
+        table.add_column(f"{compare['run_id']}", justify="right")
+        table.add_column("Δ (paired)" if "paired" in compare else "Δ", justify="right")
+        table.add_column("p", justify="right")
+    table.add_column("errors", justify="right")
+    tasks = list(report["by_task"])
+    for task in tasks + ["(all)"]:
+        stats = report["overall"] if task == "(all)" else report["by_task"][task]
+        row = [task, str(stats["items"]), str(stats.get("samples", stats.get("n"))),
+               _pm(stats["accuracy"], stats.get("ci"))]
+        if compare:
+            other = compare["overall"] if task == "(all)" else compare["by_task"].get(task, {})
+            pair = paired.get("overall") if task == "(all)" else (paired.get("by_task") or {}).get(task)
+            row += [_pm(other.get("accuracy"), other.get("ci"))]
+            if pair:
+                row += [_pm(pair["difference"], pair.get("ci"), signed=True), _p(pair.get("p_value"))]
+            elif "paired" in compare:
+                row += ["no shared items", "-"]
+            else:       # two reports side by side without their answers: the plain difference
+                acc, oacc = stats["accuracy"], other.get("accuracy")
+                row += [_pct(acc - oacc, signed=True) if acc is not None and oacc is not None else "-", "-"]
+        row.append(str(stats.get("errors", 0)))
+        table.add_row(*row, style="bold" if task == "(all)" else None)
+    return table
+
+
+def _trend_tasks(rows: Sequence[Mapping]) -> list[str]:
+    return [k for k in rows[0] if k not in ("run_id", "benchmark", "setting", "items", "ci", "stderr")]
+
+
+def trend_table(rows: Sequence[Mapping]) -> Table:
+    """The terminal form of ``trend_rows``: one row per run, accuracy overall and per task."""
+    tasks = _trend_tasks(rows)
+    table = Table(title="Trend over the compared runs (% ± 95% half-width)")
+    for name in ("run", "benchmark", "setting", "items", *tasks):
+        table.add_column(name, justify="right" if name not in ("run", "benchmark", "setting") else "left")
+    for r in rows:
+        table.add_row(r["run_id"], str(r["benchmark"]), str(r["setting"]), str(r["items"]),
+                      *[_pm(r[t], (r.get("ci") or {}).get(t)) for t in tasks])
+    return table
+
+
+def plan_table(planning: Mapping) -> Table:
+    """The terminal form of a report's ``planning``."""
+    clustered = planning["unit"] != "item"
+    table = Table(title=f"Units needed to detect a gap of {100 * planning['gap']:.1f} points "
+                        f"({100 * planning['power']:.0f}% power, two-sided α = {planning['alpha']})")
+    columns = ["task", "accuracy", "item variance", "items per run (independent)"]
+    if clustered:
+        columns += [f"{planning['unit']} clusters per run", "ICC", "design effect"]
+    columns += ["items (paired)"]
+    for c in columns:
+        table.add_column(c, justify="left" if c == "task" else "right")
+    for name, row in _plan_rows(planning):
+        table.add_row(*_plan_cells(name, row, clustered))
+    return table
+
+
+def _plan_rows(planning: Mapping):
+    yield from planning["by_task"].items()
+    yield "(all)", planning["overall"]
+
+
+def _plan_cells(name: str, row: Mapping, clustered: bool) -> list[str]:
+    ind = row["independent"]
+    cells = [name, _pct(row.get("accuracy")),
+             "-" if ind.get("variance") is None else f"{ind['variance']:.3f}", _count(ind.get("items_needed"))]
+    if clustered:
+        icc = ind.get("icc")
+        cells += [_count(ind.get("clusters_needed")), "-" if icc is None else f"{icc:.2f}",
+                  "-" if ind.get("design_effect") is None else f"{ind['design_effect']:.2f}"]
+    paired = row.get("paired")
+    cells.append("give --compare RUN" if paired is None else _count(paired.get("items_needed")))
+    return cells
+
+
+def _count(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
 # --------------------------------------------------------------------------------------------
 def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Path],
-                    extra_sections: Mapping[str, Any] | None, trend: Sequence[Mapping] | None = None) -> str:
+                    extra_sections: Mapping[str, Any] | None, trend: Sequence[Mapping] | None = None,
+                    planning: Mapping | None = None) -> str:
     run = report["run"]
+    d = describe_run(report)
+    overall = report["overall"]
     lines = [f"# Run {report['run_id']}", "",
+             f"- run: `{d['run']}`",
+             f"- benchmark: {d['benchmark']} · tasks: {d['tasks']}",
              f"- model: `{run.get('model')}` via `{run.get('backend')}`",
-             f"- benchmark: {run.get('benchmark')} · setting: {run.get('setting')} · "
-             f"template v{run.get('template_version')}",
-             f"- scoring: {_scoring(report)['text']}",
+             f"- solver: {d['solver']}",
+             f"- items: {d['items']}",
+             f"- scoring: {d['scoring']}",
              f"- decoding: temperature {run.get('temperature')}, top_p {run.get('top_p')}, "
              f"n {run.get('n')}, seed {run.get('seed')}, max_tokens {run.get('max_tokens')}",
+             f"- numbers: {d['numbers']}",
              f"- knowforge {run.get('knowforge_version')} (git {run.get('git_revision') or 'n/a'}), "
              f"started {run.get('started_at')}", "",
              "## Headline", "",
-             f"Accuracy {_pct(report['overall']['accuracy'])} % over {report['overall']['samples']} samples "
-             f"of {report['overall']['items']} items; {report['overall']['errors']} failed samples; "
-             f"{report['overall']['cached']} answered from the cache.", ""]
-    lines += _md_table("By task", "task", report["by_task"], compare["by_task"] if compare else None)
+             f"Accuracy {_pm(overall['accuracy'], overall.get('ci'))} over {overall['samples']} samples "
+             f"of {overall['items']} items ({overall.get('units', overall['items'])} units: "
+             f"{(report.get('uncertainty') or {}).get('unit', 'item')}); {overall['errors']} failed samples; "
+             f"{overall['cached']} answered from the cache.", ""]
+    lines += _md_table("By task", "task", report["by_task"], compare["by_task"] if compare else None,
+                       ((compare or {}).get("paired") or {}).get("by_task"))
+    if compare:
+        lines += _paired_markdown(report, compare)
     if trend:
         lines += _trend_markdown(trend)
     if report.get("balanced_accuracy"):
-        lines += ["## Balanced accuracy (true/false tasks)", "", "| task | balanced accuracy |", "|---|---|"]
-        lines += [f"| {t} | {_pct(v)} |" for t, v in report["balanced_accuracy"].items()] + [""]
+        lines += ["## Balanced accuracy (true/false tasks)", "", "| task | balanced accuracy |", "|---|---:|"]
+        lines += [f"| {t} | {_pm(v['value'], v.get('ci'))} |" for t, v in report["balanced_accuracy"].items()]
+        lines += [""]
     if report.get("by_model_cutoff"):
         cut = report["by_model_cutoff"]
         lines += _md_table(f"By model cutoff {cut['cutoff']} (facts changed before / after it)", "facts",
                            cut["all"], None)
         lines += ["| task | facts | n | accuracy |", "|---|---|---:|---:|"]
-        lines += [f"| {task} | {k} | {v['n']} | {_pct(v['accuracy'])} |"
+        lines += [f"| {task} | {k} | {v['n']} | {_pm(v['accuracy'], v.get('ci'))} |"
                   for task, groups in cut["by_task"].items() for k, v in groups.items()] + [""]
     for name, groups in report.get("slices", {}).items():
         if len(groups) <= MAX_CATEGORIES:
             lines += _md_table(f"By {name}", name, groups,
-                               compare.get("slices", {}).get(name) if compare else None)
+                               compare.get("slices", {}).get(name) if compare else None,
+                               (((compare or {}).get("paired") or {}).get("slices") or {}).get(name))
+    if planning:
+        lines += _plan_markdown(planning)
     for title, body in (extra_sections or {}).items():
         lines += [f"## {title}", ""] + _md_body(body) + [""]
     if plots:
-        lines += ["## Plots", ""] + [f"![{p.stem}](plots/{p.name})" for p in plots] + [""]
+        lines += ["## Plots", "", "Error bars: 95% intervals.", ""]
+        lines += [f"![{p.stem}](plots/{p.name})" for p in plots] + [""]
     return "\n".join(lines)
 
 
-def _md_table(title: str, key: str, groups: Mapping, other: Mapping | None) -> list[str]:
-    head = f"| {key} | n | accuracy |" + (" compared | Δ |" if other is not None else "")
-    sep = "|---|---:|---:|" + ("---:|---:|" if other is not None else "")
+def _md_table(title: str, key: str, groups: Mapping, other: Mapping | None,
+              paired: Mapping | None = None) -> list[str]:
+    head = f"| {key} | n | accuracy |" + (" compared | Δ (paired) | p |" if other is not None else "")
+    sep = "|---|---:|---:|" + ("---:|---:|---:|" if other is not None else "")
     lines = [f"## {title}", "", head, sep]
     for k, stats in groups.items():
-        row = f"| {k} | {stats['n']} | {_pct(stats['accuracy'])} |"
+        row = f"| {k} | {stats['n']} | {_pm(stats['accuracy'], stats.get('ci'))} |"
         if other is not None:
-            o = other.get(k, {}).get("accuracy")
-            a = stats["accuracy"]
-            row += f" {_pct(o)} | {_pct(a - o, True) if a is not None and o is not None else '-'} |"
+            o = other.get(k, {})
+            pair = (paired or {}).get(k)
+            delta = (f"{_pm(pair['difference'], pair.get('ci'), signed=True)} | {_p(pair.get('p_value'))}"
+                     if pair else "- | -")
+            row += f" {_pm(o.get('accuracy'), o.get('ci'))} | {delta} |"
         lines.append(row)
     return lines + [""]
+
+
+def _paired_markdown(report: Mapping, compare: Mapping) -> list[str]:
+    paired = compare.get("paired") or {}
+    other = compare["run_id"]
+    lines = [f"## Paired comparison with {other}", ""]
+    if "overall" not in paired:
+        lines += [f"The runs share no items: no paired comparison ({report['overall']['items']} items in this "
+                  f"run, {compare['overall']['items']} in {other}).", ""]
+        return lines
+    lines += [f"Over the {paired['shared_items']} items both runs answered (unit: {paired['unit']}; "
+              f"{paired['items_only_in_this_run']} only in this run, {paired['items_only_in_the_other']} only in "
+              f"{other}). Δ = this run − {other} in points, ± half the width of its paired bootstrap 95% "
+              "interval; p: McNemar's test (exact binomial below 25 discordant items) when every unit is one "
+              "right/wrong item in both runs, else a paired sign-flip permutation test.", "",
+              f"| task | shared items | units | this run | {other} | Δ | p | test |",
+              "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for name, row in [*paired["by_task"].items(), ("(all)", paired["overall"])]:
+        lines.append(f"| {name} | {row['shared_items']} | {row['units']} | {_pct(row['a'])} | {_pct(row['b'])} | "
+                     f"{_pm(row['difference'], row.get('ci'), signed=True)} | {_p(row.get('p_value'))} | "
+                     f"{row.get('test') or '-'} |")
+    return lines + [""]
+
+
+def _plan_markdown(planning: Mapping) -> list[str]:
+    clustered = planning["unit"] != "item"
+    head = ["task", "accuracy", "item variance", "items per run (independent)"]
+    if clustered:
+        head += [f"{planning['unit']} clusters per run", "ICC", "design effect"]
+    head += ["items (paired)"]
+    lines = [f"## Planning: units to detect a gap of {100 * planning['gap']:.1f} points", "",
+             f"{100 * planning['power']:.0f}% power, two-sided α = {planning['alpha']}, from this run's variance "
+             "of item scores. Independent: two runs on different items (items each run needs); paired: both "
+             "runs on the same items, from the variance of the per-item differences with the compared run."
+             + (f" Items come in clusters ({planning['unit']}): the item count is inflated by the design "
+                "effect 1 + (m − 1)·ICC." if clustered else ""), "",
+             "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    lines += ["| " + " | ".join(_plan_cells(name, row, clustered)) + " |" for name, row in _plan_rows(planning)]
+    return lines + [""]
+
+
+def _md_value(value: Any) -> str:
+    """A cell of a section a solver added, in the report's number format: shares and
+    differences of shares (floats in [-1, 1]) in %, other floats to three significant digits."""
+    if isinstance(value, float):
+        return f"{100 * value:.1f}" if -1.0 <= value <= 1.0 else f"{value:.3g}"
+    return str(value)
 
 
 def _md_body(body: Any) -> list[str]:
@@ -236,7 +519,7 @@ def _md_body(body: Any) -> list[str]:
     if isinstance(body, list) and body and all(isinstance(r, Mapping) for r in body):
         cols = list(dict.fromkeys(k for r in body for k in r))
         return (["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-                + ["| " + " | ".join(str(r.get(c, "")) for c in cols) + " |" for r in body])
+                + ["| " + " | ".join(_md_value(r.get(c, "")) for c in cols) + " |" for r in body])
     return ["```json", json.dumps(body, indent=2, sort_keys=True, default=str), "```"]
 
 
@@ -250,16 +533,31 @@ def _pyplot():
     return plt
 
 
+def _yerr(groups: Sequence[Mapping]) -> list[list[float]]:
+    """matplotlib's asymmetric error bars (in %) from each group's 95% interval (0 where none)."""
+    low, high = [], []
+    for g in groups:
+        value, ci = g.get("accuracy"), g.get("ci")
+        if value is None or not ci:
+            low.append(0.0)
+            high.append(0.0)
+        else:
+            low.append(max(0.0, 100 * (value - ci[0])))
+            high.append(max(0.0, 100 * (ci[1] - value)))
+    return [low, high]
+
+
 def _bar(path: Path, title: str, groups: Mapping, ylabel: str = "accuracy (%)") -> Path:
     plt = _pyplot()
     labels = list(groups)
     values = [100 * (g["accuracy"] or 0.0) for g in groups.values()]
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.5))
-    ax.bar(range(len(labels)), values, color="#4C72B0")
+    ax.bar(range(len(labels)), values, color="#4C72B0", yerr=_yerr(list(groups.values())), capsize=3,
+           ecolor="#222222")
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
     ax.set_ylim(0, 100)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(f"{title} (95% intervals)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -270,16 +568,17 @@ def _year_curves(path: Path, curves: Mapping[str, Mapping]) -> Path:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for task, groups in curves.items():
-        points = sorted((int(float(y)), 100 * (g["accuracy"] or 0.0)) for y, g in groups.items() if y != "null")
+        points = sorted((int(float(y)), g) for y, g in groups.items() if y != "null")
         if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=task)
+            ax.errorbar([p[0] for p in points], [100 * (p[1]["accuracy"] or 0.0) for p in points],
+                        yerr=_yerr([p[1] for p in points]), marker="o", capsize=3, label=task)
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("year")
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(-2, 102)
-    ax.set_title("Accuracy by year")
+    ax.set_title("Accuracy by year (95% intervals)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -290,16 +589,18 @@ def _year_curves(path: Path, curves: Mapping[str, Mapping]) -> Path:
 def _comparison(path: Path, report: Mapping, compare: Mapping) -> Path:
     plt = _pyplot()
     tasks = sorted(set(report["by_task"]) | set(compare["by_task"]))
-    a = [100 * (report["by_task"].get(t, {}).get("accuracy") or 0.0) for t in tasks]
-    b = [100 * (compare["by_task"].get(t, {}).get("accuracy") or 0.0) for t in tasks]
+    mine = [report["by_task"].get(t, {}) for t in tasks]
+    theirs = [compare["by_task"].get(t, {}) for t in tasks]
     fig, ax = plt.subplots(figsize=(max(5.0, 1.0 * len(tasks) + 2), 3.5))
     xs = range(len(tasks))
-    ax.bar([x - 0.2 for x in xs], a, width=0.4, label=report["run_id"])
-    ax.bar([x + 0.2 for x in xs], b, width=0.4, label=compare["run_id"])
+    ax.bar([x - 0.2 for x in xs], [100 * (g.get("accuracy") or 0.0) for g in mine], width=0.4,
+           yerr=_yerr(mine), capsize=3, label=report["run_id"])
+    ax.bar([x + 0.2 for x in xs], [100 * (g.get("accuracy") or 0.0) for g in theirs], width=0.4,
+           yerr=_yerr(theirs), capsize=3, label=compare["run_id"])
     ax.set_xticks(list(xs), tasks, rotation=30, ha="right", fontsize=8)
     ax.set_ylim(0, 100)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("Run comparison by task")
+    ax.set_title("Run comparison by task (95% intervals)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -322,36 +623,42 @@ def write_plots(report: Mapping, plots_dir: Path, compare: Mapping | None = None
 
 def trend_rows(reports: Sequence[Mapping]) -> list[dict]:
     """One row per run, in the order given: its benchmark, setting and accuracy overall and per
-    task (None where a run has no item of a task) — e.g. one year's NewTerm run after another."""
+    task (None where a run has no item of a task), with each accuracy's ``stderr`` and ``ci`` —
+    e.g. one year's NewTerm run after another."""
     tasks = sorted({t for r in reports for t in r["by_task"]})
     rows = []
     for r in reports:
         row = {"run_id": r["run_id"], "benchmark": r["run"].get("benchmark"), "setting": r["run"].get("setting"),
                "items": r["overall"]["items"], "(all)": r["overall"]["accuracy"]}
         row.update({t: r["by_task"].get(t, {}).get("accuracy") for t in tasks})
+        groups = {"(all)": r["overall"], **{t: r["by_task"].get(t, {}) for t in tasks}}
+        row["stderr"] = {t: g.get("stderr") for t, g in groups.items()}
+        row["ci"] = {t: g.get("ci") for t, g in groups.items()}
         rows.append(row)
     return rows
 
 
 def _trend_markdown(rows: Sequence[Mapping]) -> list[str]:
-    tasks = [k for k in rows[0] if k not in ("run_id", "benchmark", "setting", "items")]
+    tasks = _trend_tasks(rows)
     lines = ["## Trend over the compared runs", "", "| run | benchmark | setting | items | " + " | ".join(tasks) + " |",
              "|---|---|---|---:|" + "---:|" * len(tasks)]
     lines += [f"| {r['run_id']} | {r['benchmark']} | {r['setting']} | {r['items']} | "
-              + " | ".join(_pct(r[t]) for t in tasks) + " |" for r in rows]
+              + " | ".join(_pm(r[t], (r.get("ci") or {}).get(t)) for t in tasks) + " |" for r in rows]
     return lines + [""]
 
 
 def _trend_plot(path: Path, rows: Sequence[Mapping]) -> Path:
     plt = _pyplot()
-    tasks = [k for k in rows[0] if k not in ("run_id", "benchmark", "setting", "items")]
+    tasks = _trend_tasks(rows)
     labels = [str(r["benchmark"] or r["run_id"]) for r in rows]
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(rows)), 3.5))
     for task in tasks:
-        ax.plot(range(len(rows)), [None if r[task] is None else 100 * r[task] for r in rows], marker="o", label=task)
+        groups = [{"accuracy": r[task], "ci": (r.get("ci") or {}).get(task)} for r in rows]
+        ax.errorbar(range(len(rows)), [float("nan") if r[task] is None else 100 * r[task] for r in rows],
+                    yerr=_yerr(groups), marker="o", capsize=3, label=task)
     ax.set_xticks(range(len(rows)), labels, rotation=20, ha="right")
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("Accuracy over the compared runs")
+    ax.set_title("Accuracy over the compared runs (95% intervals)")
     ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
@@ -359,38 +666,82 @@ def _trend_plot(path: Path, rows: Sequence[Mapping]) -> Path:
     return path
 
 
+def _store_sections(store, run_id: str, sections: Mapping[str, Any]) -> dict:
+    """Keep the solver's sections on the Run (as JSON) and return them as JSON gives them back,
+    so the eval's report and a later ``knowforge report`` render the very same values."""
+    text = json.dumps(dict(sections), ensure_ascii=False, default=str)
+    store.run("eval/set_run_report_sections", run_id=run_id, sections_json=text)
+    return json.loads(text)
+
+
+def _sections_of_an_earlier_report(run_id: str, folders: Sequence[Path | str | None]) -> dict | None:
+    """The solver's sections of a report written before runs stored them (its report.json's
+    "extra", whose keys report.json keeps sorted), so that rewriting such a run's report keeps
+    them."""
+    for folder in folders:
+        path = Path(folder) / "report.json" if folder else None
+        if path is None or not path.is_file():
+            continue
+        try:
+            earlier = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if earlier.get("run_id") == run_id and isinstance(earlier.get("extra"), dict):
+            return earlier["extra"]
+    return None
+
+
 def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequence[str] | None = None,
-                 extra_sections: Mapping[str, Any] | None = None) -> Path:
+                 extra_sections: Mapping[str, Any] | None = None, cluster_key: str | None = None,
+                 resamples: int = DEFAULT_RESAMPLES, seed: int = 0, plan_gap: float | None = None) -> Path:
     """Write report.json, report.md and plots/*.png for ``run_id`` into ``out_dir``; return it.
 
-    ``compare`` is a second run id, or several: the first is compared side by side, and with two
-    or more a trend table and plot follow the runs in the order given (``run_id`` first).
+    ``compare`` is a second run id, or several: the first is compared side by side, with the
+    paired difference over shared items per task, form and slice; with two or more a trend
+    table and plot follow the runs in the order given (``run_id`` first).
     ``extra_sections`` maps a title to markdown text, a list of row dicts (a table) or any JSON
-    value, and is kept under "extra" in report.json.
+    value; it is stored on the Run and kept under "extra" in report.json. Without it, the
+    sections stored on the Run by the eval's own report are written again (for a run recorded
+    before runs stored them: those of its earlier report.json in ``out_dir`` or its report_dir).
+    ``cluster_key``: see ``build_report``; ``resamples``, ``seed``: the bootstraps.
+    ``plan_gap``: add the units needed to detect that gap (a share, 0.05 = 5 points) with 80%
+    power, per task ("planning" in report.json).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     compared = [compare] if isinstance(compare, str) else list(compare or ())
-    report = build_report(store, run_id)
-    others = [build_report(store, c) for c in compared]
+    data = _read_run(store, run_id)
+    if extra_sections is None and data.sections is None:
+        extra_sections = _sections_of_an_earlier_report(run_id, [out, data.run.get("report_dir")])
+    if extra_sections is not None:
+        data = _RunData(data.run, data.samples, _store_sections(store, run_id, extra_sections))
+    report = _build(store, data, run_id, cluster_key=cluster_key, resamples=resamples, seed=seed)
+    units = _units(data, cluster_key)
+    other_data = [_read_run(store, c) for c in compared]
+    others = [_build(store, o, c, cluster_key=cluster_key, resamples=resamples, seed=seed)
+              for o, c in zip(other_data, compared)]
     other = others[0] if others else None
-    plots = write_plots(report, out / "plots", other)
     document = dict(report)
     if other:
-        document["compare"] = {"run_id": other["run_id"], "overall": other["overall"],
-                               "by_task": other["by_task"]}
+        document["compare"] = {"run_id": other["run_id"], "overall": other["overall"], "by_task": other["by_task"],
+                               "by_form": other["by_form"], "slices": other["slices"],
+                               "paired": _paired(data, other_data[0], units, resamples=resamples,
+                                                 seed=child_seed(seed, "paired", other["run_id"]))}
+    plots = write_plots(report, out / "plots", other)
     trend = None
     if len(others) >= 2:
         trend = trend_rows([report, *others])
         document["trend"] = trend
         plots.append(_trend_plot(out / "plots" / "trend.png", trend))
-    if extra_sections:
-        document["extra"] = dict(extra_sections)
+    planning = None
+    if plan_gap is not None:
+        planning = plan_for_gap(data.samples, units, plan_gap, other=other_data[0].samples if other_data else None)
+        document["planning"] = planning
     document["plots"] = [f"plots/{p.name}" for p in plots]
     (out / "report.json").write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n",
                                      encoding="utf-8")
-    (out / "report.md").write_text(render_markdown(report, other, plots, extra_sections, trend) + "\n",
-                                   encoding="utf-8")
+    (out / "report.md").write_text(render_markdown(document, document.get("compare"), plots, document.get("extra"),
+                                                   trend, planning) + "\n", encoding="utf-8")
     log.info("report of %s written to %s", run_id, out)
     return out
 

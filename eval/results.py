@@ -33,6 +33,7 @@ from knowforge import __version__
 from knowforge.errors import ConfigError, InputError, KnowforgeError
 from knowforge.eval.prompts import TEMPLATE_VERSION
 from knowforge.eval.ask import summarize
+from knowforge.eval.run_stats import Units, accuracy_estimate
 from knowforge.eval.scoring import scoring_rule
 from knowforge.eval.types import EvalOptions, SampleResult
 from knowforge.models.control import read_card
@@ -74,6 +75,7 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              # the rules the samples record (a solver may score with another scorer than the item's)
              "scoring_rules": sorted({r.rule for r in results if r.rule}
                                      or {f"{i.scorer}:{scoring_rule(i.scorer, options.scoring)}" for i in items}),
+             # what narrowed the run (reports name them): --limit; the engine adds the --task filter
              "limit": options.limit}
     props.update(model_properties(options))
     for key, value in (extra or {}).items():
@@ -116,8 +118,9 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     props = run_properties(options, items, results, name=name, started_at=started_at, extra=extra)
     if benchmark is not None:
         props["benchmark"] = benchmark
-    # where evaluators write this run's report (the validity report finds chrono.json there)
-    props.setdefault("report_dir", str(Path(options.out_dir) / run_id))
+    # where evaluators write this run's report (the validity report finds chrono.json there,
+    # `knowforge report RUN` rewrites it there); absolute, so it holds from any directory
+    props.setdefault("report_dir", str((Path(options.out_dir) / run_id).absolute()))
     store.run("eval/upsert_run", id=run_id, props=props)
     store.write("eval/create_answers", [_answer_row(run_id, r) for r in results], run_id=run_id, progress=progress)
     if variants:
@@ -196,22 +199,36 @@ def run_variant_answers(store, run_id: str) -> list[dict]:
     return store.read("eval/read_run_variant_answers", run_id=run_id)
 
 
-def results_by(store, run_id: str, by: Sequence[str]) -> list[dict]:
+def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None = None) -> list[dict]:
     """Accuracy of a run per combination of slice keys, e.g. ``by=["relation", "year"]``.
 
-    Each row: the key values, items, samples, correct, accuracy, errors. Sorted by key values.
+    Each row: the key values, items, samples, correct, accuracy, errors, and the accuracy's
+    ``stderr``, 95% ``ci`` and the ``units`` they rest on (``eval.run_stats``): the unit is the
+    item (its samples together), or ``metadata[cluster_key]`` of the items (default: the Run's
+    ``cluster_key`` when recorded). Sorted by key values.
     """
     if not by:
         raise ConfigError("give at least one slice key, e.g. relation,year")
-    load_run(store, run_id)
+    run = load_run(store, run_id)
+    units = Units(cluster_key if cluster_key is not None else run.get("cluster_key"))
     keys = [slice_property(k) for k in by]
-    rows = store.read("eval/results_by_slice", run_id=run_id, keys=keys)
+    groups: dict[tuple, list[dict]] = {}
+    for row in store.read("eval/results_by_slice", run_id=run_id, keys=keys):
+        groups.setdefault(tuple(_hashable(v) for v in row["slice"]), []).append(row)
     out = []
-    for row in rows:
-        entry = {k: v for k, v in zip(by, row["slice"])}
-        entry.update(items=row["items"], samples=row["samples"], correct=row["correct"],
-                     accuracy=row["accuracy"], errors=row["errors"])
+    for key, rows in groups.items():
+        samples = [({"id": r["id"], "metadata_json": r["metadata_json"]}, {"score": score})
+                   for r in rows for score in r["scores"]]
+        estimate = accuracy_estimate(samples, units)
+        entry = {k: v for k, v in zip(by, rows[0]["slice"])}
+        entry.update(items=len(rows), samples=sum(r["samples"] for r in rows),
+                     correct=sum(sum(r["scores"]) for r in rows), accuracy=estimate.estimate,
+                     errors=sum(r["errors"] for r in rows), **estimate.as_dict(), unit=units.name)
         out.append(entry)
     out.sort(key=lambda r: tuple((r[k] is None, str(type(r[k])), r[k] if r[k] is not None else 0)
                                  for k in by))
     return out
+
+
+def _hashable(value):
+    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value

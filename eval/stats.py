@@ -1,17 +1,87 @@
-"""Uncertainty of the numbers knowforge reports: standard errors and 95% intervals.
+"""Uncertainty of the numbers knowforge reports: standard errors, intervals, paired tests, planning.
 
-The analytic standard error of a mean is lm-evaluation-harness's (``mean_stderr``: the sample
-standard deviation, n - 1 in the denominator, over sqrt(n)), so an accuracy's ``stderr`` here
-equals lm-eval's ``acc_stderr`` on the same items. Intervals are normal intervals around the
-estimate. Everything here is a pure function of plain numbers.
+Every function here is pure: plain numbers (or any objects and a statistic) in, numbers out,
+with the random draws seeded by the caller. Nothing reads the graph or a report.
+
+**Analytic standard errors.** ``mean_stderr`` is lm-evaluation-harness's (the sample standard
+deviation, n - 1 in the denominator, over sqrt(n)), so an accuracy's ``stderr`` equals lm-eval's
+``acc_stderr`` on the same items. ``cluster_mean`` generalises it to items that are not
+independent (several samples of one item; the questions of one ELKEN event): the estimate is
+the ratio sum(scores) / sum(sizes) over clusters, its standard error the usual linearised,
+cluster-robust one, ``sqrt(k / (k - 1) * sum((y_c - p * m_c)^2)) / sum(m_c)`` over k clusters
+with score sum y_c and size m_c. With one value per cluster it *is* ``mean_stderr``.
+Intervals around analytic standard errors are normal: ``estimate ± 1.96 * stderr``.
+
+**Bootstrap.** ``bootstrap(units, statistic, *, resamples=1000, seed=0)`` resamples *units*
+with replacement and recomputes ``statistic`` on each resampled list (duplicates included).
+A unit is any object: an item, or a cluster of items with all their samples, so resampling
+units keeps a cluster's items together (cluster bootstrap). The statistic recomputes the metric
+from the list it is given, e.g.::
+
+    units = [[(gold, pred), ...] for each event]                  # the event's items
+    est = bootstrap(units, lambda us: balanced_accuracy(*zip(*[p for u in us for p in u])))
+    est.estimate, est.stderr, est.ci                               # ci: (low, high)
+
+The interval is the percentile interval of the resampled statistics (numpy's linear
+interpolation); ``stderr`` is their sample standard deviation (lm-eval's ``bootstrap_stderr``
+convention); ``estimate`` is the statistic on the original units. Percentile rather than BCa:
+our statistics are means, ratios and macro averages of bounded scores over tens to thousands
+of units, where the two differ little, and BCa's jackknife would cost one more statistic call
+per unit for every number of a report. The seeded simulation in tests/test_stats.py shows the
+percentile interval's coverage is nominal for a mean of 100 units. A resample on which the
+statistic is undefined (None or NaN, e.g. a class missing) is dropped and counted
+(``Estimate.dropped``). ``bootstrap_ratio`` is the same bootstrap for sum(y)/sum(m) over
+clusters and ``bootstrap_totals`` the one for any statistic of per-unit totals (balanced
+accuracy from right/total counts per class, a macro average), both vectorised with numpy;
+with the same seed they draw the same resamples as ``bootstrap`` and give the same numbers.
+
+**Paired comparisons** (two runs, the same units). ``paired_difference(a, b, sizes=)`` takes
+each unit's score sum in run A and in run B (and its size): the difference of the two ratios,
+a cluster-robust stderr, a paired bootstrap interval (both runs resampled with the *same*
+units) and a p-value: McNemar's test when every unit is one binary outcome in both runs, else a
+paired sign-flip permutation test. For any other paired statistic, bootstrap pairs::
+
+    pairs = [(unit_in_a, unit_in_b) for each shared unit]
+    bootstrap(pairs, lambda ps: metric([a for a, _ in ps]) - metric([b for _, b in ps]))
+
+``mcnemar(b, c)`` follows statsmodels' ``mcnemar`` (b, c: the discordant counts): the exact
+binomial test (``2 * P(X <= min(b, c))``, X ~ Binomial(b + c, 1/2), capped at 1; what
+``scipy.stats.binomtest(min(b, c), b + c, 0.5)`` returns) when b + c < 25, else the chi-square
+statistic with continuity correction ``(|b - c| - 1)^2 / (b + c)`` on one degree of freedom
+(statsmodels' ``exact=False, correction=True``, which does not clamp ``|b - c| - 1`` at 0).
+``sign_flip_test(d)`` is ``scipy.stats.permutation_test`` on paired samples with the mean
+difference as statistic (``permutation_type="samples"``): every sign vector when 2^n <=
+``resamples`` (exact), else ``resamples`` seeded random ones with the +1 correction; two-sided
+p = 2 * min(P(null <= obs), P(null >= obs)), capped at 1, with scipy's tolerance for ties.
+
+**Planning.** ``units_for_gap(gap, variance)`` is the number of units each run needs for a
+two-sided test at ``alpha`` to detect ``gap`` with ``power``: ``(z_{1-alpha/2} + z_power)^2 *
+2 * variance / gap^2`` for independent runs (``variance``: of one unit's score, p(1 - p) for an
+accuracy), ``(...)^2 * variance / gap^2`` for a paired design (``variance``: of the per-unit
+difference). ``intraclass_correlation`` (one-way ANOVA estimator) and ``design_effect``
+(``1 + (m~ - 1) * ICC`` with m~ = sum(m^2) / sum(m), which allows unequal cluster sizes) turn
+an item count into the count needed when items come in clusters.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Any, TypeVar
+
+import numpy as np
+
+U = TypeVar("U")
 
 Z95 = 1.959963984540054   # the two-sided 95% quantile of the standard normal
+DEFAULT_RESAMPLES = 1000
+DEFAULT_PERMUTATIONS = 10_000
+MCNEMAR_EXACT_BELOW = 25  # discordant pairs under which McNemar's test is the exact binomial
 
 
 def sample_stddev(values: Sequence[float]) -> float:
@@ -36,3 +106,320 @@ def normal_ci(estimate: float | None, stderr: float | None, z: float = Z95) -> t
     if estimate is None or stderr is None or math.isnan(stderr):
         return None
     return (estimate - z * stderr, estimate + z * stderr)
+
+
+def z_for(level: float) -> float:
+    """The two-sided normal quantile of a confidence ``level`` (0.95 → 1.96)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be in (0, 1), got {level}")
+    return Z95 if level == 0.95 else NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def child_seed(seed: int, *parts: Any) -> int:
+    """A seed for one component, derived from the run's ``seed`` and the component's name, so a
+    number's resamples do not depend on which other numbers were computed before it."""
+    digest = hashlib.sha256(":".join(map(str, (seed, *parts))).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+# --- estimates -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Estimate:
+    """A number with its uncertainty. ``method``: "analytic" (normal interval around a
+    cluster-robust standard error) or "bootstrap" (percentile interval)."""
+
+    estimate: float | None
+    stderr: float | None
+    ci: tuple[float, float] | None
+    units: int                     # independent units the uncertainty is computed over
+    method: str
+    level: float = 0.95
+    resamples: int | None = None   # bootstrap: resamples the interval rests on
+    dropped: int = 0               # bootstrap: resamples where the statistic was undefined
+
+    @property
+    def half_width(self) -> float | None:
+        return None if self.ci is None else (self.ci[1] - self.ci[0]) / 2
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form: ``stderr``, ``ci`` ([low, high]), ``ci_method``, ``units`` (the value
+        itself is stored by the caller under its own name)."""
+        out: dict[str, Any] = {"stderr": self.stderr, "ci": list(self.ci) if self.ci else None,
+                               "ci_method": self.method, "units": self.units}
+        if self.resamples is not None:
+            out["resamples"] = self.resamples
+        if self.dropped:
+            out["dropped_resamples"] = self.dropped
+        return out
+
+
+def cluster_mean(sums: Sequence[float], sizes: Sequence[float] | None = None, *,
+                 level: float = 0.95) -> Estimate:
+    """sum(sums) / sum(sizes) with its cluster-robust standard error and normal interval.
+
+    ``sums[c]``: the total score of cluster c (an item's samples, an event's questions);
+    ``sizes[c]``: how many scores it holds (default 1 each, which makes this lm-eval's
+    ``mean`` and ``mean_stderr``). Fewer than two clusters: no standard error.
+    """
+    y = np.asarray(sums, dtype=float)
+    m = np.ones_like(y) if sizes is None else np.asarray(sizes, dtype=float)
+    if y.shape != m.shape:
+        raise ValueError("sums and sizes differ in length")
+    k = len(y)
+    total = float(m.sum())
+    if k == 0 or total <= 0:
+        return Estimate(None, None, None, k, "analytic", level)
+    p = float(y.sum()) / total
+    if k < 2:
+        return Estimate(p, None, None, k, "analytic", level)
+    if np.all(m == 1):
+        se = mean_stderr([float(v) for v in y])      # exactly lm-eval's arithmetic
+    else:
+        residual = y - p * m
+        se = math.sqrt(k / (k - 1) * float(np.dot(residual, residual))) / total
+    return Estimate(p, se, normal_ci(p, se, z_for(level)), k, "analytic", level)
+
+
+# --- bootstrap -------------------------------------------------------------------------------------
+def resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
+    """``resamples`` rows of ``n`` indices drawn with replacement from range(n): the draws every
+    bootstrap here uses, so two bootstraps with one seed resample the same units."""
+    if resamples < 2:
+        raise ValueError(f"a bootstrap needs at least 2 resamples, got {resamples}")
+    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
+def _percentile_estimate(estimate: float | None, replicates: np.ndarray, n: int, resamples: int,
+                         level: float) -> Estimate:
+    valid = replicates[np.isfinite(replicates)]
+    dropped = resamples - len(valid)
+    if estimate is None or len(valid) < 2:
+        return Estimate(estimate, None, None, n, "bootstrap", level, resamples, dropped)
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(valid, [tail, 100 - tail])
+    se = float(np.std(valid, ddof=1))
+    return Estimate(estimate, se, (float(low), float(high)), n, "bootstrap", level, len(valid), dropped)
+
+
+def _finite(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def bootstrap(units: Sequence[U], statistic: Callable[[Sequence[U]], float | None], *,
+              resamples: int = DEFAULT_RESAMPLES, seed: int = 0, level: float = 0.95) -> Estimate:
+    """The statistic on ``units`` with a seeded percentile bootstrap over units (see the module
+    docstring). Fewer than two units: the estimate alone."""
+    units = list(units)
+    n = len(units)
+    estimate = statistic(units) if n else None
+    estimate = None if estimate is None or not math.isfinite(estimate) else float(estimate)
+    if n < 2:
+        return Estimate(estimate, None, None, n, "bootstrap", level)
+    indices = resample_indices(n, resamples, seed)
+    replicates = np.array([_finite(statistic([units[i] for i in row])) for row in indices])
+    return _percentile_estimate(estimate, replicates, n, resamples, level)
+
+
+def bootstrap_totals(counts: Sequence[Sequence[float]] | np.ndarray,
+                     statistic: Callable[[np.ndarray], np.ndarray], *, resamples: int = DEFAULT_RESAMPLES,
+                     seed: int = 0, level: float = 0.95) -> Estimate:
+    """``bootstrap`` of a statistic of column totals, vectorised: ``counts[u]`` is unit u's row
+    of k counts (score sum, size; right and total per class ...), and ``statistic`` maps an
+    array of totals (shape ``(..., k)``) to values (shape ``(...)``) — accuracy, balanced
+    accuracy, a macro average, a difference. The same draws as ``bootstrap`` with that seed."""
+    c = np.asarray(counts, dtype=float)
+    if c.ndim != 2:
+        raise ValueError("counts must be one row of totals per unit")
+    n = len(c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = float(statistic(c.sum(axis=0))) if n else None
+    estimate = None if estimate is None or not math.isfinite(estimate) else estimate
+    if n < 2:
+        return Estimate(estimate, None, None, n, "bootstrap", level)
+    indices = resample_indices(n, resamples, seed)
+    chunk = max(1, 2_000_000 // max(1, n * c.shape[1]))          # bounds the (chunk, n, k) gather
+    parts = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for start in range(0, resamples, chunk):
+            parts.append(np.asarray(statistic(c[indices[start:start + chunk]].sum(axis=1)), dtype=float))
+    return _percentile_estimate(estimate, np.concatenate(parts), n, resamples, level)
+
+
+def ratio_of_totals(totals: np.ndarray) -> np.ndarray:
+    """totals[..., 0] / totals[..., 1]: a score sum over a size (``bootstrap_totals``)."""
+    return totals[..., 0] / totals[..., 1]
+
+
+def bootstrap_ratio(sums: Sequence[float], sizes: Sequence[float] | None = None, *,
+                    resamples: int = DEFAULT_RESAMPLES, seed: int = 0, level: float = 0.95) -> Estimate:
+    """``bootstrap`` of sum(sums) / sum(sizes) over clusters, vectorised (the same draws, and so
+    the same numbers, as ``bootstrap`` with that statistic and seed)."""
+    y = np.asarray(sums, dtype=float)
+    m = np.ones_like(y) if sizes is None else np.asarray(sizes, dtype=float)
+    if y.shape != m.shape:
+        raise ValueError("sums and sizes differ in length")
+    return bootstrap_totals(np.stack([y, m], axis=1).reshape(len(y), 2), ratio_of_totals,
+                            resamples=resamples, seed=seed, level=level)
+
+
+# --- paired tests ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class McNemar:
+    b: int                 # discordant: right in A, wrong in B
+    c: int                 # discordant: wrong in A, right in B
+    statistic: float       # exact: min(b, c); chi-square: (|b - c| - 1)^2 / (b + c)
+    p_value: float
+    exact: bool
+
+
+def mcnemar(b: int, c: int, *, exact: bool | None = None) -> McNemar:
+    """McNemar's test on the discordant counts of paired binary outcomes (statsmodels'
+    conventions; exact by default when b + c < 25)."""
+    if b < 0 or c < 0:
+        raise ValueError("discordant counts must be non-negative")
+    n = b + c
+    if exact is None:
+        exact = n < MCNEMAR_EXACT_BELOW
+    if exact:
+        k = min(b, c)
+        tail = Fraction(sum(math.comb(n, i) for i in range(k + 1)), 2 ** n)
+        return McNemar(b, c, float(k), float(min(Fraction(1), 2 * tail)), True)
+    if n == 0:
+        raise ValueError("the chi-square form needs discordant pairs (use the exact test)")
+    stat = (abs(b - c) - 1.0) ** 2 / n
+    return McNemar(b, c, stat, math.erfc(math.sqrt(stat / 2)), False)   # chi-square(1) survival
+
+
+@dataclass(frozen=True)
+class PermutationTest:
+    statistic: float       # the observed mean difference
+    p_value: float
+    exact: bool            # every sign vector enumerated
+    permutations: int
+
+
+def sign_flip_test(differences: Sequence[float], *, resamples: int = DEFAULT_PERMUTATIONS,
+                   seed: int = 0) -> PermutationTest:
+    """Two-sided paired permutation test of mean(differences) = 0 by flipping the sign of each
+    unit's difference (scipy.stats.permutation_test's "samples" convention, see the module
+    docstring). A unit's difference may be a cluster's score sum in A minus that in B: flipping
+    whole clusters keeps their sizes, so the test of the mean is the test of the ratio."""
+    d = np.asarray(differences, dtype=float)
+    n = len(d)
+    if n == 0:
+        raise ValueError("a permutation test needs at least one paired unit")
+    observed = float(d.mean())
+    if 2 ** n <= resamples:
+        signs = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
+        exact, count = True, len(signs)
+        null = (signs * d).mean(axis=1)
+    else:
+        rng = np.random.default_rng(seed)
+        chunk = max(1, 2_000_000 // n)            # bounds the (chunk, n) sign matrix
+        null = np.concatenate([(rng.choice(np.array([1.0, -1.0]), size=(min(chunk, resamples - start), n)) * d)
+                               .mean(axis=1) for start in range(0, resamples, chunk)])
+        exact, count = False, resamples
+    adjustment = 0 if exact else 1
+    gamma = abs(observed) * np.finfo(float).eps * 100       # scipy's tolerance for equal values
+    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / (count + adjustment)
+    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / (count + adjustment)
+    return PermutationTest(observed, float(min(1.0, 2 * min(less, greater))), exact, count)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Run A minus run B over the units both answered."""
+
+    difference: Estimate           # estimate = A - B; ci: the paired bootstrap interval
+    analytic_stderr: float | None  # cluster-robust stderr of the difference
+    a: float | None                # A's score over the shared units
+    b: float | None
+    p_value: float | None
+    test: str | None               # "mcnemar-exact", "mcnemar-chi2" or "sign-flip"
+    discordant: tuple[int, int] | None = None   # McNemar's (b, c)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"difference": self.difference.estimate, **self.difference.as_dict(), "a": self.a,
+               "b": self.b, "analytic_stderr": self.analytic_stderr, "p_value": self.p_value, "test": self.test}
+        if self.discordant is not None:
+            out["discordant"] = list(self.discordant)
+        return out
+
+
+def paired_difference(a: Sequence[float], b: Sequence[float], sizes: Sequence[float] | None = None, *,
+                      resamples: int = DEFAULT_RESAMPLES, seed: int = 0, level: float = 0.95,
+                      permutations: int = DEFAULT_PERMUTATIONS) -> PairedComparison:
+    """A - B over shared units: ``a[u]``, ``b[u]`` are unit u's score sums in each run and
+    ``sizes[u]`` how many scores each sum holds (default 1). McNemar when every unit is one
+    0/1 outcome in both runs, else a sign-flip test on the per-unit differences."""
+    ya, yb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    m = np.ones_like(ya) if sizes is None else np.asarray(sizes, dtype=float)
+    if not ya.shape == yb.shape == m.shape:
+        raise ValueError("a, b and sizes differ in length")
+    d = ya - yb
+    interval = bootstrap_ratio(d, m, resamples=resamples, seed=seed, level=level)
+    analytic = cluster_mean(d, m, level=level)
+    total = float(m.sum())
+    rate_a = float(ya.sum()) / total if total else None
+    rate_b = float(yb.sum()) / total if total else None
+    if len(d) == 0:
+        return PairedComparison(interval, None, None, None, None, None)
+    binary = bool(np.all(m == 1) and np.all(np.isin(ya, (0.0, 1.0))) and np.all(np.isin(yb, (0.0, 1.0))))
+    if binary:
+        test = mcnemar(int(np.sum((ya == 1) & (yb == 0))), int(np.sum((ya == 0) & (yb == 1))))
+        return PairedComparison(interval, analytic.stderr, rate_a, rate_b, test.p_value,
+                                "mcnemar-exact" if test.exact else "mcnemar-chi2", (test.b, test.c))
+    flip = sign_flip_test(d, resamples=permutations, seed=seed)
+    return PairedComparison(interval, analytic.stderr, rate_a, rate_b, flip.p_value, "sign-flip")
+
+
+# --- planning --------------------------------------------------------------------------------------
+def units_for_gap(gap: float, variance: float, *, paired: bool = False, alpha: float = 0.05,
+                  power: float = 0.8) -> int | None:
+    """Units a run needs to detect ``gap`` (two-sided, ``alpha``) with ``power``; see the module
+    docstring for the two designs. None when the variance is 0 (nothing to plan from)."""
+    if gap <= 0:
+        raise ValueError(f"the gap to detect must be positive, got {gap}")
+    if not (0 < alpha < 1 and 0 < power < 1):
+        raise ValueError("alpha and power must be in (0, 1)")
+    if variance <= 0:
+        return None
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    return math.ceil(z * z * (1 if paired else 2) * variance / (gap * gap))
+
+
+def intraclass_correlation(clusters: Sequence[Sequence[float]]) -> float | None:
+    """The one-way ANOVA estimate of the intra-cluster correlation of scores (clusters of
+    unequal size allowed); None without two clusters or any within-cluster replication. It can
+    be negative (items of a cluster less alike than random pairs)."""
+    groups = [np.asarray(c, dtype=float) for c in clusters if len(c)]
+    k = len(groups)
+    total = sum(len(g) for g in groups)
+    if k < 2 or total <= k:
+        return None
+    grand = sum(float(g.sum()) for g in groups) / total
+    between = sum(len(g) * (float(g.mean()) - grand) ** 2 for g in groups) / (k - 1)
+    within = sum(float(((g - g.mean()) ** 2).sum()) for g in groups) / (total - k)
+    m0 = (total - sum(len(g) ** 2 for g in groups) / total) / (k - 1)
+    denominator = between + (m0 - 1) * within
+    if denominator <= 0:
+        return None
+    return (between - within) / denominator
+
+
+def design_effect(sizes: Sequence[float], icc: float | None) -> float:
+    """How much clustering inflates the variance of a mean: ``1 + (m~ - 1) * ICC`` with
+    m~ = sum(m^2) / sum(m). A negative or unknown ICC counts as 0 (no inflation, never a
+    discount) so that plans stay conservative."""
+    m = np.asarray(sizes, dtype=float)
+    if len(m) == 0 or m.sum() <= 0:
+        return 1.0
+    effective = float((m * m).sum() / m.sum())
+    return 1.0 + (effective - 1.0) * max(icc or 0.0, 0.0)
+
+
+__all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES", "Estimate", "McNemar", "PairedComparison",
+           "PermutationTest", "Z95", "bootstrap", "bootstrap_ratio", "bootstrap_totals", "child_seed",
+           "cluster_mean", "design_effect", "intraclass_correlation", "mcnemar", "mean_stderr", "normal_ci",
+           "paired_difference", "ratio_of_totals", "resample_indices", "sample_stddev", "sign_flip_test",
+           "units_for_gap", "z_for"]

@@ -179,9 +179,12 @@ def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmar
 def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequence[Task],
               options: EvalOptions, *, solver: Component | None = None, backend: Backend | None = None,
               group_key: str | None = None, report_slices: Sequence[str] = (),
-              progress: Callable[[int], None] | None = None, run_name: str | None = None) -> list[TaskRun]:
+              progress: Callable[[int], None] | None = None, run_name: str | None = None,
+              cluster_key: str | None = None, task_filter: Sequence[str] = ()) -> list[TaskRun]:
     """Evaluate ``tasks`` of ``benchmark`` (its ``items``) and record one run per solver, named
-    ``run_name`` (default ``<benchmark>:<solver>``)."""
+    ``run_name`` (default ``<benchmark>:<solver>``). The Run records ``cluster_key`` (the
+    metadata key of the unit its intervals resample; default ``group_key``) and the
+    ``--task`` filter it was given."""
     plan = plan_runs(tasks, solver)
     check_tasks(tasks, plan)
     solvers = [(p, make_solver(p.solver)) for p in plan]        # bad solver arguments fail here
@@ -208,7 +211,8 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                      "cache_hit_rate": hits / (hits + misses) if hits + misses else 0.0}
         before = stats or before
         task_names = tuple(t.name for t in planned.tasks)
-        extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit, **cache}
+        extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
+                 "cluster_key": cluster_key or group_key, "task_filter": list(task_filter) or None, **cache}
         sections = {"Task metrics": _metric_rows(metrics)}
         run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
                                         started_at=started, extra=extra, sections=sections)

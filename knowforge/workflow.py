@@ -182,7 +182,8 @@ def evaluate(store, benchmark: str, options: EvalOptions, *, tasks: Sequence[str
         chosen = [t.model_copy(update={"metrics": tuple(metrics)}) for t in chosen]
     items = method.items(store, name)
     runs = run_tasks(store, benchmark, items, chosen, options, solver=solver, backend=backend,
-                     group_key=method.item_group, report_slices=method.report_slices, progress=progress)
+                     group_key=method.item_group, cluster_key=method.unit_key, task_filter=tasks,
+                     report_slices=method.report_slices, progress=progress)
     summary_dir = write_summary(Path(options.out_dir) / f"{method.name}-{name}", benchmark=benchmark,
                                 method=method.name, options=options, items=len(items), runs=runs,
                                 report_slices=method.report_slices)

@@ -164,7 +164,8 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
     compared = Path(invoke("report", gold["run_id"], "--compare", base["run_id"], "--out", tmp_path / "cmp")
                     .output.strip().splitlines()[-1])
     text = (compared / "report.md").read_text()
-    assert "## By year" in text and "## By category" in text and "| compared | Δ |" in text
+    assert "## By year" in text and "## By category" in text and "| compared | Δ (paired) | p |" in text
+    assert "## Paired comparison with" in text
     assert (compared / "plots" / "comparison.png").is_file()
 
     # the docs' Cypher recipe: which distractor kinds fooled the Base run

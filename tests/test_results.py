@@ -122,7 +122,7 @@ def test_report_files_plots_and_comparison(store, tmp_path):
     out = write_report(store, a, tmp_path / "rep", compare=b,
                        extra_sections={"Notes": "hello", "Table": [{"k": 1, "v": 2}]})
     report = json.loads((out / "report.json").read_text())
-    assert report["version"] == "1" and report["run_id"] == a
+    assert report["version"] == "2" and report["run_id"] == a
     assert report["overall"]["samples"] == 10 and report["overall"]["items"] == 5
     assert report["overall"]["accuracy"] == pytest.approx(0.4)     # odd samples are "wrong"
     assert set(report["by_year"]) == {"b/gen", "b/mc", "b/bool"}
@@ -133,9 +133,9 @@ def test_report_files_plots_and_comparison(store, tmp_path):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (out / "report.md").read_text()
     assert "## By task" in md and "## Notes" in md and "| k | v |" in md and "plots/comparison.png" in md
-    assert report["balanced_accuracy"]["b/bool"] == 0.5             # gold yes: 1 of 2 samples said yes
+    assert report["balanced_accuracy"]["b/bool"]["value"] == 0.5    # gold yes: 1 of 2 samples said yes
     table = headline_table(build_report(store, a), build_report(store, b))
-    assert table.row_count == 4 and len(table.columns) == 7
+    assert table.row_count == 4 and len(table.columns) == 8     # + the compared run, Δ, p
 
 
 def test_every_eval_statement_compiles(store):

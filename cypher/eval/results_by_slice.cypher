@@ -1,6 +1,8 @@
-// Accuracy of a run grouped by any Question properties ($keys, e.g. ["slice_relation", "slice_year"]).
+// One row per question of a run, with the values of the Question properties $keys (e.g.
+// ["slice_relation", "slice_year"]); results_by groups the rows by slice and by unit
+// (item, or the method's item group read from metadata_json) for the intervals.
 MATCH (:Run {id: $run_id})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question)
-WITH [k IN $keys | q[k]] AS slice, a, q
-RETURN slice, count(DISTINCT q) AS items, count(a) AS samples, sum(a.score) AS correct,
-       avg(a.score) AS accuracy, sum(CASE WHEN a.error IS NULL THEN 0 ELSE 1 END) AS errors
-ORDER BY samples DESC
+WITH q, [k IN $keys | q[k]] AS slice, count(a) AS samples, collect(a.score) AS scores,
+     sum(CASE WHEN a.error IS NULL THEN 0 ELSE 1 END) AS errors
+RETURN q.id AS id, q.metadata_json AS metadata_json, slice, samples, scores, errors
+ORDER BY id

@@ -238,6 +238,26 @@ def _evaluate(run, options, silent: bool, *, echo_run: bool = False) -> None:
         click.echo(str(evaluation.summary_dir))
 
 
+def _cluster_key(store, run_id: str) -> str | None:
+    """The metadata key whose items form one unit of a run's intervals: the one the engine
+    recorded, else its method's unit (an ELKEN event, a ChroKnow record, a NewTerm term, a LINK
+    statement, a KnowGen entity). None for a file benchmark, a method not installed, or runs over
+    benchmarks of methods that group differently: each item is a unit."""
+    from knowforge.eval.results import load_run
+    from knowforge.methods import split_benchmark
+
+    run = load_run(store, run_id)
+    if run.get("cluster_key"):
+        return run["cluster_key"]
+    keys = set()
+    for benchmark in str(run.get("benchmark") or "").split(","):
+        try:
+            keys.add(split_benchmark(benchmark)[0].unit_key)
+        except ConfigError:
+            keys.add(None)
+    return keys.pop() if len(keys) == 1 else None
+
+
 @click.command("results")
 @click.argument("run_id", required=False)
 @click.option("--by", default="task", show_default=True,
@@ -248,7 +268,9 @@ def _evaluate(run, options, silent: bool, *, echo_run: bool = False) -> None:
 @home_option
 @handle_errors
 def results_cmd(run_id, by, fmt, list_runs, home):
-    """Accuracy of a run sliced by any item slice, read from the graph.
+    """Accuracy of a run sliced by any item slice, read from the graph, each with its 95% interval
+    (accuracy in %, ± half the interval's width; the unit is the item, or the method's group of
+    items such as an ELKEN event; json rows carry stderr, ci and units).
 
     \b
     Examples:
@@ -259,14 +281,16 @@ def results_cmd(run_id, by, fmt, list_runs, home):
     from knowforge.eval import results as results_lib
 
     store = open_graph(home)
+    unit = None
     try:
         if list_runs or not run_id:
             rows = results_lib.list_runs(store)
             keys = ["id", "model", "backend", "benchmark", "accuracy", "started_at"]
         else:
             keys = [k.strip() for k in by.split(",") if k.strip()]
-            rows = results_lib.results_by(store, run_id, keys)
-            keys = keys + ["items", "samples", "correct", "accuracy", "errors"]
+            rows = results_lib.results_by(store, run_id, keys, cluster_key=_cluster_key(store, run_id))
+            unit = rows[0]["unit"] if rows else None
+            keys = keys + ["items", "samples", "correct", "accuracy", "units", "errors"]
     finally:
         store.close()
     if fmt == "json":
@@ -274,19 +298,21 @@ def results_cmd(run_id, by, fmt, list_runs, home):
         return
     from rich.table import Table
 
-    table = Table()
+    caption = (f"accuracy in %, ± half the width of its 95% interval; unit: {unit}" if unit else None)
+    table = Table(caption=caption)
+    numeric = ("items", "samples", "correct", "accuracy", "units", "errors")
     for key in keys:
-        table.add_column(key, justify="right" if key in ("items", "samples", "correct", "accuracy", "errors") else "left")
+        table.add_column(key, justify="right" if key in numeric else "left")
     for row in rows:
-        table.add_row(*[_cell(row.get(k), k) for k in keys])
+        table.add_row(*[_cell(row.get(k), k, row.get("ci")) for k in keys])
     console.print(table)
 
 
-def _cell(value, key: str) -> str:
+def _cell(value, key: str, ci=None) -> str:
     if value is None:
         return "-"
     if key == "accuracy":
-        return f"{100 * value:.1f}"
+        return f"{100 * value:.1f}" + (f" ± {100 * (ci[1] - ci[0]) / 2:.1f}" if ci else "")
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -295,32 +321,48 @@ def _cell(value, key: str) -> str:
 @click.command("report")
 @click.argument("run_id")
 @click.option("--compare", multiple=True,
-              help="A run to compare with (repeatable): the first side by side with Δ; with two or more, a "
-                   "trend table and plot over RUN_ID and the compared runs in the order given "
-                   "(e.g. one NewTerm year after another).")
+              help="A run to compare with (repeatable): the first side by side, with the paired difference "
+                   "over the items both answered per task, form and slice (paired bootstrap interval, McNemar "
+                   "or sign-flip p-value); with two or more, a trend table and plot over RUN_ID and the "
+                   "compared runs in the order given (e.g. one NewTerm year after another).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output directory (default: runs/<RUN_ID>).")
+              help="Output directory (default: the run's own report folder, where the eval wrote it; "
+                   "runs/<RUN_ID> for runs that did not record one).")
+@click.option("--bootstrap", "resamples", type=click.IntRange(min=100), default=1000, show_default=True,
+              help="Bootstrap resamples for balanced accuracies and paired differences.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap and permutation tests.")
+@click.option("--plan-gap", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=None,
+              metavar="SHARE",
+              help="Also say, per task, how many items (and clusters) a run needs to detect an accuracy gap "
+                   "of SHARE (0.05 = 5 points) with 80% power at two-sided alpha 0.05, from this run's "
+                   "variance (paired design too with --compare).")
 @click.option("--validity", is_flag=True,
               help="Also check the benchmarks' verdicts against the control model's training set "
                    "(validity.json, validity.md): seen vs unseen, ChroKnow categories vs truth, KnowGen "
                    "with vs without context, ELKEN methods vs no edit.")
 @home_option
 @handle_errors
-def report_cmd(run_id, compare, out_dir, validity, home):
-    """Write report.json, report.md and plots/*.png for a run (optionally compared with another).
+def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, home):
+    """Write report.json, report.md and plots/*.png for a run (optionally compared with another):
+    every accuracy with its 95% interval, the same sections as the eval's own report.
 
     \b
     Examples:
       knowforge report run-20260101T120000-ab12cd34
       knowforge report run-A --compare run-B --out reports/a-vs-b
+      knowforge report run-A --plan-gap 0.05                  # items needed to see a 5-point gap
       knowforge report run-2022 --compare run-2023 --compare run-2024   # a trend over years
       knowforge report run-A --validity          # a run of a control model (knowforge train-control)
     """
-    from knowforge.eval.report import headline_table, load_report, trend_table, write_report
+    from knowforge.eval.report import headline_table, load_report, plan_table, trend_table, write_report
+    from knowforge.eval.results import load_run
 
     store = open_graph(home)
     try:
-        out = write_report(store, run_id, out_dir or Path("runs") / run_id, compare=compare)
+        recorded = load_run(store, run_id).get("report_dir")
+        out = out_dir or (Path(recorded) if recorded else Path("runs") / run_id)
+        out = write_report(store, run_id, out, compare=compare, cluster_key=_cluster_key(store, run_id),
+                           resamples=resamples, seed=seed, plan_gap=plan_gap)
         if validity:
             from knowforge.eval.validity import write_validity
 
@@ -329,8 +371,13 @@ def report_cmd(run_id, compare, out_dir, validity, home):
         store.close()
     report = load_report(out)
     console.print(headline_table(report, report.get("compare")))
+    note = ((report.get("compare") or {}).get("paired") or {}).get("note")
+    if note:
+        console.print(f"[yellow]{note}[/yellow]")
     if report.get("trend"):
         console.print(trend_table(report["trend"]))
+    if report.get("planning"):
+        console.print(plan_table(report["planning"]))
     if validity:
         # markdown tables must not be wrapped at the terminal's width
         console.print((out / "validity.md").read_text(encoding="utf-8"), markup=False, highlight=False,

@@ -1,0 +1,218 @@
+"""The uncertainty of a run's numbers, the paired difference of two runs, and planning.
+
+A run's answers are ``(question, answer)`` pairs as the graph gives them back
+(``results.run_answers``). They are not independent: the samples of one item (``--n``) share
+the item, and where a method says which items belong together (``Method.item_group``: an
+ELKEN event, a ChroKnow record) the items of one group share it. ``Units`` names that unit,
+and every number here is computed over units (``knowforge.eval.stats``):
+
+- an accuracy: sum of scores / number of scored samples, with the cluster-robust analytic
+  standard error and its normal 95% interval (lm-eval's ``acc_stderr`` when every unit is one
+  item with one sample);
+- a balanced accuracy: a seeded percentile bootstrap over units of the per-class right/total
+  counts;
+- run A vs run B: the paired difference over the items both answered, grouped into units,
+  with a paired bootstrap interval and McNemar's or a sign-flip test;
+- planning: the units a run needs to detect a gap with 80% power, from the run's variance,
+  with the design effect of its clusters.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from knowforge.eval.stats import (DEFAULT_RESAMPLES, Estimate, bootstrap_totals, child_seed, cluster_mean,
+                                  design_effect, intraclass_correlation, paired_difference, units_for_gap)
+
+Sample = tuple[Mapping[str, Any], Mapping[str, Any]]   # (question properties, answer properties)
+
+
+@dataclass
+class Units:
+    """How answers group into independent units: by item, or by ``metadata[key]`` of the
+    question (the method's ``item_group``); an item without that key is its own unit."""
+
+    key: str | None = None
+    _cache: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.key or "item"
+
+    def of(self, question: Mapping[str, Any]) -> str:
+        qid = str(question["id"])
+        if self.key is None:
+            return qid
+        unit = self._cache.get(qid)
+        if unit is None:
+            metadata = json.loads(question.get("metadata_json") or "{}")
+            value = metadata.get(self.key) if isinstance(metadata, dict) else None
+            unit = f"item:{qid}" if value is None else f"{self.key}:{value}"
+            self._cache[qid] = unit
+        return unit
+
+
+# --- one run ---------------------------------------------------------------------------------------
+def accuracy_estimate(samples: Iterable[Sample], units: Units) -> Estimate:
+    """Accuracy over samples (unscored samples left out) with its cluster-robust uncertainty."""
+    sums: dict[str, float] = defaultdict(float)
+    sizes: dict[str, int] = defaultdict(int)
+    for q, a in samples:
+        score = a.get("score")
+        if score is None:
+            continue
+        unit = units.of(q)
+        sums[unit] += float(score)
+        sizes[unit] += 1
+    keys = sorted(sums)
+    return cluster_mean([sums[k] for k in keys], [sizes[k] for k in keys])
+
+
+def item_scores(samples: Iterable[Sample]) -> dict[str, list[float]]:
+    """{question id: its scored samples' scores}."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for q, a in samples:
+        if a.get("score") is not None:
+            out[str(q["id"])].append(float(a["score"]))
+    return dict(out)
+
+
+def item_estimate(samples: Sequence[Sample], units: Units, value: Callable[[list[float]], float]) -> Estimate:
+    """The mean over items of ``value(item's scores)`` (item accuracy, all samples correct)."""
+    questions = {str(q["id"]): q for q, _ in samples}
+    sums: dict[str, float] = defaultdict(float)
+    sizes: dict[str, int] = defaultdict(int)
+    for qid, scores in item_scores(samples).items():
+        unit = units.of(questions[qid])
+        sums[unit] += value(scores)
+        sizes[unit] += 1
+    keys = sorted(sums)
+    return cluster_mean([sums[k] for k in keys], [sizes[k] for k in keys])
+
+
+def _balanced_from_totals(totals: np.ndarray) -> np.ndarray:
+    right, total = totals[..., 0::2], totals[..., 1::2]
+    present = total > 0
+    per_class = np.divide(right, total, out=np.zeros_like(right), where=present)
+    return per_class.sum(axis=-1) / present.sum(axis=-1)
+
+
+def balanced_accuracy_estimate(pairs: Sequence[tuple[str, Hashable, Hashable]], *,
+                               resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Estimate:
+    """``pairs``: (unit, gold, prediction). Balanced accuracy (``metrics.balanced_accuracy``:
+    the mean per-class recall over the gold classes present) with a bootstrap over units."""
+    classes = sorted({g for _, g, _ in pairs}, key=str)
+    column = {c: i for i, c in enumerate(classes)}
+    rows: dict[str, np.ndarray] = {}
+    for unit, gold, pred in pairs:
+        row = rows.setdefault(unit, np.zeros(2 * len(classes)))
+        row[2 * column[gold]] += float(pred == gold)
+        row[2 * column[gold] + 1] += 1
+    counts = np.array([rows[u] for u in sorted(rows)]) if rows else np.zeros((0, 2))
+    return bootstrap_totals(counts, _balanced_from_totals, resamples=resamples, seed=seed)
+
+
+# --- two runs --------------------------------------------------------------------------------------
+def paired_runs(a: Sequence[Sample], b: Sequence[Sample], units: Units, *,
+                group: Callable[[Mapping[str, Any]], Any] = lambda q: q.get("task"),
+                resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> dict[str, Any]:
+    """Run A minus run B over the items both answered: overall and per ``group`` (task), each
+    an item-weighted accuracy difference over shared units with its paired bootstrap interval
+    and p-value (``stats.paired_difference``). Says so when the runs share no item."""
+    scores_a, scores_b = item_scores(a), item_scores(b)
+    questions = {str(q["id"]): q for q, _ in a}
+    shared = sorted(set(scores_a) & set(scores_b))
+    out: dict[str, Any] = {"unit": units.name, "shared_items": len(shared),
+                           "items_only_in_this_run": len(set(scores_a) - set(scores_b)),
+                           "items_only_in_the_other": len(set(scores_b) - set(scores_a))}
+    if not shared:
+        out["note"] = "the runs share no items: no paired comparison"
+        return out
+
+    def compare(ids: Sequence[str], name: str) -> dict[str, Any]:
+        sums_a: dict[str, float] = defaultdict(float)
+        sums_b: dict[str, float] = defaultdict(float)
+        sizes: dict[str, int] = defaultdict(int)
+        for qid in ids:
+            unit = units.of(questions[qid])
+            sums_a[unit] += sum(scores_a[qid]) / len(scores_a[qid])
+            sums_b[unit] += sum(scores_b[qid]) / len(scores_b[qid])
+            sizes[unit] += 1
+        keys = sorted(sizes)
+        result = paired_difference([sums_a[k] for k in keys], [sums_b[k] for k in keys], [sizes[k] for k in keys],
+                                   resamples=resamples, seed=child_seed(seed, "compare", name))
+        return {"shared_items": len(ids), **result.as_dict()}
+
+    out["overall"] = compare(shared, "(all)")
+    by_group: dict[str, list[str]] = defaultdict(list)
+    for qid in shared:
+        by_group[str(group(questions[qid]))].append(qid)
+    out["by_task"] = {k: compare(v, k) for k, v in sorted(by_group.items())}
+    return out
+
+
+# --- planning --------------------------------------------------------------------------------------
+def _plan_values(values: Mapping[str, float], questions: Mapping[str, Mapping], units: Units, gap: float, *,
+                 paired: bool, alpha: float, power: float) -> dict[str, Any]:
+    """Items (and clusters) needed to detect ``gap`` from per-item values (scores or differences)."""
+    ids = sorted(values)
+    vals = [values[i] for i in ids]
+    variance = float(np.var(vals, ddof=1)) if len(vals) >= 2 else None
+    out: dict[str, Any] = {"variance": variance, "items_observed": len(vals)}
+    if variance is None:
+        out.update(items_needed=None, note="fewer than two items: no variance to plan from")
+        return out
+    items = units_for_gap(gap, variance, paired=paired, alpha=alpha, power=power)
+    out["items_needed_if_independent"] = items
+    clusters: dict[str, list[float]] = defaultdict(list)
+    for i in ids:
+        clusters[units.of(questions[i])].append(values[i])
+    if units.key is None or items is None:
+        out["items_needed"] = items
+        return out
+    icc = intraclass_correlation(list(clusters.values()))
+    sizes = [len(c) for c in clusters.values()]
+    deff = design_effect(sizes, icc)
+    needed = math.ceil(items * deff)
+    out.update(icc=icc, design_effect=deff, mean_cluster_size=float(np.mean(sizes)), items_needed=needed,
+               clusters_needed=math.ceil(needed / float(np.mean(sizes))))
+    return out
+
+
+def plan_for_gap(samples: Sequence[Sample], units: Units, gap: float, *,
+                 other: Sequence[Sample] | None = None, alpha: float = 0.05, power: float = 0.8,
+                 group: Callable[[Mapping[str, Any]], Any] = lambda q: q.get("task")) -> dict[str, Any]:
+    """Per task and overall: how many items (and clusters) a run needs to detect ``gap`` with
+    ``power`` at two-sided ``alpha``, given this run's variance of item scores — comparing two
+    independent runs, and, with ``other`` (a second run on the same items), a paired design
+    from the observed variance of the per-item differences."""
+    questions = {str(q["id"]): q for q, _ in samples}
+    means = {k: sum(v) / len(v) for k, v in item_scores(samples).items()}
+    other_means = ({k: sum(v) / len(v) for k, v in item_scores(other).items()} if other is not None else None)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for qid in means:
+        groups[str(group(questions[qid]))].append(qid)
+
+    def one(ids: Sequence[str]) -> dict[str, Any]:
+        row = {"accuracy": float(np.mean([means[i] for i in ids])) if ids else None,
+               "independent": _plan_values({i: means[i] for i in ids}, questions, units, gap, paired=False,
+                                           alpha=alpha, power=power)}
+        if other_means is not None:
+            shared = [i for i in ids if i in other_means]
+            row["paired"] = _plan_values({i: means[i] - other_means[i] for i in shared}, questions, units, gap,
+                                         paired=True, alpha=alpha, power=power)
+        return row
+
+    return {"gap": gap, "alpha": alpha, "power": power, "unit": units.name,
+            "overall": one(sorted(means)), "by_task": {k: one(v) for k, v in sorted(groups.items())}}
+
+
+__all__ = ["Sample", "Units", "accuracy_estimate", "balanced_accuracy_estimate", "item_estimate",
+           "item_scores", "paired_runs", "plan_for_gap"]
