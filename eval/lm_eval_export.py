@@ -1,6 +1,6 @@
 """Any benchmark as lm-evaluation-harness tasks: a folder that ``lm_eval --include_path`` runs.
 
-    knowforge export knowgen --batch b1 --format lm-eval --out exports/b1-lm-eval
+    knowforge export knowgen --name b1 --format lm-eval --out exports/b1-lm-eval
     lm_eval --model hf --model_args pretrained=M --include_path exports/b1-lm-eval \\
         --tasks knowforge_knowgen_b1 --log_samples --output_path out/
 

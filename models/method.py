@@ -36,7 +36,7 @@ class MethodParams(BaseModel):
     The generic ``knowforge generate METHOD`` command turns each field into an option: the
     field name with dashes (``max_ka2`` → ``--max-ka2``), its type, default and description.
     ``json_schema_extra={"cli": {...}}`` on a field adjusts that: ``flags`` (option names, e.g.
-    ``["--batch", "--name"]``), ``multiple`` (repeatable option), ``separator`` (a tuple given as
+    ``["--from"]``), ``multiple`` (repeatable option), ``separator`` (a tuple given as
     one comma-separated value) and ``hidden``.
     """
 

@@ -20,7 +20,7 @@ fi
   $KF generate chrono --domain commonsense --seed 0 --silent
   $KF generate chrono --domain math --seed 0 --silent; } >/dev/null
 $KF generate chrono --domain general --name general-generation --templates generation --seed 0 --silent >/dev/null
-$KF export chrono --benchmark general --format chroknowbench --out "$OUT/chroknowbench" >/dev/null 2>&1
+$KF export chrono --name general --format chroknowbench --out "$OUT/chroknowbench" >/dev/null 2>&1
 SUMMARY=$($KF eval --benchmark chrono:general-generation --backend hf --model "$MODEL" --device cpu \
   --max-tokens 12 --batch-size 32 ${LIMIT:+--limit "$LIMIT"} --solver chronoprompt -S span=both \
   --out "$OUT/runs" --silent 2> "$OUT/eval.log" | tail -n 1) || { cat "$OUT/eval.log"; exit 1; }

@@ -32,10 +32,10 @@ PY
 
 TYPES=win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,start-org,education,born,transfer-player,publish,end-org
 # the summary, without the benchmark id printed last for scripts
-$KF generate events --types "$TYPES" --n 3 --seed 0 --batch "$BATCH" --silent >/dev/null
+$KF generate events --types "$TYPES" --n 3 --seed 0 --name "$BATCH" --silent >/dev/null
 
-$KF export events --batch "$BATCH" --format elken --out "$OUT/elken_$BATCH.json" >/dev/null 2>&1
-$KF export events --batch "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl" >/dev/null 2>&1
+$KF export events --name "$BATCH" --format elken --out "$OUT/elken_$BATCH.json" >/dev/null 2>&1
+$KF export events --name "$BATCH" --format jsonl --out "$OUT/items_$BATCH.jsonl" >/dev/null 2>&1
 $PY - "$OUT/elken_$BATCH.json" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))

@@ -20,9 +20,9 @@ fi
 # rerunnable: a previous demo batch is dropped first (restoring the graph exactly)
 $KF generate knowgen --drop demo >/dev/null 2>&1 || true
 # the summary goes to stderr, the benchmark's id (for scripts) to stdout: only the summary is shown
-$KF generate knowgen --batch demo --n "$N" --seed 0 --silent >/dev/null
-$KF export knowgen --batch demo --format alcuna --out "$OUT/alcuna" >/dev/null 2>&1
-$KF export knowgen --batch demo --format jsonl --out "$OUT/jsonl" >/dev/null 2>&1
+$KF generate knowgen --name demo --n "$N" --seed 0 --silent >/dev/null
+$KF export knowgen --name demo --format alcuna --out "$OUT/alcuna" >/dev/null 2>&1
+$KF export knowgen --name demo --format jsonl --out "$OUT/jsonl" >/dev/null 2>&1
 $KF eval --benchmark knowgen:demo --backend hf --model "$MODEL" --device cpu --max-tokens 16 \
   --limit "$LIMIT" --out "$OUT/runs" --silent >/dev/null 2>&1
 cat "$OUT/runs/knowgen-demo/summary.md"

@@ -19,7 +19,7 @@ fi
 $KF generate link --name "$NAME" --n 4 --chain-depth 2 --seed 0 --silent \
     --rule outcome_allergy_dish --rule outcome_allergy_menu --rule locational_currency \
     --rule temporal_contemporary_invention --rule outcome_treatment
-$KF export link --benchmark "$NAME" --format lint --out "$OUT/lint" >/dev/null
+$KF export link --name "$NAME" --format lint --out "$OUT/lint" >/dev/null
 $PY - "$OUT/lint" <<'PY'
 import json, sys
 from pathlib import Path

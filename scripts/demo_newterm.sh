@@ -41,7 +41,7 @@ for task, metrics in sorted(gold["metrics"].items()):
               f"  gap {100 * metrics['newterm_gap']:+5.1f}")
 print(f"  report with the plot of Base vs Gold by year: {gold['report']}/report.md")
 PY
-$KF export newterm --benchmark sample2022 --format newterm --out "$OUT/release" >/dev/null
+$KF export newterm --name sample2022 --format newterm --out "$OUT/release" >/dev/null
 for f in "$SLICE"/*.jsonl; do cmp -s "$f" "$OUT/release/$(basename "$f")" || { echo "export differs: $f"; exit 1; }; done
 echo "export of newterm:sample2022 is byte-identical to $SLICE"
 $KF query "MATCH (t:Term)-[:HAS_FACT]->(m:Fact {relation: 'meaning', start_year: 2022})-[:HEAD_WORD]->(l:Lemma) \

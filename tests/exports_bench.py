@@ -14,10 +14,10 @@ SMALL = {
     # first: importing a release loads its terms into the source graph, and every later
     # benchmark records the source-graph hash as it is when it is generated
     "newterm": ["--import", str(samples_dir() / "newterm_2022"), "--name", "xn", "--seed", "5"],
-    "knowgen": ["--batch", "xk", "--seed", "1", "--n", "2", "--max-ku", "2", "--max-ka2", "1", "--max-ka3", "0"],
+    "knowgen": ["--name", "xk", "--seed", "1", "--n", "2", "--max-ku", "2", "--max-ka2", "1", "--max-ka3", "0"],
     "chrono": ["--domain", "general", "--name", "xc", "--seed", "3", "--from", "2022", "--to", "2023",
                "--max-per-relation", "1", "--relations", "P54,P39,P108"],
-    "events": ["--batch", "xe", "--seed", "2", "--n", "1", "--types", "win-election,transfer-player"],
+    "events": ["--name", "xe", "--seed", "2", "--n", "1", "--types", "win-election,transfer-player"],
     "link": ["--name", "xl", "--seed", "4", "--n", "2", "--rule", "locational_currency"],
 }
 NAMES = {"newterm": "xn", "knowgen": "xk", "chrono": "xc", "events": "xe", "link": "xl"}

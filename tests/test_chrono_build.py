@@ -257,7 +257,7 @@ def test_cli_generate_and_export(store, graph_env, tmp_path):
     assert res.exit_code == 0, res.output
     assert res.output.strip().splitlines()[-1] == "chrono:cli"
     for fmt in ("chroknowbench", "jsonl", "hf"):
-        res = runner.invoke(export_group, ["chrono", "--benchmark", "cli", "--format", fmt, "--out",
+        res = runner.invoke(export_group, ["chrono", "--name", "cli", "--format", fmt, "--out",
                                            str(tmp_path / fmt)], catch_exceptions=False)
         assert res.exit_code == 0, res.output
     assert (tmp_path / "hf" / "data" / "test.parquet").is_file()

@@ -88,7 +88,7 @@ def test_cli_llm_options(store, graph_env, llm_server, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     monkeypatch.setenv("KNOWFORGE_CACHE_DIR", str(tmp_path / "cache"))
     build_subgraph(store)
-    result = CliRunner().invoke(cli, ["generate", "events", "--types", "IPO", "--n", "1", "--batch", "c",
+    result = CliRunner().invoke(cli, ["generate", "events", "--types", "IPO", "--n", "1", "--name", "c",
                                       "--llm-backend", "openai", "--llm-model", "scripted",
                                       "--llm-base-url", llm_server, "--silent"], catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -141,7 +141,7 @@ def test_a_hostile_template_is_refused_naming_file_and_field(what, patch, field,
     with pytest.raises(InputError):
         generate_events(store, types=["retire"], n=1, seed=0, batch="x", templates_dir=str(folder))
     result = CliRunner().invoke(cli, ["generate", "events", "--types", "retire", "--n", "1", "--seed", "0",
-                                      "--batch", "x", "--templates-dir", str(folder), "--silent"])
+                                      "--name", "x", "--templates-dir", str(folder), "--silent"])
     assert result.exit_code != 0
     assert str(path) in result.output and field in result.output, result.output
     assert "Traceback" not in result.output

@@ -105,7 +105,7 @@ def test_a_17th_type_needs_no_python(store, graph_env, tmp_path):
     assert "retire" in load_templates(folder)
     runner = CliRunner()
     result = runner.invoke(cli, ["generate", "events", "--types", "retire", "--n", "2", "--seed", "0",
-                                 "--batch", "r1", "--templates-dir", str(folder), "--silent"],
+                                 "--name", "r1", "--templates-dir", str(folder), "--silent"],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
     rows = store.user_query("MATCH (e:Event {batch: 'r1'})-[:SLOT {name: 'A'}]->(a) "
@@ -113,7 +113,7 @@ def test_a_17th_type_needs_no_python(store, graph_env, tmp_path):
     assert [r["type"] for r in rows] == ["retire", "retire"]
     assert {r["a"] for r in rows} <= {"Q11571", "Q615", "Q99001"}
     out = tmp_path / "out.json"
-    result = runner.invoke(cli, ["export", "events", "--batch", "r1", "--format", "elken",
+    result = runner.invoke(cli, ["export", "events", "--name", "r1", "--format", "elken",
                                  "--out", str(out)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     events = json.loads(out.read_text())

@@ -50,7 +50,7 @@ def test_hf_export_reads_back_with_datasets(benchmarks, session_store, graph_env
 
     name = benchmarks[method]
     out = tmp_path / "hf"
-    result = invoke("export", method, "--benchmark", name, "--format", "hf", "--out", str(out))
+    result = invoke("export", method, "--name", name, "--format", "hf", "--out", str(out))
     assert result.exit_code == 0, result.output
     items = get_method(method).items(session_store, name)
     assert len(items) >= 10
@@ -80,7 +80,7 @@ def test_hf_export_reads_back_with_datasets(benchmarks, session_store, graph_env
     assert json.loads(card.split("```json\n")[1].split("```")[0]) == json.loads(node["params_json"])
 
     # same benchmark, same bytes
-    again = invoke("export", method, "--benchmark", name, "--format", "hf", "--out", str(tmp_path / "again"))
+    again = invoke("export", method, "--name", name, "--format", "hf", "--out", str(tmp_path / "again"))
     assert again.exit_code == 0
     for rel in (DATA_FILE, "README.md"):
         assert (out / rel).read_bytes() == (tmp_path / "again" / rel).read_bytes(), rel
@@ -97,7 +97,7 @@ def test_one_manifest_for_every_format(benchmarks, session_store, graph_env, met
     n_items = len(method_obj.items(session_store, name))
     for fmt, spec in export_formats(method_obj).items():
         out = tmp_path / fmt
-        result = invoke("export", method, "--benchmark", f"{method}:{name}", "--format", fmt, "--out", str(out))
+        result = invoke("export", method, "--name", f"{method}:{name}", "--format", fmt, "--out", str(out))
         assert result.exit_code == 0, (fmt, result.output)
         # a folder format: OUT/manifest.json; a single-file format: FILE.manifest.json beside it
         (manifest_path,) = ([out / "manifest.json"] if spec.single_file_suffix is None
@@ -122,7 +122,7 @@ def test_one_manifest_for_every_format(benchmarks, session_store, graph_env, met
 
 def test_single_file_export_has_its_manifest_beside_it(benchmarks, session_store, graph_env, tmp_path):
     out = tmp_path / "items.jsonl"
-    result = invoke("export", "events", "--benchmark", NAMES["events"], "--format", "jsonl", "--out", str(out))
+    result = invoke("export", "events", "--name", NAMES["events"], "--format", "jsonl", "--out", str(out))
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "items.jsonl.manifest.json").read_text(encoding="utf-8"))
     assert manifest["files"] == {"items.jsonl": sha256(out)}

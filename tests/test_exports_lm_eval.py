@@ -225,7 +225,7 @@ def agreement(neo4j_server, session_store, tiny_model_dir, tmp_path_factory):
             mp.setenv(key, value)
         for method, name in names.items():
             out = root / "lm" / method
-            result = invoke("export", method, "--benchmark", name, "--format", "lm-eval", "--out", str(out))
+            result = invoke("export", method, "--name", name, "--format", "lm-eval", "--out", str(out))
             assert result.exit_code == 0, result.output
             kinds[method] = {json.loads(line)["id"]: kind_of(path) for path in (out / "data").glob("*.jsonl")
                              for line in path.read_text().splitlines()}

@@ -111,13 +111,13 @@ def test_cli_generate_export_drop(store, graph_env, tmp_path):
     write_taxonomy(store, entities, facts)
     genus = next(e for e in entities if (e.extra or {}).get("rank") == "genus")
     runner = CliRunner()
-    result = runner.invoke(cli, ["generate", "knowgen", "--batch", "c1", "--n", "6", "--seed", "3",
+    result = runner.invoke(cli, ["generate", "knowgen", "--name", "c1", "--n", "6", "--seed", "3",
                                  "--class", genus.name, "--silent"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     parents = store.read("knowgen/read_batch_entities", batch="c1")
     assert len(parents) == 6
     assert {p["class_id"] for p in parents} == {genus.id}
-    result = runner.invoke(cli, ["export", "knowgen", "--batch", "c1", "--format", "alcuna",
+    result = runner.invoke(cli, ["export", "knowgen", "--name", "c1", "--format", "alcuna",
                                  "--out", str(tmp_path / "out")], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert validate_alcuna_export(tmp_path / "out")["entities"] == 6

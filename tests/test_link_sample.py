@@ -184,7 +184,7 @@ def test_the_command_line(graph, graph_env, tmp_path, monkeypatch):
     assert "link:cli" in result.output and "longtail statements" in result.output
     assert "locational_forbidden_food skipped: needs a model" in " ".join(result.output.split())
     out = tmp_path / "lint"
-    result = runner.invoke(cli, ["export", "link", "--benchmark", "link:cli", "--format", "lint", "--out", str(out)],
+    result = runner.invoke(cli, ["export", "link", "--name", "link:cli", "--format", "lint", "--out", str(out)],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert not (out / "lint_head.jsonl").exists()

@@ -85,7 +85,7 @@ def test_a_plugin_method_runs_generate_export_eval_through_the_cli(tiny_plugin, 
     assert bad.exit_code != 0 and "--size" in bad.output
 
     out = tmp_path / "sums"
-    result = runner.invoke(cli, ["export", "tiny", "--benchmark", "t1", "--format", "sums", "--out", str(out)],
+    result = runner.invoke(cli, ["export", "tiny", "--name", "t1", "--format", "sums", "--out", str(out)],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert len(json.loads((out / "sums.json").read_text())) == 6
@@ -93,7 +93,7 @@ def test_a_plugin_method_runs_generate_export_eval_through_the_cli(tiny_plugin, 
     assert manifest["method"] == "tiny" and manifest["seed"] == 3 and manifest["params"]["size"] == 6
     assert manifest["files"].keys() == {"sums.json"} and len(manifest["source_graph_sha256"]) == 64
 
-    result = runner.invoke(cli, ["export", "tiny", "--benchmark", "tiny:t1", "--format", "jsonl",
+    result = runner.invoke(cli, ["export", "tiny", "--name", "tiny:t1", "--format", "jsonl",
                                  "--out", str(tmp_path / "t1.jsonl")], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert len((tmp_path / "t1.jsonl").read_text().splitlines()) == 6

@@ -115,7 +115,7 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
 
     # the official layout, and export -> import -> export unchanged
     first = tmp_path / "first"
-    invoke("export", "newterm", "--benchmark", "2024", "--format", "newterm", "--out", first)
+    invoke("export", "newterm", "--name", "2024", "--format", "newterm", "--out", first)
     assert sorted(p.name for p in first.glob("*.jsonl")) == ["COMA.jsonl", "COST.jsonl", "CSJ.jsonl",
                                                              "new_terms.jsonl", "term_generation.jsonl"]
     generation = [json.loads(line) for line in (first / "term_generation.jsonl").read_text().splitlines()]
@@ -127,13 +127,13 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
            "--similarity", "rapidfuzz", "--sentences", 1, "--per-term", 2, "--n", 5, "--silent")
     assert len(newterm_llm.Handler.prompts) == asked
     rerun = tmp_path / "rerun"
-    invoke("export", "newterm", "--benchmark", "2024", "--format", "newterm", "--out", rerun)
+    invoke("export", "newterm", "--name", "2024", "--format", "newterm", "--out", rerun)
     for path in first.glob("*.jsonl"):
         assert (rerun / path.name).read_bytes() == path.read_bytes(), path.name
     assert [i.id for i in METHOD.items(store, "2024")] == [i.id for i in items]
     invoke("generate", "newterm", "--import", first, "--name", "copy", "--year", 2024, "--silent")
     second = tmp_path / "second"
-    invoke("export", "newterm", "--benchmark", "copy", "--format", "newterm", "--out", second)
+    invoke("export", "newterm", "--name", "copy", "--format", "newterm", "--out", second)
     for path in first.glob("*.jsonl"):
         assert (second / path.name).read_bytes() == path.read_bytes(), path.name
 

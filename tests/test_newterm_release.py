@@ -45,7 +45,7 @@ def test_the_2022_release_imports_and_exports_byte_for_byte(store, graph_env, sh
         "<-[:HAS_FACT]-(t:Term)<-[:ABOUT]-(q) RETURN count(DISTINCT q) AS n")
     assert linked == [{"n": len(items)}]
     out = tmp_path / "export"
-    invoke("export", "newterm", "--benchmark", "2022", "--format", "newterm", "--out", str(out))
+    invoke("export", "newterm", "--name", "2022", "--format", "newterm", "--out", str(out))
     for name in RELEASE_FILES:
         assert (out / name).read_bytes() == (folder / name).read_bytes(), name
     manifest = json.loads((out / "manifest.json").read_text())

@@ -121,8 +121,8 @@ METHOD = Method(
                            "knowforge generate chrono --domain biomedical --name bio --seed 1",
                            "knowforge generate chrono --domain legal --templates generation,mcqa",
                            "knowforge generate chrono --import ChroKnowBench/ --name released"),
-              "export": ("knowforge export chrono --benchmark general --format chroknowbench --out exports/chrono",
-                         "knowforge export chrono --benchmark chrono:bio --format jsonl --out exports/")},
+              "export": ("knowforge export chrono --name general --format chroknowbench --out exports/chrono",
+                         "knowforge export chrono --name chrono:bio --format jsonl --out exports/")},
 )
 
 __all__ = ["DOMAINS", "METHOD", "ChronoParams"]

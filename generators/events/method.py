@@ -28,7 +28,7 @@ def _cli(**options) -> dict:
 
 class EventsParams(MethodParams):
     name: str | None = Field(None, description="Batch name (default: e<seed>); its benchmark is events:BATCH.",
-                             json_schema_extra=_cli(flags=["--batch", "--name"]))
+                             json_schema_extra=_cli(flags=["--name"]))
     types: tuple[str, ...] | None = Field(None, description="Event types (default: every template), e.g. "
                                                             "win-election,transfer-player.",
                                           json_schema_extra=_cli(separator=","))
@@ -65,7 +65,7 @@ def read_items(store, batch: str):
     events = read_batch(store, batch)
     if not events:
         raise ConfigError(f"no events in batch {batch!r}; generate them with "
-                          f"`knowforge generate events --batch {batch}`")
+                          f"`knowforge generate events --name {batch}`")
     return [item for _, items in events for item in items]
 
 
@@ -116,9 +116,9 @@ METHOD = Method(
     licence="CC BY-NC-SA 4.0",
     docs="docs/events.md",
     examples={"generate": ("knowforge generate events --types win-election,transfer-player --n 20 --seed 0",
-                           "knowforge generate events --n 3 --batch e1 --backend openai \\\n"
+                           "knowforge generate events --n 3 --name e1 --backend openai \\\n"
                            "      --base-url http://127.0.0.1:8000/v1 --model M     # paraphrases + tendency",
                            "knowforge generate events --drop e1                  # unstack the batch"),
-              "export": ("knowforge export events --batch e0 --format elken --out exports/events.json",
-                         "knowforge export events --batch e0 --format lm-eval --out exports/e0-lm-eval")},
+              "export": ("knowforge export events --name e0 --format elken --out exports/events.json",
+                         "knowforge export events --name e0 --format lm-eval --out exports/e0-lm-eval")},
 )

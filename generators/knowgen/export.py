@@ -70,7 +70,7 @@ def read_entities(store: Store, batch: str) -> list[dict]:
     """The batch's artificial entities with their facts and their parents' (export order)."""
     if not store.read("knowgen/read_batch", batch=batch):
         raise InputError(f"no KnowGen batch {batch!r} in the graph (generate it first: "
-                         f"knowforge generate knowgen --batch {batch})")
+                         f"knowforge generate knowgen --name {batch})")
     return store.read("knowgen/read_batch_entities", batch=batch)
 
 

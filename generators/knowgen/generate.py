@@ -138,7 +138,7 @@ def _generate_batch(store: Store, params: KnowGenParams,
 
     if store.read("knowgen/read_batch", batch=params.batch):
         raise InputError(f"batch {params.batch!r} already exists; drop it first "
-                         f"(knowforge generate knowgen --drop {params.batch}) or choose another --batch")
+                         f"(knowforge generate knowgen --drop {params.batch}) or choose another --name")
     source_hash = source_graph_hash(store)
     lap("source_hash")
     inputs = read_inputs(store, params)

@@ -58,10 +58,10 @@ METHOD = Method(
     evaluation="knowforge.eval.knowgen.unit:UNIT",
     cluster_key="entity_name",
     docs="docs/knowgen.md",
-    examples={"generate": ("knowforge generate knowgen --n 1000 --seed 1 --batch alcuna1",
+    examples={"generate": ("knowforge generate knowgen --n 1000 --seed 1 --name alcuna1",
                            "knowforge generate knowgen --class Camelidae --n 20 --seed 0",
                            "knowforge generate knowgen --class-label Concept --parent-rel isa --n 50",
                            "knowforge generate knowgen --drop alcuna1"),
-              "export": ("knowforge export knowgen --batch alcuna1 --format alcuna --out exports/alcuna1",
-                         "knowforge export knowgen --batch alcuna1 --format hf --out exports/alcuna1-hf")},
+              "export": ("knowforge export knowgen --name alcuna1 --format alcuna --out exports/alcuna1",
+                         "knowforge export knowgen --name alcuna1 --format hf --out exports/alcuna1-hf")},
 )

@@ -23,7 +23,7 @@ class KnowGenParams(MethodParams):
     name: str | None = Field(None, validation_alias=AliasChoices("name", "batch"),
                              description="Batch id (letters, digits, _-.); default kg<SEED>. "
                                          "Its benchmark is knowgen:BATCH.",
-                             json_schema_extra=_cli(flags=["--batch", "--name"]))
+                             json_schema_extra=_cli(flags=["--name"]))
     n: int = Field(100, ge=1, description="Artificial entities to generate.")
     classes: tuple[str, ...] | None = Field(
         None, description="Class C to draw parents from (id like ncbi:9835 or name like Camelidae); "

@@ -129,8 +129,8 @@ METHOD = Method(
                            "knowforge generate link --backend openai --base-url http://127.0.0.1:8000/v1 --model M \\\n"
                            "      --scorer-model S --n 50                          # rules the graph lacks",
                            "knowforge generate link --drop lt1"),
-              "export": ("knowforge export link --benchmark lk0 --format lint --out exports/lint",
-                         "knowforge export link --benchmark lk0 --format hf --out exports/lk0-hf")},
+              "export": ("knowforge export link --name lk0 --format lint --out exports/lint",
+                         "knowforge export link --name lk0 --format hf --out exports/lk0-hf")},
 )
 
 __all__ = ["LinkParams", "METHOD"]

@@ -20,7 +20,7 @@ class LinkParams(MethodParams):
     """Everything that changes a LINK benchmark; same params + graph + cache = same statements."""
 
     name: str | None = Field(None, description="Benchmark name (default lk<SEED>); its id is link:NAME.",
-                             json_schema_extra=_cli(flags=["--name", "--batch"]))
+                             json_schema_extra=_cli(flags=["--name"]))
     rules: tuple[str, ...] = Field((), description="Rule files or folders (YAML/JSON, LINK's rule shape); "
                                                    "repeatable. Default: the bundled starter set.",
                                    json_schema_extra=_cli(flags=["--rules"], multiple=True))

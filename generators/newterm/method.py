@@ -106,8 +106,8 @@ METHOD = Method(
                            "--model out/tiny",
                            "knowforge generate newterm --import benchmark_2022/",
                            "knowforge generate newterm --drop 2024"),
-              "export": ("knowforge export newterm --benchmark 2024 --format newterm --out exports/newterm_2024",
-                         "knowforge export newterm --benchmark 2022 --format hf --out exports/newterm_2022-hf"),
+              "export": ("knowforge export newterm --name 2024 --format newterm --out exports/newterm_2024",
+                         "knowforge export newterm --name 2022 --format hf --out exports/newterm_2022-hf"),
               "eval": ("knowforge eval --benchmark newterm:2024 --backend vllm --model Qwen/Qwen2.5-7B-Instruct",
                        "knowforge eval --benchmark newterm:2022+2024 --task COMA --solver newterm -S setting=gold "
                        "--backend hf --model out/tiny")},

@@ -23,7 +23,7 @@ class NewTermParams(MethodParams):
 
     version: str = Field(PARAMS_VERSION, json_schema_extra=_cli(hidden=True))
     name: str | None = Field(None, description="Benchmark name (default: the year); its id is newterm:NAME.",
-                             json_schema_extra=_cli(flags=["--name", "--benchmark"]))
+                             json_schema_extra=_cli(flags=["--name"]))
     year: int | None = Field(None, description="Build from the terms the dictionaries added in this year "
                                                "(required unless --import; with --import, default: the year "
                                                "in the folder name).")

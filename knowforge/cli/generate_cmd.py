@@ -126,7 +126,7 @@ def make_export_command(method) -> click.Command:
 
     lines = "\n".join(f"  {f}: {spec.description}" for f, spec in formats.items())
     params = [
-        click.Option(["--benchmark", "--batch", "--name", "name"], required=True,
+        click.Option(["--name", "name"], required=True,
                      help=f"The benchmark: NAME or {method.name}:NAME."),
         click.Option(["--format", "fmt"], type=click.Choice(list(formats)), default=next(iter(formats)),
                      show_default=True, help="Export format (see above)."),
@@ -174,7 +174,7 @@ def generate_group() -> None:
 
     \b
     Examples:
-      knowforge generate knowgen --n 100 --seed 1 --batch b1
+      knowforge generate knowgen --n 100 --seed 1 --name b1
       knowforge generate chrono --domain general --from 2010 --to 2023 --seed 0
       knowforge generate events --types win-election,transfer-player --n 20 --seed 0
       knowforge generate knowgen --drop b1
@@ -188,9 +188,9 @@ def export_group() -> None:
 
     \b
     Examples:
-      knowforge export knowgen --batch b1 --format alcuna --out exports/b1
-      knowforge export chrono --benchmark general --format hf --out exports/general-hf
-      knowforge export events --batch e0 --format lm-eval --out exports/e0-lmeval
+      knowforge export knowgen --name b1 --format alcuna --out exports/b1
+      knowforge export chrono --name general --format hf --out exports/general-hf
+      knowforge export events --name e0 --format lm-eval --out exports/e0-lmeval
     """
 
 
