@@ -219,7 +219,7 @@ def results_path(out_dir: str | Path, year: int | str, task: str, model: str, pr
 def result_row(item: BenchmarkItem, response: str | None) -> dict:
     """The result line of one NewTerm item: its benchmark line's fields, ``prompt_id`` and the
     model's ``response`` (what evaluation.py writes)."""
-    task = item.task.split("/")[-1]
+    task = item.task.split("/")[-1].removesuffix("_clean")
     meta = item.metadata
     row = {"question": item.question, "term": meta.get("term"), "meaning": meta.get("meaning"),
            "type": meta.get("type", item.slices.get("term_type")), "prompt_id": meta.get("prompt_id", 0),
