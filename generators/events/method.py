@@ -2,15 +2,17 @@
 
 Generation instantiates event templates on the graph and layers their edits; the questions
 are in-scope fact questions, out-of-scope (locality) questions and, with an LLM, tendency
-questions: the three tasks. The solvers are the editing methods (``ice`` by default;
+questions: the three tasks. ``--import FILE`` stores a released ELKEN file the same way
+(``release_import.py``). The solvers are the editing methods (``ice`` by default;
 ``bm25``, ``dense``, ``no-edit``); ``--limit K`` keeps K whole events.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from knowforge.errors import ConfigError
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
@@ -33,17 +35,26 @@ class EventsParams(MethodParams):
                                                             "win-election,transfer-player.",
                                           json_schema_extra=_cli(separator=","))
     n: int = Field(10, ge=1, description="Events per type.")
-    date: str = Field(DEFAULT_DATE, description="Date of the events (YYYY-MM-DD).")
+    date: str = Field(DEFAULT_DATE, description="Date of the events (YYYY-MM-DD); an --import dates the release's edit "
+                                                  "facts with it.")
     templates_dir: str | None = Field(None, description="Extra event templates (*.yaml); a type defined "
                                                         "there overrides the bundled one.")
     locality_relations: str | None = Field(None, description="YAML with the relation set for out-of-scope "
                                                              "questions (default: bundled, 32).")
 
+    # False when the name is the default: an import then names the benchmark after its file
+    _name_given: bool = PrivateAttr(True)
+
     @model_validator(mode="after")
     def _name(self) -> EventsParams:
         if self.name is None:
             object.__setattr__(self, "name", f"e{self.seed}")
+            self._name_given = False
         return self
+
+    @property
+    def name_given(self) -> bool:
+        return self._name_given
 
 
 def generate(store, params: EventsParams, backend=None, progress=None) -> GenerationSummary:
@@ -73,18 +84,27 @@ def read_items(store, batch: str):
 
 
 def write_elken_file(store, batch: str, items, out: Path) -> list[Path]:
-    """ELKEN's released layout: one JSON list of events (``--out x.json``, or ``events_BATCH.json``)."""
+    """ELKEN's released layout: one JSON list of events (``--out x.json``, or ``events_BATCH.json``);
+    an imported release comes out as it was read (its complete events, every record as released)."""
     events = read_batch(store, batch)
     path = out if out.suffix == ".json" else out / f"events_{batch}.json"
-    return [write_elken(path, [to_elken_event(e["type"], e["text"], its) for e, its in events])]
+    return [write_elken(path, [to_elken_event(e["type"], e["text"], its,
+                                              json.loads(e["release_extra_json"]) if e.get("release_extra_json")
+                                              else None)
+                               for e, its in events])]
 
 
 def drop(store, batch: str) -> dict[str, int]:
-    from .layering import unapply_batch
+    """Unstack a generated or imported batch (it must be on top of the stack)."""
+    from .release_import import drop_release
 
-    events = unapply_batch(store, batch)
-    store.run("benchmark/delete_benchmark", id=f"events:{batch}")
-    return {"events unstacked": events}
+    return drop_release(store, batch)
+
+
+def import_elken_release(store, paths, params: EventsParams, progress=None) -> GenerationSummary:
+    from .release_import import import_release
+
+    return import_release(store, paths, params, progress)
 
 
 TASKS = (
@@ -111,6 +131,7 @@ METHOD = Method(
     exports={"elken": ExportFormat("elken", "ELKEN's released JSON (a list of events with fact and "
                                    "tendency QAs)", write_elken_file, single_file_suffix=".json")},
     drop=drop,
+    importer=import_elken_release,
     backend="optional",
     report_slices=("event_type", "scope", "known"),
     item_group="event_id",
@@ -120,6 +141,7 @@ METHOD = Method(
     examples={"generate": ("knowforge generate events --types win-election,transfer-player --n 20 --seed 0",
                            "knowforge generate events --n 3 --batch e1 --backend openai \\\n"
                            "      --base-url http://127.0.0.1:8000/v1 --model M     # paraphrases + tendency",
+                           "knowforge generate events --import data/original/test.json   # events:elken-test",
                            "knowforge generate events --drop e1                  # unstack the batch"),
               "export": ("knowforge export events --batch e0 --format elken --out exports/events.json",
                          "knowforge export events --batch e0 --format lm-eval --out exports/e0-lm-eval")},
