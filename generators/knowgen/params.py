@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, PrivateAttr, field_validator, model_validator
 
 from knowforge.models.method import MethodParams
 
@@ -53,10 +53,14 @@ class KnowGenParams(MethodParams):
     forms: tuple[str, ...] = Field(FORMS, description="Question forms.", json_schema_extra=_cli(separator=","))
     few_shot: int = Field(2, ge=0, description="Few-shot exemplars per question.")
 
+    # False when the name is the default: an import is then named "alcuna"
+    _name_given: bool = PrivateAttr(True)
+
     @model_validator(mode="after")
     def _default_name(self) -> KnowGenParams:
         if self.name is None:
             object.__setattr__(self, "name", f"kg{self.seed}")
+            self._name_given = False
         if not _BATCH.match(self.name):
             raise ValueError(f"batch id {self.name!r} must be letters, digits, '_', '-', '.' (max 64)")
         return self
@@ -64,6 +68,10 @@ class KnowGenParams(MethodParams):
     @property
     def batch(self) -> str:
         return self.name
+
+    @property
+    def name_given(self) -> bool:
+        return self._name_given
 
     @field_validator("forms")
     @classmethod
