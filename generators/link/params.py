@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from knowforge.models.method import MethodParams
 
@@ -64,10 +64,14 @@ class LinkParams(MethodParams):
     scorer_model: str | None = Field(None, description="Scoring model id or local directory.")
     scorer_base_url: str | None = Field(None, description="openai: the scoring model's server URL.")
 
+    # False when the name is the default: an import is then named "lint"
+    _name_given: bool = PrivateAttr(True)
+
     @model_validator(mode="after")
     def _defaults(self) -> LinkParams:
         if self.name is None:
             object.__setattr__(self, "name", f"lk{self.seed}")
+            self._name_given = False
         if not _NAME.match(self.name):
             raise ValueError(f"name {self.name!r}: letters, digits, '_', '-', '.' (max 64)")
         if self.datatype_floor > self.datatype_threshold:
@@ -79,6 +83,10 @@ class LinkParams(MethodParams):
     @property
     def benchmark(self) -> str:
         return f"link:{self.name}"
+
+    @property
+    def name_given(self) -> bool:
+        return self._name_given
 
     @property
     def distributions(self) -> tuple[str, ...]:
