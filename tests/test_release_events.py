@@ -192,3 +192,23 @@ def test_a_generated_batch_is_not_overwritten_by_an_import(store, tmp_path):
     assert len(METHOD.items(store, "elken-test-truncated")) == 13
     # the generated batch is untouched and still reads back
     assert {i.benchmark for i in METHOD.items(store, "g")} == {"events:g"}
+
+
+@pytest.mark.hf
+def test_the_editing_solvers_run_on_an_imported_release(store, tiny_model_dir, tmp_path):
+    """ice and ft (what `knowforge eval --benchmark events:NAME --solver ...` runs) on an imported
+    release: every in-scope fact question is asked and scored, ft fine-tunes on the imported
+    edit statements."""
+    from knowforge.eval.types import EvalOptions
+    from knowforge.models.backends.hf import HFBackend
+    from knowforge.models.task import Component
+
+    workflow.import_benchmark(METHOD, store, [FIXTURE], METHOD.make_params(name="fx"))
+    inside = sum(i.task == "events/fact" for i in METHOD.items(store, "fx"))
+    base = HFBackend(str(tiny_model_dir), device="cpu")
+    for solver in (Component(name="ice"), Component(name="ft", args={"epochs": 2})):
+        options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=6, cache=False, device="cpu",
+                              out_dir=tmp_path / solver.name, silent=True)
+        evaluation = workflow.evaluate(store, "events:fx", options, tasks=["fact"], solver=solver, backend=base)
+        [run] = evaluation.runs
+        assert run.metrics["events/fact"]["edit_reliability"]["questions"] == inside == 6
