@@ -44,7 +44,7 @@ def test_every_line_of_the_fixture_is_read_or_reported():
                        "release_date_YYYY written as text": 10, "objects_YYYY empty (no object that year)": 1,
                        "objects_YYYY as one bare value": 1, "fewer than 3 distractors (mcqa/tf have fewer options)": 2,
                        "a subject and relation on two lines (both kept)": 1, "objects as one bare value": 1,
-                       "objects with numbers (read as text)": 1}.items():
+                       "objects with numbers (read as text)": 1, "distractor as one bare value": 1}.items():
         assert report.variants[variant] == n, variant
     by_subject = {(r.subject, r.split): r for r in records if r.subject != "Lionel Messi"}
     assert by_subject[("aspirin", "test")].objects == {2020: ["pain"], 2021: ["pain", "fever"]}

@@ -298,7 +298,7 @@ def _line_variants(raw: dict, line: ReleaseLine, report: ChronoImportReport) -> 
         v["no distractor (mcqa/tf have fewer options)"] += 1
     elif len(line.distractor) < 3:
         v["fewer than 3 distractors (mcqa/tf have fewer options)"] += 1
-    elif not isinstance(raw.get("distractor"), list):
+    if line.distractor is not None and not isinstance(raw.get("distractor"), list):
         v["distractor as one bare value"] += 1
 
 
