@@ -46,6 +46,7 @@ def test_every_line_of_the_fixture_is_read_or_reported():
                        "a subject and relation on two lines (both kept)": 1, "objects as one bare value": 1,
                        "objects with numbers (read as text)": 1, "distractor as one bare value": 1}.items():
         assert report.variants[variant] == n, variant
+    assert report.variants.first["objects_YYYY as one bare value"] == f"{FIXTURE / 'TimeVariant_Biomedical_Dynamic.jsonl'}:2"
     by_subject = {(r.subject, r.split): r for r in records if r.subject != "Lionel Messi"}
     assert by_subject[("aspirin", "test")].objects == {2020: ["pain"], 2021: ["pain", "fever"]}
     assert by_subject[("ibuprofen", "test")].distractor == ["headache"]

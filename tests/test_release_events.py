@@ -49,6 +49,8 @@ def test_the_fact_sample_is_read_whole_with_its_variants_counted(shared_formats)
     assert report.variants["fact.qas subject as {id, ent2name}"] == 14
     assert report.variants["fact.local_qas without type"] == 157
     assert report.variants["fact.qas with extra key 'alias'"] == 52
+    # each variant says where it was first met
+    assert report.variants.first["fact.local_qas without type"] == f"{path}:2 (byte 3), event 0 fact.local_qas[0]"
     facts_in = [i for i in items if i.task == "events/fact"]
     na = [i for i in facts_in if i.metadata["answer"]["id"] == "NA"]
     assert len(na) == 52

@@ -45,6 +45,7 @@ def test_the_fixture_accounts_for_every_question():
                        "form written 'multiple-choice'": 1, "type written 'KU'": 1, "answers as one bare value": 1,
                        "boolean answer written 'No'": 1}.items():
         assert report.variants[variant] == n, variant
+    assert report.variants.first["meta line without parent_entity"] == f"{FIXTURE / 'meta_data.jsonl'}:2"
     by_id = {i.id: i for i in items}
     mc = by_id["knowgen:fx:-328614:q003"]
     assert (mc.question, mc.choices, mc.answer_index, mc.answers) == (

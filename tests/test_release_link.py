@@ -44,6 +44,7 @@ def test_every_line_and_template_is_accounted_for():
                        "conclusion_negated written 'negation'": 2, "positive written 'positive_conclusion'": 1,
                        "no negated conclusion (templates 6-8, 10-12 left out)": 2, "extra key 'source_model'": 1}.items():
         assert report.variants[variant] == n, variant
+    assert report.variants.first["extra key 'source_model'"] == f"{FIXTURE / 'lint_longtail.jsonl'}:1"
     by_id = {i.id: i for i in items}
     ours = "link:fx:a1b2c3d4e5f60718:head"
     assert [by_id[f"{ours}:t{n:02d}"].answers for n in (1, 6, 9, 13)] == [["Yes"], ["Yes"], ["No"], ["No"]]

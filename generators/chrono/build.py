@@ -446,6 +446,7 @@ def import_benchmark(store: Store, paths: Sequence[str], *, name: str, seed: int
         "import_report_json": json.dumps({"files": report.files, "files_skipped": report.files_skipped,
                                           "lines_skipped": dict(report.lines_skipped),
                                           "duplicates": report.duplicates, "variants": dict(report.variants),
+                                          "variants_first": report.variants.first,
                                           "problems": report.problems}, sort_keys=True, ensure_ascii=False)})
     return ImportResult(config.benchmark_id, records, items, stats, report=report)
 

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from knowforge.errors import InputError, describe_validation_error
 from knowforge.generators.chrono.records import ChronoRecord
+from knowforge.models.release_report import Variants
 from knowforge.kg.records import stable_id
 
 DOMAIN_FILE_NAMES = {"general": "General", "biomedical": "Biomedical", "legal": "Legal",
@@ -227,7 +228,7 @@ class ChronoImportReport:
     files_skipped: list[str] = field(default_factory=list)       # "path: why"
     lines_skipped: Counter = field(default_factory=Counter)      # by reason
     duplicates: int = 0
-    variants: Counter = field(default_factory=Counter)
+    variants: Variants = field(default_factory=Variants)         # what differed, and where first
     problems: list[str] = field(default_factory=list)            # "path:line: why", skipped lines
 
     def skip(self, path: Path, line: int, reason: str, kind: str) -> None:
@@ -247,7 +248,7 @@ def _file_lines(path: Path, report: ChronoImportReport) -> list[tuple[int, objec
             values = json.loads(text)
         except json.JSONDecodeError as exc:
             return [(exc.lineno, (_NOT_JSON, f"{exc.msg}: the file is skipped"))]
-        report.variants["a JSON list instead of JSON lines"] += 1
+        report.variants.add("a JSON list instead of JSON lines", str(path))
         return list(enumerate(values, 1))
     out = []
     for line_no, line in enumerate(text.splitlines(), 1):
@@ -260,46 +261,48 @@ def _file_lines(path: Path, report: ChronoImportReport) -> list[tuple[int, objec
     return out
 
 
-def _line_variants(raw: dict, line: ReleaseLine, report: ChronoImportReport) -> None:
-    v = report.variants
+def _line_variants(raw: dict, line: ReleaseLine, report: ChronoImportReport, where: str) -> None:
+    def v(key: str) -> None:
+        report.variants.add(key, where)
+
     for key, value in (line.model_extra or {}).items():
         m = _YEAR_KEY.match(key)
         if m is None:
             if key not in OUR_KEYS:
-                v[f"extra key {key!r}"] += 1
+                v(f"extra key {key!r}")
             continue
         kind, year = m.group(1), m.group(2)
         if kind in ("objects", "answers"):
             if not isinstance(value, list):
-                v[f"{kind}_YYYY as one bare value"] += 1
+                v(f"{kind}_YYYY as one bare value")
             elif any(isinstance(x, list) for x in value):
                 if any(isinstance(x, list) and len(x) > 1 for x in value):
-                    v[f"{kind}_YYYY as [name, alias, ...] lists (the first name is kept)"] += 1
+                    v(f"{kind}_YYYY as [name, alias, ...] lists (the first name is kept)")
                 else:
-                    v[f"{kind}_YYYY as [name] lists"] += 1
+                    v(f"{kind}_YYYY as [name] lists")
             elif not value:
-                v[f"{kind}_YYYY empty (no object that year)"] += 1
+                v(f"{kind}_YYYY empty (no object that year)")
             elif any(isinstance(x, (int, float)) for x in value):
-                v[f"{kind}_YYYY with numbers (read as text)"] += 1
+                v(f"{kind}_YYYY with numbers (read as text)")
             if f"release_date_{year}" not in raw:
-                v["objects_YYYY without release_date_YYYY"] += 1
+                v("objects_YYYY without release_date_YYYY")
         elif kind == "release_date":
             if not any(f"{k}_{year}" in raw for k in ("objects", "answers")):
-                v["release_date_YYYY without objects that year"] += 1
+                v("release_date_YYYY without objects that year")
             if str(value)[:4] != year:
-                v["release_date_YYYY whose value names another year"] += 1
+                v("release_date_YYYY whose value names another year")
             elif not isinstance(value, int):
-                v[f"release_date_YYYY written as {'text' if isinstance(value, str) else type(value).__name__}"] += 1
+                v(f"release_date_YYYY written as {'text' if isinstance(value, str) else type(value).__name__}")
     if isinstance(raw.get("objects"), list) and any(isinstance(x, (int, float)) for x in raw["objects"]):
-        v["objects with numbers (read as text)"] += 1
+        v("objects with numbers (read as text)")
     elif "objects" in raw and not isinstance(raw["objects"], list):
-        v["objects as one bare value"] += 1
+        v("objects as one bare value")
     if line.distractor is None:
-        v["no distractor (mcqa/tf have fewer options)"] += 1
+        v("no distractor (mcqa/tf have fewer options)")
     elif len(line.distractor) < 3:
-        v["fewer than 3 distractors (mcqa/tf have fewer options)"] += 1
+        v("fewer than 3 distractors (mcqa/tf have fewer options)")
     if line.distractor is not None and not isinstance(raw.get("distractor"), list):
-        v["distractor as one bare value"] += 1
+        v("distractor as one bare value")
 
 
 def read_chroknowbench(paths: Iterable[str | Path]) -> tuple[list[ChronoRecord], ChronoImportReport]:
@@ -341,7 +344,7 @@ def read_chroknowbench(paths: Iterable[str | Path]) -> tuple[list[ChronoRecord],
             except (KeyError, ValueError, TypeError) as exc:
                 report.skip(path, line_no, f"not a ChroKnowBench record: {exc}", "malformed record")
                 continue
-            _line_variants(raw, line, report)
+            _line_variants(raw, line, report, f"{path}:{line_no}")
             if rec.id in records:
                 if records[rec.id].model_dump(exclude={"id"}) == rec.model_dump(exclude={"id"}):
                     report.duplicates += 1
@@ -350,7 +353,7 @@ def read_chroknowbench(paths: Iterable[str | Path]) -> tuple[list[ChronoRecord],
                 if "id" in raw:
                     report.skip(path, line_no, f"id {rec.id} is used by another record", "id used twice")
                     continue
-                report.variants["a subject and relation on two lines (both kept)"] += 1
+                report.variants.add("a subject and relation on two lines (both kept)", f"{path}:{line_no}")
                 rec = rec.model_copy(update={"id": stable_id("cr:", domain, rec.subject, rec.relation,
                                                               path.name, line_no)})
             records[rec.id] = rec

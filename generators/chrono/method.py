@@ -108,6 +108,7 @@ def import_files(store, paths, params: ChronoParams, progress=None) -> Generatio
     notes += report.problems[:MAX_LISTED]
     if len(report.problems) > MAX_LISTED:
         notes.append(f"... and {len(report.problems) - MAX_LISTED} more (all in the benchmark's import_report_json)")
+    notes += report.variants.notes()
     summary.notes.extend(notes)
     return summary
 

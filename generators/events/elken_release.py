@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowforge.errors import InputError, describe_validation_error
+from knowforge.models.release_report import Variants
 from knowforge.models.types import BenchmarkItem
 
 from .questions import TASK_FACT, TASK_LOCALITY, TASK_TENDENCY
@@ -129,7 +130,7 @@ class ReleaseReport:
     questions: Counter = field(default_factory=Counter)          # by "fact.qas" etc.
     questions_skipped: Counter = field(default_factory=Counter)  # by "fact.qas" etc.
     event_types: Counter = field(default_factory=Counter)
-    variants: Counter = field(default_factory=Counter)           # what differed from the schema
+    variants: Variants = field(default_factory=Variants)         # what differed, and where first
     problems: list[ReleaseProblem] = field(default_factory=list)
     damage_offset: int | None = None      # byte offset of the first record that does not decode
     damage_line: int | None = None
@@ -255,7 +256,7 @@ def read_elken_release(path: str | Path, *, benchmark: str | None = None) -> Elk
     text = raw.decode("utf-8", errors="replace")
     report = ReleaseReport(path=str(path), size=len(raw))
     if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
-        report.variants["bytes that are not UTF-8 (replaced)"] += 1
+        report.variants.add("bytes that are not UTF-8 (replaced)", str(path))
     records, report.damage_offset, report.damage_line = decode_records(text)
     if not records and report.damage_offset is not None and report.damage_offset == 0:
         raise InputError("not an ELKEN file: expected a JSON list of events", path=str(path))
@@ -273,6 +274,7 @@ def _read_event(record: Any, index: int, line: int, offset: int, benchmark: str,
         report.problems.append(ReleaseProblem(report.path, line, offset, where, reason))
 
     where = f"event {index}"
+    at_event = f"{report.path}:{line} (byte {offset}), {where}"
     if not isinstance(record, Mapping):
         report.events_skipped += 1
         problem(where, f"not an object ({type(record).__name__}): event skipped")
@@ -286,14 +288,14 @@ def _read_event(record: Any, index: int, line: int, offset: int, benchmark: str,
         return None
     event_type = record.get("event_type")
     if not isinstance(event_type, str) or not event_type:
-        report.variants["event without event_type (read as 'unknown')"] += 1
+        report.variants.add("event without event_type (read as 'unknown')", at_event)
         event_type = UNKNOWN
     for key in sorted(set(record) - EVENT_KEYS):
-        report.variants[f"event with extra key {key!r}"] += 1
+        report.variants.add(f"event with extra key {key!r}", at_event)
     event_id = release_event_id(benchmark, index)
     items: list[BenchmarkItem] = []
     for part, scope in PARTS:
-        qas = _part_list(record, part, scope, report, problem, where)
+        qas = _part_list(record, part, scope, report, problem, where, at_event)
         for n, qa in enumerate(qas):
             label = f"{part}.{scope}"
             at = f"{where} {label}[{n}]"
@@ -322,11 +324,12 @@ def _count_questions(record: Mapping) -> Counter:
     return found
 
 
-def _part_list(record: Mapping, part: str, scope: str, report: ReleaseReport, problem, where: str) -> list:
+def _part_list(record: Mapping, part: str, scope: str, report: ReleaseReport, problem, where: str,
+               at_event: str) -> list:
     block = record.get(part)
     if block is None:
         if scope == "qas":
-            report.variants[f"event without '{part}'"] += 1
+            report.variants.add(f"event without '{part}'", at_event)
         return []
     if not isinstance(block, Mapping):
         if scope == "qas":
@@ -334,10 +337,10 @@ def _part_list(record: Mapping, part: str, scope: str, report: ReleaseReport, pr
         return []
     if scope == "qas":
         for key in sorted(set(block) - {"qas", "local_qas"}):
-            report.variants[f"{part} with extra key {key!r}"] += 1
+            report.variants.add(f"{part} with extra key {key!r}", at_event)
     qas = block.get(scope)
     if qas is None:
-        report.variants[f"{part} without '{scope}'"] += 1
+        report.variants.add(f"{part} without '{scope}'", at_event)
         return []
     if not isinstance(qas, list):
         problem(f"{where} {part}.{scope}", f"not a list ({type(qas).__name__}): its questions skipped")
@@ -353,40 +356,45 @@ def _fact_item(qa: Any, *, benchmark: str, index: int, scope: str, n: int, event
     except ValidationError as exc:
         problem(f"question skipped: {describe_validation_error(exc)}")
         return None
-    variants = report.variants
+    at = (f"{report.path}:{release['line']} (byte {release['offset']}), "
+          f"event {release['event']} {label}[{release['index']}]")
+
+    def variant(key: str) -> None:
+        report.variants.add(key, at)
+
     for key in sorted(set(qa) - FACT_KEYS):
-        variants[f"{label} with extra key {key!r}"] += 1
+        variant(f"{label} with extra key {key!r}")
     subject = record.subject
     if subject is None:
-        variants[f"{label} without subject"] += 1
+        variant(f"{label} without subject")
     elif subject.name is None and subject.ent2name is not None:
-        variants[f"{label} subject as {{id, ent2name}}"] += 1
+        variant(f"{label} subject as {{id, ent2name}}")
     elif subject.label is None:
-        variants[f"{label} subject without a name"] += 1
+        variant(f"{label} subject without a name")
     answer = record.answer
     if "alias" not in qa["answer"]:
-        variants[f"{label} answer without alias (read as [])"] += 1
+        variant(f"{label} answer without alias (read as [])")
     elif not isinstance(qa["answer"]["alias"], list):
-        variants[f"{label} answer alias not a list (read as a list)"] += 1
+        variant(f"{label} answer alias not a list (read as a list)")
     if answer.id is None:
-        variants[f"{label} answer without id"] += 1
+        variant(f"{label} answer without id")
     labels = [*answer.alias, answer.name]
     unknown = any(a.strip().lower() == UNKNOWN for a in labels)
     if answer.id == "NA" and not unknown:
-        variants[f"{label} answer id 'NA' with a literal name (a known gold)"] += 1
+        variant(f"{label} answer id 'NA' with a literal name (a known gold)")
     needs_background = False
     if "type" not in qa:
-        variants[f"{label} without type"] += 1
+        variant(f"{label} without type")
     elif record.type in (0, 1, "0", "1"):
         needs_background = int(record.type) == 1
         if isinstance(record.type, str):
-            variants[f"{label} type as a string"] += 1
+            variant(f"{label} type as a string")
     else:
-        variants[f"{label} type {record.type!r} (read as: no background needed)"] += 1
+        variant(f"{label} type {record.type!r} (read as: no background needed)")
     if record.rel_id is None:
-        variants[f"{label} without rel_id"] += 1
+        variant(f"{label} without rel_id")
     elif not isinstance(qa.get("rel_id"), str):
-        variants[f"{label} rel_id as a number (read as text)"] += 1
+        variant(f"{label} rel_id as a number (read as text)")
     answers = [UNKNOWN] if unknown else list(dict.fromkeys(a for a in (answer.name, *answer.alias) if a))
     entity_ids = [i for i in ((subject.id if subject else None), answer.id) if i and i != "NA"]
     in_scope = scope == "qas"
@@ -419,8 +427,10 @@ def _tendency_item(qa: Any, *, benchmark: str, index: int, scope: str, n: int, e
     except ValidationError as exc:
         problem(f"question skipped: {describe_validation_error(exc)}")
         return None
+    at = (f"{report.path}:{release['line']} (byte {release['offset']}), "
+          f"event {release['event']} {label}[{release['index']}]")
     for key in sorted(set(qa) - TENDENCY_KEYS):
-        report.variants[f"{label} with extra key {key!r}"] += 1
+        report.variants.add(f"{label} with extra key {key!r}", at)
     options = parse_options(record.candidate)
     letters = [letter for letter, _ in options]
     if len(options) < 2 or letters != [chr(ord("A") + i) for i in range(len(options))]:
@@ -432,9 +442,9 @@ def _tendency_item(qa: Any, *, benchmark: str, index: int, scope: str, n: int, e
         return None
     letter = found.group(1)
     if letter != record.answer:
-        report.variants[f"{label} answer written {record.answer!r} (read as {letter!r})"] += 1
+        report.variants.add(f"{label} answer written {record.answer!r} (read as {letter!r})", at)
     if len(options) != 3:
-        report.variants[f"{label} with {len(options)} options"] += 1
+        report.variants.add(f"{label} with {len(options)} options", at)
     return BenchmarkItem(
         id=release_question_id(benchmark, index, "tendency", scope, n), benchmark=benchmark, task=TASK_TENDENCY,
         form="multi-choice", question=record.question, choices=[c for _, c in options], answers=[letter],

@@ -184,7 +184,7 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
 def _report_dict(report) -> dict:
     return {"events": report.events, "events_skipped": report.events_skipped,
             "questions": dict(report.questions), "questions_skipped": dict(report.questions_skipped),
-            "variants": dict(report.variants), "damage_offset": report.damage_offset,
+            "variants": dict(report.variants), "variants_first": report.variants.first, "damage_offset": report.damage_offset,
             "damage_line": report.damage_line, "size": report.size,
             "problems": [str(p) for p in report.problems]}
 
@@ -200,6 +200,7 @@ def summary_of(release, *, name: str, path: Path, replaced: dict | None, seconds
     if len(report.problems) > MAX_LISTED:
         notes.append(f"... and {len(report.problems) - MAX_LISTED} more skipped records (all of them are in the "
                      "benchmark node's import_report_json)")
+    notes += report.variants.notes()
     if replaced:
         notes.append(f"replaced the earlier import of events:{name} ({replaced['events unstacked']} events)")
     breakdown = {"questions by part and scope": {k: report.questions.get(k, 0) for k in

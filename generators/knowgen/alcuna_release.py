@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowforge.errors import InputError, describe_validation_error
+from knowforge.models.release_report import Variants
 from knowforge.models.types import BenchmarkItem
 
 from .questions import SCORERS, TYPE_NAMES, UNKNOWN_ANSWERS
@@ -131,7 +132,7 @@ class ReleaseReport:
     questions: Counter = field(default_factory=Counter)           # by type (KU, KD, KA)
     questions_skipped: int = 0
     forms: Counter = field(default_factory=Counter)
-    variants: Counter = field(default_factory=Counter)
+    variants: Variants = field(default_factory=Variants)          # what differed, and where first
     problems: list[ReleaseProblem] = field(default_factory=list)
 
 
@@ -214,34 +215,36 @@ def _read_meta(path: Path, benchmark: str, report: ReleaseReport) -> list[Releas
                 skip(f"artificial entity {entity.id} again (first on line {entities[entity.id].line}): "
                      "line skipped")
                 continue
-            _meta_variants(raw, meta, report)
+            _meta_variants(raw, meta, report, f"{path}:{line_no}")
             entities[entity.id] = ReleaseEntityRecord(
                 id=entity_graph_id(benchmark, entity.id), alcuna_id=entity.id, name=entity.name,
                 rank=entity.rank, parent=meta.parent_entity, properties=tuple(entity.property),
-                differences=_differences(meta.difference, report), line=line_no, record=raw)
+                differences=_differences(meta.difference, report, f"{path}:{line_no}"), line=line_no, record=raw)
     report.entities = len(entities)
     return list(entities.values())
 
 
-def _meta_variants(raw: Mapping, meta: ReleaseMeta, report: ReleaseReport) -> None:
-    v = report.variants
+def _meta_variants(raw: Mapping, meta: ReleaseMeta, report: ReleaseReport, where: str) -> None:
+    def v(key: str) -> None:
+        report.variants.add(key, where)
+
     for key in sorted(set(raw) - META_KEYS):
-        v[f"meta line with extra key {key!r}"] += 1
+        v(f"meta line with extra key {key!r}")
     art = raw["artificial_entity"]
     if not isinstance(art.get("id"), int):
-        v["entity id as a string"] += 1
+        v("entity id as a string")
     if "rank" not in art:
-        v["artificial entity without rank"] += 1
+        v("artificial entity without rank")
     if meta.parent_entity is None:
-        v["meta line without parent_entity"] += 1
+        v("meta line without parent_entity")
     if "difference" not in raw:
-        v["meta line without difference"] += 1
+        v("meta line without difference")
     for entity in (art, raw.get("parent_entity") or {}):
         for prop in entity.get("property") or []:
             if isinstance(prop, Mapping) and not isinstance(prop.get("values"), list):
-                v["property values as one bare value"] += 1
+                v("property values as one bare value")
             if isinstance(prop, Mapping) and prop.get("type") not in ("attribute", "relation"):
-                v[f"property type {prop.get('type')!r} (read as attribute)"] += 1
+                v(f"property type {prop.get('type')!r} (read as attribute)")
 
 
 def _prop_name(value: Any) -> str | None:
@@ -252,12 +255,12 @@ def _prop_name(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _differences(difference: Mapping[str, list], report: ReleaseReport) -> dict[str, tuple[str, ...]]:
+def _differences(difference: Mapping[str, list], report: ReleaseReport, where: str) -> dict[str, tuple[str, ...]]:
     """Property name -> the difference kinds it appears under (variation: the new property)."""
     out: dict[str, list[str]] = {}
     for kind, props in difference.items():
         if kind not in DIFFERENCES:
-            report.variants[f"difference kind {kind!r}"] += 1
+            report.variants.add(f"difference kind {kind!r}", where)
         for prop in props or []:
             name = _prop_name(prop)
             if name:
@@ -365,35 +368,39 @@ def _item(raw: Any, n: int, entity: ReleaseEntityRecord, benchmark: str, report:
     except ValidationError as exc:
         problem(f"question skipped: {describe_validation_error(exc)}")
         return None
-    v = report.variants
+    where = f"{report.question_path}:{release['line']}, entity {release['entity']} [{release['index']}]"
+
+    def v(key: str) -> None:
+        report.variants.add(key, where)
+
     for key in sorted(set(raw) - QUESTION_KEYS):
-        v[f"question with extra key {key!r}"] += 1
+        v(f"question with extra key {key!r}")
     if not isinstance(raw["answers"], list):
-        v["answers as one bare value"] += 1
+        v("answers as one bare value")
     form = FORMS.get(q.form.strip().lower())
     qtype = TYPES.get(q.type.strip().lower())
     if form is None or qtype is None:
         problem(f"question skipped: form {q.form!r} / type {q.type!r} not recognised")
         return None
     if form != q.form:
-        v[f"form written {q.form!r}"] += 1
+        v(f"form written {q.form!r}")
     if TYPE_NAMES[qtype] != q.type:
-        v[f"type written {q.type!r}"] += 1
+        v(f"type written {q.type!r}")
     meta = q.meta_data
     related = meta.get("related_property")
     if isinstance(related, Mapping):
-        v["related_property as a property structure"] += 1
+        v("related_property as a property structure")
     elif isinstance(related, list):
-        v["related_property as an [old, new] pair"] += 1
+        v("related_property as an [old, new] pair")
     related_name = _prop_name(related) or ""
     difference = meta.get("difference")
     if difference not in DIFFERENCES:
         guessed = (entity.differences.get(related_name) or ("heredity",))[0]
-        v[f"difference {difference!r} (read from meta_data.jsonl)"] += 1
+        v(f"difference {difference!r} (read from meta_data.jsonl)")
         difference = guessed
     hops = meta.get("hop_triplets")
     if qtype == "KA" and not (isinstance(hops, list) and len(hops) >= 2):
-        v["KA question without hop_triplets (2+ hops)"] += 1
+        v("KA question without hop_triplets (2+ hops)")
     question, answers = q.question, [a for a in q.answers if a.strip()]
     if not answers:
         problem("question skipped: no answer")
@@ -415,7 +422,7 @@ def _item(raw: Any, n: int, entity: ReleaseEntityRecord, benchmark: str, report:
             problem(f"question skipped: boolean answer {answers[0]!r} is not yes/no")
             return None
         if lowered[0] != answers[0]:
-            v[f"boolean answer written {answers[0]!r}"] += 1
+            v(f"boolean answer written {answers[0]!r}")
         answers = [lowered[0]]
     if unknown and form != "multi-choice":
         answers = list(UNKNOWN_ANSWERS)

@@ -93,7 +93,7 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
                     params={"import": [str(meta_path), str(question_path)]}, source_hash=source_hash,
                     props={"origin": ORIGIN, "imported_from": [str(meta_path), str(question_path)],
                            "import_report_json": json.dumps(
-                               {"variants": dict(report.variants), "problems": [str(p) for p in report.problems],
+                               {"variants": dict(report.variants), "variants_first": report.variants.first, "problems": [str(p) for p in report.problems],
                                 "questions_skipped": report.questions_skipped, "lines_skipped": report.lines_skipped},
                                sort_keys=True, ensure_ascii=False)})
     rows = entity_rows(release, batch)
@@ -105,6 +105,7 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
     notes = [str(p) for p in report.problems[:MAX_LISTED]]
     if len(report.problems) > MAX_LISTED:
         notes.append(f"... and {len(report.problems) - MAX_LISTED} more (all in the benchmark's import_report_json)")
+    notes += report.variants.notes()
     if replaced:
         notes.append(f"replaced the earlier import of {bid}")
     breakdown = {"questions by type": {k: report.questions.get(k, 0) for k in ("KU", "KD", "KA")},

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowforge.errors import InputError, describe_validation_error
+from knowforge.models.release_report import Variants
 from knowforge.models.types import BenchmarkItem
 
 from .probe import TEMPLATES, render
@@ -70,7 +71,7 @@ class LintReport:
     lines_skipped: Counter = field(default_factory=Counter)      # by reason
     duplicates: int = 0
     templates_left_out: Counter = field(default_factory=Counter)  # template number -> statements without it
-    variants: Counter = field(default_factory=Counter)
+    variants: Variants = field(default_factory=Variants)          # what differed, and where first
     problems: list[str] = field(default_factory=list)            # "path:line: why"
 
 
@@ -159,42 +160,44 @@ def read_lint_release(paths, *, benchmark: str = "link:lint") -> LintRelease:
 
 def _statement(raw: dict, record: ReleaseStatement, path: Path, line_no: int, benchmark: str, report: LintReport,
                skip) -> LintStatement | None:
-    v = report.variants
+    def v(key: str) -> None:
+        report.variants.add(key, f"{path}:{line_no}")
+
     for key in sorted(set(raw) - OUR_KEYS - set(NEGATION_KEYS) - set(QUESTION_KEYS) - set(POSITIVE_KEYS)):
-        v[f"extra key {key!r}"] += 1
+        v(f"extra key {key!r}")
     distribution = record.distribution
     if distribution is None:
         distribution = _file_distribution(path)
         if distribution is None:
             skip("no distribution, and the file name says neither head nor tail", "no distribution")
             return None
-        v["distribution from the file name"] += 1
+        v("distribution from the file name")
     elif DISTRIBUTIONS.get(distribution.lower()) is None:
         skip(f"distribution {distribution!r} is neither head nor longtail", "no distribution")
         return None
     elif DISTRIBUTIONS[distribution.lower()] != distribution:
-        v[f"distribution written {distribution!r}"] += 1
+        v(f"distribution written {distribution!r}")
     distribution = DISTRIBUTIONS[distribution.lower()]
     neg_key, negation = _first(raw, NEGATION_KEYS)
     q_key, question = _first(raw, QUESTION_KEYS)
     pos_key, positive = _first(raw, POSITIVE_KEYS)
     for key, ours in ((neg_key, "conclusion_negated"), (q_key, "conclusion_question"), (pos_key, "positive")):
         if key is not None and key != ours:
-            v[f"{ours} written {key!r}"] += 1
+            v(f"{ours} written {key!r}")
     if positive is None:
-        v["positive missing (read as a negative conclusion, LINT's default)"] += 1
+        v("positive missing (read as a negative conclusion, LINT's default)")
     positive = bool(positive)
     key = record.statement or (record.id.rsplit(":", 1)[0] if record.id and ":" in record.id else None) or hashlib.sha1(
         f"{record.premise}\x1f{record.conclusion}".encode("utf-8")).hexdigest()[:16]
     statement_id = f"{key}:{distribution}"
     if record.id is not None and record.id != statement_id:
-        v["id not <statement>:<distribution> (our id used)"] += 1
+        v("id not <statement>:<distribution> (our id used)")
     forms = {"C": True, "N": isinstance(negation, str) and bool(negation.strip()),
              "Q": isinstance(question, str) and bool(question.strip())}
     if not forms["N"]:
-        v["no negated conclusion (templates 6-8, 10-12 left out)"] += 1
+        v("no negated conclusion (templates 6-8, 10-12 left out)")
     if not forms["Q"]:
-        v["no conclusion question (template 9 left out)"] += 1
+        v("no conclusion question (template 9 left out)")
     stored = {**raw, "distribution": distribution}     # our spelling, so an export files it right
     hidden = raw.get("hidden_premises") if isinstance(raw.get("hidden_premises"), list) else []
     variables = raw.get("variables") if isinstance(raw.get("variables"), dict) else {}

@@ -76,6 +76,7 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
                            "import_report_json": json.dumps(
                                {"files": report.files, "lines_skipped": dict(report.lines_skipped),
                                 "duplicates": report.duplicates, "variants": dict(report.variants),
+                                "variants_first": report.variants.first,
                                 "templates_left_out": {str(k): v for k, v in report.templates_left_out.items()},
                                 "problems": report.problems}, sort_keys=True, ensure_ascii=False)})
     store.write("link/apply_inferred_facts", conclusion_rows(release, benchmark=benchmark, name=name))
@@ -85,6 +86,7 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
     notes = report.problems[:MAX_LISTED]
     if len(report.problems) > MAX_LISTED:
         notes.append(f"... and {len(report.problems) - MAX_LISTED} more (all in the benchmark's import_report_json)")
+    notes += report.variants.notes()
     if replaced:
         notes.append(f"replaced the earlier {benchmark}")
     by_dist: dict[str, int] = {}
