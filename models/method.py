@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from .task import Task
 from .types import BenchmarkItem
@@ -44,6 +44,8 @@ class MethodParams(BaseModel):
 
     name: str | None = Field(None, description="Benchmark name (letters, digits, _-.); its id is METHOD:NAME.")
     seed: int = Field(0, description="Seed of the one random generator every choice is drawn from.")
+    # False when the name is the default: an import then names the benchmark after its release
+    _name_given: bool = PrivateAttr(True)
 
     def default_name(self) -> str | None:
         """The name of a benchmark generated without one (None: the method needs a name)."""
@@ -54,6 +56,7 @@ class MethodParams(BaseModel):
         # one rule for every method: defaulted here, checked here
         if self.name is None:
             object.__setattr__(self, "name", self.default_name())
+            self._name_given = False
         if self.name is not None and not BENCHMARK_NAME.match(self.name):
             raise ValueError(f"benchmark name {self.name!r}: letters, digits, '_', '-' and '.', starting with a "
                              "letter or digit, at most 64")

@@ -31,7 +31,7 @@ def test_questions_in_and_out_of_scope(store):
             key = (item.metadata["subject"]["id"], item.slices["relation"])
             assert key not in impacted and item.slices["known"] and not item.unknown
         for item in inside:
-            assert set(item.slices) == {"event_type", "relation", "known", "needs_background", "scope"}
+            assert set(item.slices) == {"event_type", "relation", "known", "needs_background", "scope", "part"}
             assert item.unknown == (not item.slices["known"])
             if item.unknown:
                 assert item.answers == ["unknown"] and item.metadata["answer"]["id"] == "NA"
@@ -119,32 +119,35 @@ def _event(n: int, **fact_qa) -> dict:
                                   "answer": "A"}], "local_qas": []}}
 
 
-def test_a_bad_record_names_file_line_record_and_field(tmp_path):
+def test_variants_are_counted_and_unreadable_questions_named(tmp_path):
     path = tmp_path / "bad.json"
     records = [_event(0), _event(1), _event(2, type=2), _event(3)]
+    del records[3]["tendency"]["qas"][0]["answer"]
+    records[1] = {**records[1], "source": "kept"}     # keys beyond the schema are allowed and kept
     # one record a line, so record i starts on line i + 2
     path.write_text("[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]\n", encoding="utf-8")
-    with pytest.raises(InputError) as info:
+    result = import_elken(path)
+    assert result.events == records and result.recovered == 4 and result.skipped == 1
+    assert result.variants == {"fact.qas type 2 (read as: no background needed)": 1,
+                               "event with extra key 'source'": 1}
+    assert len(result.problems) == 1
+    assert result.problems[0].startswith(f"{path}:5 (byte ")
+    assert result.problems[0].endswith("event 3 tendency.qas[0]: question skipped: field answer: Field required")
+    cut = path.read_text()[:-20]
+    path.write_text(cut, encoding="utf-8")
+    with pytest.raises(InputError, match=r"not valid JSON at byte \d+ \(a truncated file\? 3 complete events"):
         import_elken(path)
-    assert str(info.value).startswith(f"{path}:line 4: record 2: field fact.qas[0].type: Input should be 0 or 1")
-    records[2] = _event(2)
-    del records[3]["tendency"]["qas"][0]["answer"]
-    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
-    with pytest.raises(InputError, match=r"record 3: field tendency.qas\[0\].answer: Field required"):
-        import_elken(path)
-    records[3] = {**_event(3), "source": "kept"}     # keys beyond the schema are allowed and kept
-    path.write_text(json.dumps(records, indent=1), encoding="utf-8")
-    assert import_elken(path).events[3]["source"] == "kept"
 
 
-def test_salvage_skips_invalid_complete_records_and_says_why(tmp_path):
+def test_salvage_reads_what_it_can_and_says_why(tmp_path):
     records = [_event(0), {"event_type": "death", "event": "x", "fact": []}, _event(2), _event(3)]
     text = json.dumps(records, indent=1)
     path = tmp_path / "cut.json"
     cut = text.index('"P3 died."')      # inside the last record
     path.write_text(text[:cut], encoding="utf-8")
     result = salvage_elken(path)
-    assert result.events == [records[0], records[2]] and result.skipped == 1
-    assert result.problems == ["record 1: field fact: Input should be a valid dictionary or instance of "
-                               "FactQAs; field tendency: Field required"]
-    assert result.damage_offset is not None and result.counts["fact.qas"] == 2
+    assert result.events == records[:3] and result.skipped == 0
+    assert [p.split(", ", 1)[1] for p in result.problems] == ["event 1 fact: not an object (list): its questions skipped"]
+    assert result.variants == {"event without 'tendency'": 1}
+    last = text.rindex("\n {", 0, cut) + 2          # where the cut record begins
+    assert result.damage_offset == len(text[:last].encode()) and result.counts["fact.qas"] == 2

@@ -28,6 +28,8 @@ def test_the_2022_release_imports_and_exports_byte_for_byte(store, graph_env, sh
     folder = shared_formats / "newterm_2022"
     result = invoke("generate", "newterm", "--import", str(folder), "--silent")
     assert result.output.strip().splitlines()[-1] == "newterm:2022"       # the year from the folder name
+    assert "1,644 questions" in result.output and "300 terms" in result.output
+    assert "lines skipped" not in result.output                            # every line of the release read
     items = METHOD.items(store, "2022")
     by_task = {}
     for item in items:

@@ -355,7 +355,7 @@ def build_benchmark(store: Store, config: ChronoConfig, *, backend: Backend | No
 
 def write_benchmark(store: Store, config: ChronoConfig, records: Sequence[ChronoRecord],
                     items: Sequence[BenchmarkItem], stats: dict[str, int], *,
-                    progress: Callable[[int], None] | None = None) -> None:
+                    progress: Callable[[int], None] | None = None, props: dict | None = None) -> None:
     """The Benchmark node, its records (:ChronoRecord) and per-year items (:Question, PART_OF
     their record); questions and records a previous build of the same name had are removed."""
     bid = config.benchmark_id
@@ -369,7 +369,7 @@ def write_benchmark(store: Store, config: ChronoConfig, records: Sequence[Chrono
                          source_hash=source_graph_hash(store),
                          props={"domain": config.domain, "from_year": lo, "to_year": hi,
                                 "version": BUILD_VERSION, "records": len(records), "items": len(items),
-                                "stats": json.dumps(stats, sort_keys=True)})
+                                "stats": json.dumps(stats, sort_keys=True), **(props or {})})
     record_rows = [{
         "id": f"{bid}:{r.id}", "benchmark": bid,
         "fact_ids": sorted({f for ids in r.fact_ids.values() for f in ids}),
@@ -406,16 +406,32 @@ def read_benchmark(store: Store, name: str) -> dict | None:
 
 
 # ---- importing ChroKnowBench files as a benchmark in the graph -----------------------------------
+IMPORTED = "imported"
+DELETE_CHUNK = 5000
+
+
+@dataclass
+class ImportResult(BuildResult):
+    report: object = None             # chroknowbench_io.ChronoImportReport
+
+
 def import_benchmark(store: Store, paths: Sequence[str], *, name: str, seed: int = 0,
                      templates: Sequence[str] = TEMPLATES, relations_file: str | None = None,
-                     progress: Callable[[int], None] | None = None) -> BuildResult:
-    """Read ChroKnowBench files (the released benchmark or our export) and store them as
-    ``chrono:<name>`` so ``knowforge eval --benchmark chrono:<name>`` runs on them."""
-    from knowforge.generators.chrono.chroknowbench_io import import_chroknowbench
+                     progress: Callable[[int], None] | None = None) -> ImportResult:
+    """Read ChroKnowBench files (the released benchmark or our export; ``read_chroknowbench``,
+    tolerant and reporting) and store them as ``chrono:<name>`` so ``knowforge eval --benchmark
+    chrono:<name>`` runs on them. Re-importing a name replaces its records and items; a
+    generated benchmark of that name is refused."""
+    from knowforge.generators.chrono.chroknowbench_io import read_chroknowbench
 
-    records = import_chroknowbench(paths)
+    existing = read_benchmark(store, name)
+    if existing and existing.get("origin") != IMPORTED:
+        raise ConfigError(f"chrono:{name} was generated: drop it first (knowforge generate chrono --drop {name}) "
+                          "or import under another --name")
+    records, report = read_chroknowbench(paths)
     if not any(r.split == "test" for r in records):
-        raise KnowforgeError(f"no test records in {', '.join(map(str, paths))}")
+        raise KnowforgeError(f"no test records in {', '.join(map(str, paths))}"
+                             + (f" ({'; '.join(report.problems[:3])})" if report.problems else ""))
     domains = sorted({r.domain for r in records})
     years = sorted({y for r in records for y in r.years})
     # a mixed import is labelled by its first domain; every item keeps its own domain slice
@@ -425,8 +441,34 @@ def import_benchmark(store: Store, paths: Sequence[str], *, name: str, seed: int
     items = build_items(records, benchmark=config.benchmark_id, seed=seed, templates=templates,
                         phrasings=load_phrasings(relations_file))
     stats = {"imported_records": len(records), "items": len(items)}
-    write_benchmark(store, config, records, items, stats, progress=progress)
-    return BuildResult(config.benchmark_id, records, items, stats)
+    write_benchmark(store, config, records, items, stats, progress=progress, props={
+        "origin": IMPORTED, "imported_from": [str(p) for p in paths], "domains": domains,
+        "import_report_json": json.dumps({"files": report.files, "files_skipped": report.files_skipped,
+                                          "lines_skipped": dict(report.lines_skipped),
+                                          "duplicates": report.duplicates, "variants": dict(report.variants),
+                                          "variants_first": report.variants.first,
+                                          "problems": report.problems}, sort_keys=True, ensure_ascii=False)})
+    return ImportResult(config.benchmark_id, records, items, stats, report=report)
+
+
+def drop_benchmark(store: Store, name: str) -> dict[str, int]:
+    """Delete ``chrono:<name>``: its questions (with the answers runs gave them and runs left
+    empty), its records and the Benchmark node. Source facts are never touched."""
+    bid = _bench_id(name)
+    if read_benchmark(store, name) is None and not store.read("chrono/read_records", benchmark=bid):
+        raise KnowforgeError(f"no ChroKnow benchmark {bid!r} in the graph")
+    counts = {"nodes": 0, "relationships": 0}
+    for statement in ("chrono/delete_questions", "chrono/delete_runs", "chrono/delete_records"):
+        while True:
+            summary = store.run(statement, benchmark=bid, limit=DELETE_CHUNK)
+            counts["nodes"] += summary["nodes_deleted"]
+            counts["relationships"] += summary["relationships_deleted"]
+            if summary["nodes_deleted"] == 0:
+                break
+    summary = store.run("benchmark/delete_benchmark", id=bid)
+    counts["nodes"] += summary["nodes_deleted"]
+    counts["relationships"] += summary["relationships_deleted"]
+    return counts
 
 
 def write_chroknowbench(store: Store, name: str, items: Sequence[BenchmarkItem], out) -> list:

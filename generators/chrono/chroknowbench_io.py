@@ -17,17 +17,28 @@ Our export adds keys the released scripts ignore (``id``, ``domain``, ``subject_
 ``subject_labels``), so export → import gives back identical records and items. A released
 file without them imports too: ids are derived from the line, the temporal state from the file
 name, per-year distractors from ``distractor``.
+
+``read_chroknowbench`` reads a release tolerantly (each line validated by ``ReleaseLine``): a
+line it cannot read is skipped and listed with file, line and reason, and what differs from the
+layout above (``[name, alias]`` object lists, ``release_date`` values such as "2020AA", bare
+values for lists, missing or short distractor lists, a subject and relation on two lines, a
+``.json`` list instead of JSON lines) is accepted and counted.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from knowforge.errors import InputError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from knowforge.errors import InputError, describe_validation_error
 from knowforge.generators.chrono.records import ChronoRecord
+from knowforge.models.release_report import Variants
 from knowforge.kg.records import stable_id
 
 DOMAIN_FILE_NAMES = {"general": "General", "biomedical": "Biomedical", "legal": "Legal",
@@ -101,6 +112,8 @@ def export_chroknowbench(records: Iterable[ChronoRecord], out_dir: str | Path) -
 def _flat(values) -> list[str]:
     """An object list; General's [[name, alias...], ...] keeps each object's first name."""
     out = []
+    if values is not None and not isinstance(values, list):
+        values = [values]
     for v in values or []:
         if isinstance(v, list):
             if v:
@@ -122,6 +135,8 @@ def line_to_record(line: dict, *, domain: str, change: str | None, split: str,
     domain = line.get("domain", domain)
     if "objects" in line:
         objs = _flat(line["objects"])
+        if not objs:
+            raise ValueError("no objects/answers")
         years = line.get("years") or list(invariant_years)
         objects = {int(y): list(objs) for y in years}
         change = line.get("change", "invariant")
@@ -137,7 +152,8 @@ def line_to_record(line: dict, *, domain: str, change: str | None, split: str,
     subject = line.get("subject_name") or line.get("subject") or line.get("question", "")
     relation = line.get("relation_id") or line.get("relation") or "text"
     rid = line.get("id") or stable_id("cr:", domain, line.get("subject") or line.get("question"), relation)
-    distractor = [str(d) for d in line.get("distractor") or []]
+    distractor = line.get("distractor") or []
+    distractor = [str(d) for d in (distractor if isinstance(distractor, list) else [distractor])]
     distractors = {y: [str(d) for d in v] for y, v in per_year.get("distractor", {}).items()}
     return ChronoRecord(
         id=rid, domain=domain, kind="legal" if legal else "triplet", subject=subject,
@@ -169,33 +185,190 @@ def _describe(path: Path) -> tuple[str, str | None, str]:
                      "TimeInvariant_<Domain>.jsonl or Fewshot_<Domain>.jsonl)", path=str(path))
 
 
-def import_chroknowbench(paths: Iterable[str | Path], *, skipped: list[str] | None = None) -> list[ChronoRecord]:
-    """Records of ChroKnowBench files or directories (recursively). A malformed line raises
-    ``InputError`` naming file and line; ids repeated across files keep the first."""
+# --- reading a release, tolerant of its variants ------------------------------------------------------
+OUR_KEYS = frozenset({"id", "domain", "subject_id", "relation_id", "subject_name", "relation_label", "change",
+                      "split", "subject_labels", "years"})
+RELEASED_KEYS = frozenset({"subject", "relation", "objects", "distractor", "question", "question_type"})
+
+
+def _scalar_text(value):
+    return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+
+class ReleaseLine(BaseModel):
+    """One line as a release (or our export) writes it; per-year keys are extra fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+    subject: str | None = None
+    relation: str | None = None
+    question: str | None = None
+    question_type: str | None = None
+    objects: list | None = None
+    distractor: list[str] | None = None
+
+    _texts = field_validator("subject", "relation", "question", "question_type", mode="before")(_scalar_text)
+
+    @field_validator("objects", mode="before")
+    @classmethod
+    def _objects(cls, value):
+        return value if value is None or isinstance(value, list) else [value]
+
+    @field_validator("distractor", mode="before")
+    @classmethod
+    def _distractor(cls, value):
+        if value is None:
+            return None
+        return [str(v) for v in (value if isinstance(value, list) else [value]) if v is not None]
+
+
+@dataclass
+class ChronoImportReport:
+    files: dict[str, int] = field(default_factory=dict)          # records read per file
+    files_skipped: list[str] = field(default_factory=list)       # "path: why"
+    lines_skipped: Counter = field(default_factory=Counter)      # by reason
+    duplicates: int = 0
+    variants: Variants = field(default_factory=Variants)         # what differed, and where first
+    problems: list[str] = field(default_factory=list)            # "path:line: why", skipped lines
+
+    def skip(self, path: Path, line: int, reason: str, kind: str) -> None:
+        self.lines_skipped[kind] += 1
+        self.problems.append(f"{path}:{line}: {reason}")
+
+
+_NOT_JSON = object()
+
+
+def _file_lines(path: Path, report: ChronoImportReport) -> list[tuple[int, object]]:
+    """(line or index, decoded value) of a JSONL file, or of a JSON list (``.json``); a line
+    that is not JSON comes as ``(line, (_NOT_JSON, message))``, in its place."""
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return [(exc.lineno, (_NOT_JSON, f"{exc.msg}: the file is skipped"))]
+        report.variants.add("a JSON list instead of JSON lines", str(path))
+        return list(enumerate(values, 1))
+    out = []
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((line_no, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            out.append((line_no, (_NOT_JSON, exc.msg)))
+    return out
+
+
+def _line_variants(raw: dict, line: ReleaseLine, report: ChronoImportReport, where: str) -> None:
+    def v(key: str) -> None:
+        report.variants.add(key, where)
+
+    for key, value in (line.model_extra or {}).items():
+        m = _YEAR_KEY.match(key)
+        if m is None:
+            if key not in OUR_KEYS:
+                v(f"extra key {key!r}")
+            continue
+        kind, year = m.group(1), m.group(2)
+        if kind in ("objects", "answers"):
+            if not isinstance(value, list):
+                v(f"{kind}_YYYY as one bare value")
+            elif any(isinstance(x, list) for x in value):
+                if any(isinstance(x, list) and len(x) > 1 for x in value):
+                    v(f"{kind}_YYYY as [name, alias, ...] lists (the first name is kept)")
+                else:
+                    v(f"{kind}_YYYY as [name] lists")
+            elif not value:
+                v(f"{kind}_YYYY empty (no object that year)")
+            elif any(isinstance(x, (int, float)) for x in value):
+                v(f"{kind}_YYYY with numbers (read as text)")
+            if f"release_date_{year}" not in raw:
+                v("objects_YYYY without release_date_YYYY")
+        elif kind == "release_date":
+            if not any(f"{k}_{year}" in raw for k in ("objects", "answers")):
+                v("release_date_YYYY without objects that year")
+            if str(value)[:4] != year:
+                v("release_date_YYYY whose value names another year")
+            elif not isinstance(value, int):
+                v(f"release_date_YYYY written as {'text' if isinstance(value, str) else type(value).__name__}")
+    if isinstance(raw.get("objects"), list) and any(isinstance(x, (int, float)) for x in raw["objects"]):
+        v("objects with numbers (read as text)")
+    elif "objects" in raw and not isinstance(raw["objects"], list):
+        v("objects as one bare value")
+    if line.distractor is None:
+        v("no distractor (mcqa/tf have fewer options)")
+    elif len(line.distractor) < 3:
+        v("fewer than 3 distractors (mcqa/tf have fewer options)")
+    if line.distractor is not None and not isinstance(raw.get("distractor"), list):
+        v("distractor as one bare value")
+
+
+def read_chroknowbench(paths: Iterable[str | Path]) -> tuple[list[ChronoRecord], ChronoImportReport]:
+    """Records of ChroKnowBench files or folders (recursively; ``.jsonl``, or ``.json`` lists)
+    and a report: lines read per file, every skipped line with file, line and reason, every
+    variant met. A line whose subject and relation another line already has is kept under its
+    own id unless it is the same record again (then it is counted as a duplicate)."""
+    report = ChronoImportReport()
     files: list[Path] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*.jsonl")))
+            files.extend(sorted(f for f in p.rglob("*") if f.suffix in (".jsonl", ".json") and f.is_file()))
         elif p.is_file():
             files.append(p)
         else:
             raise InputError("no such file or directory", path=str(p))
     records: dict[str, ChronoRecord] = {}
     for path in files:
-        domain, change, split = _describe(path)
-        with path.open(encoding="utf-8") as fh:
-            for line_no, text in enumerate(fh, 1):
-                if not text.strip():
+        try:
+            domain, change, split = _describe(path)
+        except InputError as exc:
+            report.files_skipped.append(str(exc))
+            continue
+        read = 0
+        for line_no, raw in _file_lines(path, report):
+            if isinstance(raw, tuple) and raw[0] is _NOT_JSON:
+                report.skip(path, line_no, f"not JSON ({raw[1]})", "malformed JSON")
+                continue
+            if not isinstance(raw, dict):
+                report.skip(path, line_no, f"not an object ({type(raw).__name__})", "not an object")
+                continue
+            try:
+                line = ReleaseLine.model_validate(raw)
+                rec = line_to_record(raw, domain=domain, change=change, split=split)
+            except ValidationError as exc:
+                report.skip(path, line_no, describe_validation_error(exc), "malformed record")
+                continue
+            except (KeyError, ValueError, TypeError) as exc:
+                report.skip(path, line_no, f"not a ChroKnowBench record: {exc}", "malformed record")
+                continue
+            _line_variants(raw, line, report, f"{path}:{line_no}")
+            if rec.id in records:
+                if records[rec.id].model_dump(exclude={"id"}) == rec.model_dump(exclude={"id"}):
+                    report.duplicates += 1
+                    report.problems.append(f"{path}:{line_no}: the same record as {rec.id} again: skipped")
                     continue
-                try:
-                    line = json.loads(text)
-                    rec = line_to_record(line, domain=domain, change=change, split=split)
-                except (json.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
-                    raise InputError(f"not a ChroKnowBench line: {exc}", path=str(path), line=line_no) from exc
-                if rec.id in records:
-                    if skipped is not None:
-                        skipped.append(f"{path}:{line_no}: duplicate id {rec.id}")
+                if "id" in raw:
+                    report.skip(path, line_no, f"id {rec.id} is used by another record", "id used twice")
                     continue
-                records[rec.id] = rec
-    return sorted(records.values(), key=lambda r: r.id)
+                report.variants.add("a subject and relation on two lines (both kept)", f"{path}:{line_no}")
+                rec = rec.model_copy(update={"id": stable_id("cr:", domain, rec.subject, rec.relation,
+                                                              path.name, line_no)})
+            records[rec.id] = rec
+            read += 1
+        report.files[str(path)] = read
+    return sorted(records.values(), key=lambda r: r.id), report
+
+
+def import_chroknowbench(paths: Iterable[str | Path]) -> list[ChronoRecord]:
+    """``read_chroknowbench`` for files that must be whole (export → import round trips): an
+    InputError at the first line it could not read."""
+    records, report = read_chroknowbench(paths)
+    if report.problems and report.lines_skipped:
+        first = next(p for p in report.problems if "again: skipped" not in p)
+        where, _, reason = first.partition(": ")
+        path, _, line = where.rpartition(":")
+        raise InputError(reason, path=path, line=int(line))
+    return records

@@ -8,6 +8,8 @@ years), because a fact's chronological category needs every year.
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -15,7 +17,8 @@ from pydantic import Field
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
 from knowforge.models.task import Component, ItemFilter, Task
 
-from .build import DOMAINS, ChronoConfig, build_benchmark, import_benchmark, load_items, write_chroknowbench
+from .build import (DOMAINS, ChronoConfig, build_benchmark, drop_benchmark, import_benchmark, load_items,
+                    write_chroknowbench)
 from .templates import TEMPLATES
 
 
@@ -80,11 +83,35 @@ def generate(store, params: ChronoParams, backend=None, progress=None) -> Genera
     return _summary(result, config.benchmark_id.split(":", 1)[1])
 
 
+MAX_LISTED = 20
+
+
 def import_files(store, paths, params: ChronoParams, progress=None) -> GenerationSummary:
+    """ChroKnowBench files or folders as ``chrono:NAME`` (default ``imported``): every line read
+    or listed with its file, line and reason; the variants met are counted."""
     name = params.name or "imported"
     result = import_benchmark(store, [str(p) for p in paths], name=name, seed=params.seed,
                               templates=params.templates, relations_file=params.relations_file, progress=progress)
-    return _summary(result, name)
+    summary = _summary(result, name)
+    report = result.report
+    summary.counts.update({"lines skipped": sum(report.lines_skipped.values()), "duplicate lines": report.duplicates})
+    summary.breakdown["records by file"] = {Path(f).name: n for f, n in report.files.items()}
+    summary.breakdown["items by template"] = dict(Counter(i.slices["template"] for i in result.items))
+    if report.lines_skipped:
+        summary.breakdown["lines skipped"] = dict(report.lines_skipped)
+    if report.variants:
+        summary.breakdown["variants met (accepted)"] = dict(sorted(report.variants.items()))
+    notes = [f"not a ChroKnowBench file, left out: {f}" for f in report.files_skipped]
+    notes += report.problems[:MAX_LISTED]
+    if len(report.problems) > MAX_LISTED:
+        notes.append(f"... and {len(report.problems) - MAX_LISTED} more (all in the benchmark's import_report_json)")
+    notes += report.variants.notes()
+    summary.notes.extend(notes)
+    return summary
+
+
+def drop(store, name: str) -> dict[str, int]:
+    return drop_benchmark(store, name.split(":", 1)[1] if name.startswith("chrono:") else name)
 
 
 TASK_TITLES = {"generation": "complete 'In {year}, {subject}, {relation}, ___' with the object of that year",
@@ -111,6 +138,7 @@ METHOD = Method(
     exports={"chroknowbench": ExportFormat("chroknowbench", "ChroKnowBench's layout "
                                            "(TimeVariant_<Domain>_Dynamic.jsonl, ...)", write_chroknowbench)},
     importer=import_files,
+    drop=drop,
     backend="optional",
     report_slices=("domain", "change", "year"),
     item_group="record_id",
@@ -120,7 +148,8 @@ METHOD = Method(
     examples={"generate": ("knowforge generate chrono --domain general --from 2010 --to 2023 --seed 0",
                            "knowforge generate chrono --domain biomedical --name bio --seed 1",
                            "knowforge generate chrono --domain legal --templates generation,mcqa",
-                           "knowforge generate chrono --import ChroKnowBench/ --name released"),
+                           "knowforge generate chrono --import ChroKnowBench/ --name released",
+                           "knowforge generate chrono --drop released"),
               "export": ("knowforge export chrono --name general --format chroknowbench --out exports/chrono",
                          "knowforge export chrono --name chrono:bio --format jsonl --out exports/")},
 )

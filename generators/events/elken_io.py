@@ -12,9 +12,10 @@ Unknown answers are ``{"id": "NA", "name": "unknown", "alias": ["unknown"]}``. W
 ``type`` = 1 for questions that need background knowledge and 0 otherwise (our reading of the
 released field; the paper does not define it). JSONL and HF exports use our own item schema.
 
-The record schema is the pydantic model ``ElkenEvent``: the exporter builds its records with
-it (field order = the released order) and the importers validate every record against it.
-Keys beyond the schema are allowed on import (a released file may carry more) and kept.
+The record schema of what we write is the pydantic model ``ElkenEvent`` (field order = the
+released order); an imported question is written back as the record it was read from. Reading
+a release, with the variants real files carry, is ``elken_release.read_elken_release``;
+``import_elken`` and ``salvage_elken`` here are its raw-record view.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from knowforge.errors import InputError, describe_validation_error
+from knowforge.errors import InputError
 from knowforge.models.types import BenchmarkItem
 
 log = logging.getLogger(__name__)
@@ -95,17 +96,21 @@ def _tendency_qa(item: BenchmarkItem) -> TendencyQA:
     return TendencyQA(question=item.question, candidate=candidate, answer=item.answers[0])
 
 
-def to_elken_event(event_type: str, text: str, items: Iterable[BenchmarkItem]) -> dict:
+def to_elken_event(event_type: str, text: str, items: Iterable[BenchmarkItem],
+                   extra: dict | None = None) -> dict:
+    """One event in the released layout. An imported question keeps the record it was read
+    from (``metadata.record``), so an imported release exports as released; ``extra`` adds
+    the release's event-level keys beyond the schema."""
     parts: dict[str, dict[str, list]] = {"fact": {"qas": [], "local_qas": []},
                                          "tendency": {"qas": [], "local_qas": []}}
     for item in items:
         scope = "qas" if item.slices.get("scope") == "in" else "local_qas"
-        if item.task == "events/tendency":
-            parts["tendency"][scope].append(_tendency_qa(item))
-        else:
-            parts["fact"][scope].append(_fact_qa(item))
-    return ElkenEvent(event_type=event_type, event=text, fact=FactQAs(**parts["fact"]),
-                      tendency=TendencyQAs(**parts["tendency"])).model_dump(mode="json")
+        part = "tendency" if item.task == "events/tendency" else "fact"
+        record = item.metadata.get("record")
+        if record is None:
+            record = (_tendency_qa(item) if part == "tendency" else _fact_qa(item)).model_dump(mode="json")
+        parts[part][scope].append(record)
+    return {"event_type": event_type, "event": text, **parts, **(extra or {})}
 
 
 def write_elken(path: str | Path, events: list[dict]) -> Path:
@@ -115,7 +120,7 @@ def write_elken(path: str | Path, events: list[dict]) -> Path:
     return path
 
 
-# --- import -------------------------------------------------------------------------------------
+# --- import (read_elken_release does the reading) ------------------------------------------------
 @dataclass
 class ElkenImport:
     events: list[dict]
@@ -123,121 +128,44 @@ class ElkenImport:
     event_types: dict[str, int] = field(default_factory=dict)
     recovered: int = 0                 # complete events read
     damage_offset: int | None = None   # byte offset where a truncated file stops parsing
-    skipped: int = 0                   # records that parsed but are not valid events
-    problems: list[str] = field(default_factory=list)   # why each skipped record was skipped
-
-
-def _check_event(event) -> str | None:
-    """Why a decoded record is not a valid ELKEN event (``field ...: ...``), or None."""
-    try:
-        ElkenEvent.model_validate(event)
-    except ValidationError as exc:
-        return describe_validation_error(exc)
-    return None
-
-
-def _record_line(text: str, index: int) -> int | None:
-    """The line on which record ``index`` of a JSON list starts (for error messages)."""
-    decoder = json.JSONDecoder()
-    pos = text.index("[") + 1
-    for _ in range(index + 1):
-        pos = _skip_ws(text, pos)
-        if text.startswith(",", pos):
-            pos = _skip_ws(text, pos + 1)
-        start = pos
-        _, pos = decoder.raw_decode(text, pos)
-    return text.count("\n", 0, start) + 1
+    skipped: int = 0                   # events and questions that could not be read
+    problems: list[str] = field(default_factory=list)   # where and why each was skipped
+    variants: dict[str, int] = field(default_factory=dict)   # accepted differences from the schema
 
 
 def _summarise(events: list[dict]) -> tuple[dict[str, int], dict[str, int]]:
     counts = {"events": len(events)}
     for name in FIELDS:
         part, scope = name.split(".")
-        counts[name] = sum(len(e[part].get(scope, [])) for e in events)
+        counts[name] = sum(len(e[part].get(scope, [])) if isinstance(e.get(part), dict) else 0 for e in events)
     types: dict[str, int] = {}
     for e in events:
-        types[e["event_type"]] = types.get(e["event_type"], 0) + 1
+        key = e.get("event_type") or "unknown"
+        types[key] = types.get(key, 0) + 1
     return counts, dict(sorted(types.items()))
 
 
-def import_elken(path: str | Path) -> ElkenImport:
-    """Read a complete ELKEN file; a malformed record is an InputError naming it."""
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        events = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg}); if the file is truncated, use salvage",
-                         path=str(path), line=exc.lineno) from exc
-    if not isinstance(events, list):
-        raise InputError("expected a JSON list of events", path=str(path))
-    for index, event in enumerate(events):
-        problem = _check_event(event)
-        if problem:
-            raise InputError(f"record {index}: {problem}", path=str(path),
-                             line=_record_line(text, index))
-    counts, types = _summarise(events)
-    return ElkenImport(events, counts, types, recovered=len(events))
-
-
 def salvage_elken(path: str | Path) -> ElkenImport:
-    """Recover every complete event of a truncated (or otherwise damaged) ELKEN file.
+    """Every complete event of an ELKEN file, whole or truncated (``read_elken_release``):
+    the byte offset of the damage, every variant counted, every unreadable record listed."""
+    from .elken_release import read_elken_release
 
-    Events are decoded one by one; the first one that does not decode marks the damage, whose
-    byte offset (from the start of the file) is reported. Complete but invalid records are
-    skipped and counted.
-    """
-    path = Path(path)
-    raw = path.read_bytes()
-    text = raw.decode("utf-8", errors="replace")
-    decoder = json.JSONDecoder()
-    pos = _skip_ws(text, 0)
-    if not text.startswith("[", pos):
-        return ElkenImport([], *_summarise([]), recovered=0, damage_offset=_byte(text, pos))
-    pos = _skip_ws(text, pos + 1)
-    events: list[dict] = []
-    skipped = 0
-    problems: list[str] = []
-    damage = None
-    index = 0
-    while pos < len(text):
-        if text[pos] == "]":
-            break
-        try:
-            record, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
-            damage = _byte(text, pos)
-            break
-        problem = _check_event(record)
-        if problem is None:
-            events.append(record)
-        else:
-            skipped += 1
-            problems.append(f"record {index}: {problem}")
-            log.warning("%s: skipped record %d: %s", path, index, problem)
-        index += 1
-        pos = _skip_ws(text, end)
-        if pos < len(text) and text[pos] == ",":
-            pos = _skip_ws(text, pos + 1)
-        elif pos < len(text) and text[pos] == "]":
-            break
-        else:
-            damage = _byte(text, pos)
-            break
-    else:
-        damage = _byte(text, pos)  # the list never closed
+    release = read_elken_release(path)
+    report = release.report
+    events = [dict(e.record) for e in release.events]
     counts, types = _summarise(events)
-    if damage is not None:
-        log.warning("%s: damaged at byte %d; recovered %d complete events", path, damage, len(events))
-    return ElkenImport(events, counts, types, recovered=len(events), damage_offset=damage,
-                       skipped=skipped, problems=problems)
+    if report.truncated:
+        log.warning("%s", report.damage_note())
+    return ElkenImport(events, counts, types, recovered=len(events), damage_offset=report.damage_offset,
+                       skipped=report.events_skipped + sum(report.questions_skipped.values()),
+                       problems=[str(p) for p in report.problems], variants=dict(report.variants))
 
 
-def _skip_ws(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
-
-
-def _byte(text: str, pos: int) -> int:
-    return len(text[:pos].encode("utf-8"))
+def import_elken(path: str | Path) -> ElkenImport:
+    """``salvage_elken`` for a file that must be whole: an InputError at the damage."""
+    result = salvage_elken(path)
+    if result.damage_offset is not None:
+        raise InputError(f"not valid JSON at byte {result.damage_offset} (a truncated file? "
+                         f"{result.recovered} complete events precede it; salvage_elken reads them)",
+                         path=str(path))
+    return result

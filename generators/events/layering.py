@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import asdict
 
 from knowforge.errors import KnowforgeError
@@ -51,11 +52,14 @@ def edit_fact_rows(plan: EventPlan) -> list[dict]:
     return rows
 
 
-def apply_events(store: Store, plans: list[EventPlan]) -> list[int]:
+def apply_events(store: Store, plans: list[EventPlan], *, fact_rows=edit_fact_rows,
+                 extra_props: Mapping[str, Mapping] | None = None) -> list[int]:
     """Apply events in order on top of whatever is applied; returns their ``seq`` numbers.
 
     Three batched writes for the whole list (events, retractions, new facts): the seq numbers
-    are assigned here, so the stacking order does not depend on write order.
+    are assigned here, so the stacking order does not depend on write order. ``fact_rows``
+    makes a plan's edit-fact rows and ``extra_props`` adds properties per event id (an imported
+    release's provenance).
     """
     start = store.read("events/read_max_seq")[0]["seq"] + 1
     seqs = list(range(start, start + len(plans)))
@@ -63,13 +67,14 @@ def apply_events(store: Store, plans: list[EventPlan]) -> list[int]:
         "id": plan.id,
         "props": {"type": plan.type, "date": plan.date, "year": plan.year,
                   "batch": plan.batch, "seed": plan.seed, "text": plan.text, "seq": seq,
-                  "applied": True, "index": plan.index, "payload": plan_payload(plan)},
+                  "applied": True, "index": plan.index, "payload": plan_payload(plan),
+                  **(extra_props or {}).get(plan.id, {})},
         "slots": [{"name": s.name, "id": s.id} for s in plan.slots]}
         for plan, seq in zip(plans, seqs)])
     store.write("events/retract_facts", [
         {"event_id": plan.id, "fact_id": r.fact_id, "until": plan.date}
         for plan in plans for r in plan.retractions])
-    store.write("events/assert_facts", [row for plan in plans for row in edit_fact_rows(plan)])
+    store.write("events/assert_facts", [row for plan in plans for row in fact_rows(plan)])
     return seqs
 
 

@@ -106,7 +106,7 @@ def tendency_items(backend: Backend, plans: list[EventPlan], *, benchmark: str, 
                 choices=options, answers=[letter], answer_index="ABC".index(letter),
                 scorer="elken-tendency",
                 slices={"event_type": plan.type, "relation": "tendency", "known": True,
-                        "needs_background": False, "scope": scope},
+                        "needs_background": False, "scope": scope, "part": "tendency"},
                 metadata={"event_id": plan.id, "event": plan.text, "generated_by": backend.model}))
         stats.tendency_questions += len(items)
         out[plan.id] = items

@@ -2,12 +2,14 @@
 
 Generation instantiates event templates on the graph and layers their edits; the questions
 are in-scope fact questions, out-of-scope (locality) questions and, with an LLM, tendency
-questions: the three tasks. The solvers are the editing methods (``ice`` by default;
+questions: the three tasks. ``--import FILE`` stores a released ELKEN file the same way
+(``release_import.py``). The solvers are the editing methods (``ice`` by default;
 ``bm25``, ``dense``, ``no-edit``); ``--limit K`` keeps K whole events.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import Field
@@ -33,7 +35,8 @@ class EventsParams(MethodParams):
                                                             "win-election,transfer-player.",
                                           json_schema_extra=_cli(separator=","))
     n: int = Field(10, ge=1, description="Events per type.")
-    date: str = Field(DEFAULT_DATE, description="Date of the events (YYYY-MM-DD).")
+    date: str = Field(DEFAULT_DATE, description="Date of the events (YYYY-MM-DD); an --import dates the release's edit "
+                                                  "facts with it.")
     templates_dir: str | None = Field(None, description="Extra event templates (*.yaml); a type defined "
                                                         "there overrides the bundled one.")
     locality_relations: str | None = Field(None, description="YAML with the relation set for out-of-scope "
@@ -41,6 +44,10 @@ class EventsParams(MethodParams):
 
     def default_name(self) -> str:
         return f"e{self.seed}"
+
+    @property
+    def name_given(self) -> bool:
+        return self._name_given
 
 
 def generate(store, params: EventsParams, backend=None, progress=None) -> GenerationSummary:
@@ -70,18 +77,27 @@ def read_items(store, batch: str):
 
 
 def write_elken_file(store, batch: str, items, out: Path) -> list[Path]:
-    """ELKEN's released layout: one JSON list of events (``--out x.json``, or ``events_BATCH.json``)."""
+    """ELKEN's released layout: one JSON list of events (``--out x.json``, or ``events_BATCH.json``);
+    an imported release comes out as it was read (its complete events, every record as released)."""
     events = read_batch(store, batch)
     path = out if out.suffix == ".json" else out / f"events_{batch}.json"
-    return [write_elken(path, [to_elken_event(e["type"], e["text"], its) for e, its in events])]
+    return [write_elken(path, [to_elken_event(e["type"], e["text"], its,
+                                              json.loads(e["release_extra_json"]) if e.get("release_extra_json")
+                                              else None)
+                               for e, its in events])]
 
 
 def drop(store, batch: str) -> dict[str, int]:
-    from .layering import unapply_batch
+    """Unstack a generated or imported batch (it must be on top of the stack)."""
+    from .release_import import drop_release
 
-    events = unapply_batch(store, batch)
-    store.run("benchmark/delete_benchmark", id=f"events:{batch}")
-    return {"events unstacked": events}
+    return drop_release(store, batch)
+
+
+def import_elken_release(store, paths, params: EventsParams, progress=None) -> GenerationSummary:
+    from .release_import import import_release
+
+    return import_release(store, paths, params, progress)
 
 
 TASKS = (
@@ -108,6 +124,7 @@ METHOD = Method(
     exports={"elken": ExportFormat("elken", "ELKEN's released JSON (a list of events with fact and "
                                    "tendency QAs)", write_elken_file, single_file_suffix=".json")},
     drop=drop,
+    importer=import_elken_release,
     backend="optional",
     report_slices=("event_type", "scope", "known"),
     item_group="event_id",
@@ -118,6 +135,7 @@ METHOD = Method(
     examples={"generate": ("knowforge generate events --types win-election,transfer-player --n 20 --seed 0",
                            "knowforge generate events --n 3 --name e1 --backend openai \\\n"
                            "      --base-url http://127.0.0.1:8000/v1 --model M     # paraphrases + tendency",
+                           "knowforge generate events --import data/original/test.json   # events:elken-test",
                            "knowforge generate events --drop e1                  # unstack the batch"),
               "export": ("knowforge export events --name e0 --format elken --out exports/events.json",
                          "knowforge export events --name e0 --format lm-eval --out exports/e0-lm-eval")},

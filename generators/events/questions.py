@@ -3,7 +3,7 @@ ones from facts of the same entities whose relations the event does not touch.
 
 Locality facts are read BEFORE the event is applied (their answers must not change). Items
 are ``BenchmarkItem`` values with slices {event_type, relation, known, needs_background,
-scope}. Without an LLM the event text is the template text and there are no tendency
+scope, part} (part: fact or tendency, as ELKEN's file splits them). Without an LLM the event text is the template text and there are no tendency
 questions; ``llm.py`` adds paraphrases and tendency questions through any backend.
 """
 
@@ -61,7 +61,7 @@ def in_scope_items(plan: EventPlan, benchmark: str) -> list[BenchmarkItem]:
             fact_ids=[], entity_ids=[impact.subject.id] + [o.id for o in impact.objects if o.id],
             slices={"event_type": plan.type, "relation": impact.relation,
                     "known": not impact.unknown, "needs_background": impact.needs_background,
-                    "scope": "in"},
+                    "scope": "in", "part": "fact"},
             metadata={"event_id": plan.id, "event": plan.text,
                       "subject": {"id": impact.subject.id, "name": impact.subject.name},
                       "answer": _elken_answer(impact), "declared": impact.declared,
@@ -119,7 +119,7 @@ def locality_items(plan: EventPlan, facts: list[LocalFact], benchmark: str, seed
             answers=_answers([(fact.object_name, fact.aliases)]), scorer="elken-fact",
             entity_ids=[fact.subject_id] + ([fact.object_id] if fact.object_id else []),
             slices={"event_type": plan.type, "relation": fact.relation, "known": True,
-                    "needs_background": False, "scope": "out"},
+                    "needs_background": False, "scope": "out", "part": "fact"},
             metadata={"event_id": plan.id, "event": plan.text,
                       "subject": {"id": fact.subject_id, "name": fact.subject_name},
                       "answer": {"id": fact.object_id or fact.object_name,

@@ -135,10 +135,38 @@ def export_jsonl(out: Path, entities: list[dict], items: Sequence[BenchmarkItem]
     return [items_path, ent_path]
 
 
+def imported_records(store: Store, batch: str) -> list[tuple[str, dict]] | None:
+    """(graph id, meta_data record as released) of an imported ALCUNA batch; None when the
+    batch was generated."""
+    rows = store.read("knowgen/read_batch", batch=batch)
+    if not rows:
+        read_entities(store, batch)       # the error that names the missing batch
+    if rows[0].get("origin") != "imported":
+        return None
+    return [(r["id"], json.loads(r["release_json"])) for r in store.read("knowgen/read_import_entities", batch=batch)]
+
+
+def export_release(out: Path, records: list[tuple[str, dict]], items: Sequence[BenchmarkItem]) -> list[Path]:
+    """An imported release as it was released: its meta lines and the question records read."""
+    meta_path, q_path = out / "meta_data.jsonl", out / "id2question.json"
+    with meta_path.open("w", encoding="utf-8", newline="\n") as fh:
+        for _, record in records:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    id2q: dict[str, list] = {}
+    for it in items:
+        id2q.setdefault(str(it.metadata["release"]["entity"]), []).append(it.metadata["record"])
+    q_path.write_text(json.dumps(id2q, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return [meta_path, q_path]
+
+
 def write_alcuna(store: Store, batch: str, items: Sequence[BenchmarkItem], out: Path) -> list[Path]:
-    """``meta_data.jsonl`` + ``id2question.json``, validated against ALCUNA's schema."""
+    """``meta_data.jsonl`` + ``id2question.json``, validated against ALCUNA's schema (an imported
+    release is written back as released, its variants included)."""
     from .alcuna_schema import validate_alcuna_export
 
+    records = imported_records(store, batch)
+    if records is not None:
+        return export_release(out, records, items)
     files = export_alcuna(out, read_entities(store, batch), items)
     counts = validate_alcuna_export(out)
     log.info("ALCUNA export valid: %d entities, %d questions", counts["entities"], counts["questions"])
@@ -147,4 +175,13 @@ def write_alcuna(store: Store, batch: str, items: Sequence[BenchmarkItem], out: 
 
 def write_jsonl(store: Store, batch: str, items: Sequence[BenchmarkItem], out: Path) -> list[Path]:
     """``items.jsonl`` (our item schema) + ``entities.jsonl`` (each entity's ALCUNA record)."""
-    return export_jsonl(out, read_entities(store, batch), items)
+    records = imported_records(store, batch)
+    if records is None:
+        return export_jsonl(out, read_entities(store, batch), items)
+    items_path, ent_path = out / "items.jsonl", out / "entities.jsonl"
+    write_items(items_path, items)
+    with ent_path.open("w", encoding="utf-8", newline="\n") as fh:
+        for graph_id, record in records:
+            fh.write(json.dumps({"version": EXPORT_VERSION, "id": graph_id, **record}, ensure_ascii=False,
+                                sort_keys=True) + "\n")
+    return [items_path, ent_path]

@@ -3,6 +3,7 @@
 ALCUNA evaluates every question type (Knowledge Understanding, Differentiation, Association)
 under four prompting settings; each type is a task here, and the four settings are the
 tasks' sweep, so ``knowforge eval --benchmark knowgen:B`` reports what the paper reports.
+``--import dataset/`` stores a released ALCUNA dataset as a batch (``release_import.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ def generate(store, params: KnowGenParams, backend=None, progress=None) -> Gener
                              breakdown={"questions by type": summary.by_type}, timings=summary.timings)
 
 
+def import_alcuna(store, paths, params: KnowGenParams, progress=None) -> GenerationSummary:
+    from .release_import import import_release
+
+    return import_release(store, paths, params, progress)
+
+
 def drop(store, name: str) -> dict[str, int]:
     result = drop_batch(store, name)
     return {"nodes": result.nodes_deleted, "relationships": result.relationships_deleted}
@@ -54,6 +61,7 @@ METHOD = Method(
     exports={"alcuna": ExportFormat("alcuna", "ALCUNA's meta_data.jsonl + id2question.json", write_alcuna),
              "jsonl": ExportFormat("jsonl", "our item JSONL (items.jsonl) + entities.jsonl", write_jsonl)},
     drop=drop,
+    importer=import_alcuna,
     report_slices=("type", "form", "difference", "hop_count"),
     evaluation="knowforge.eval.knowgen.unit:UNIT",
     cluster_key="entity_name",
@@ -61,6 +69,7 @@ METHOD = Method(
     examples={"generate": ("knowforge generate knowgen --n 1000 --seed 1 --name alcuna1",
                            "knowforge generate knowgen --class Camelidae --n 20 --seed 0",
                            "knowforge generate knowgen --class-label Concept --parent-rel isa --n 50",
+                           "knowforge generate knowgen --import ALCUNA/dataset/ --name alcuna",
                            "knowforge generate knowgen --drop alcuna1"),
               "export": ("knowforge export knowgen --name alcuna1 --format alcuna --out exports/alcuna1",
                          "knowforge export knowgen --name alcuna1 --format hf --out exports/alcuna1-hf")},

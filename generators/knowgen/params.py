@@ -58,6 +58,10 @@ class KnowGenParams(MethodParams):
     def batch(self) -> str:
         return self.name
 
+    @property
+    def name_given(self) -> bool:
+        return self._name_given
+
     @field_validator("forms")
     @classmethod
     def _forms(cls, value: tuple[str, ...]) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ with DERIVED_FROM chains to the facts it rests on, and 13 entailment-probe quest
 task, ``link/entailment``, runs the probe (solver ``link-probe``: LINT's first-word rule) and
 reports per-template accuracy, the all-13 "known" rate, head vs long tail and the relative
 drop, by domain, rule and how many premises came from the graph. ``--limit K`` keeps K whole
-statements (all 13 questions).
+statements (all 13 questions). ``--import`` stores LINT-style JSONL (``release_import.py``).
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ def write_lint(store, name: str, items: Sequence[BenchmarkItem], out: Path) -> l
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for distribution in ("head", "longtail"):
-        mine = sorted((r for r in records if r["distribution"] == distribution), key=lambda r: (r["rule"], r["rank"]))
+        # an imported line may lack rule or rank (read_lint_release fills in the distribution)
+        mine = sorted((r for r in records if r["distribution"] == distribution),
+                      key=lambda r: (str(r.get("rule") or ""), r.get("rank") if isinstance(r.get("rank"), int) else 0))
         if not mine:
             continue
         path = out / f"lint_{distribution}.jsonl"
@@ -88,6 +90,12 @@ def write_lint(store, name: str, items: Sequence[BenchmarkItem], out: Path) -> l
 
 def drop(store, name: str) -> dict[str, int]:
     return drop_link(store, name)
+
+
+def import_lint(store, paths, params: LinkParams, progress=None) -> GenerationSummary:
+    from .release_import import import_release
+
+    return import_release(store, paths, params, progress)
 
 
 METRICS = ("accuracy", "link_templates", "link_known", "link_head_tail", "link_by_domain", "link_by_rule",
@@ -115,6 +123,7 @@ METHOD = Method(
     exports={"lint": ExportFormat("lint", "LINT-style JSONL: lint_head.jsonl and lint_longtail.jsonl, one statement "
                                           "a line (rule, bindings, premise, conclusion, provenance)", write_lint)},
     drop=drop,
+    importer=import_lint,
     backend="optional",
     report_slices=("template", "distribution", "domain", "grounding"),
     item_group="statement_id",
@@ -128,6 +137,7 @@ METHOD = Method(
                            "      --chain-depth 2 --name chain",
                            "knowforge generate link --backend openai --base-url http://127.0.0.1:8000/v1 --model M \\\n"
                            "      --scorer-model S --n 50                          # rules the graph lacks",
+                           "knowforge generate link --import exports/lint --name lint   # LINT-style JSONL",
                            "knowforge generate link --drop lt1"),
               "export": ("knowforge export link --name lk0 --format lint --out exports/lint",
                          "knowforge export link --name lk0 --format hf --out exports/lk0-hf")},

@@ -78,6 +78,10 @@ class LinkParams(MethodParams):
         return f"link:{self.name}"
 
     @property
+    def name_given(self) -> bool:
+        return self._name_given
+
+    @property
     def distributions(self) -> tuple[str, ...]:
         return ("head", "longtail") if self.distribution == "both" else (self.distribution,)
 
