@@ -78,7 +78,7 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
     existing = store.read("knowgen/read_batch", batch=batch)
     if existing and existing[0].get("origin") != ORIGIN:
         raise ConfigError(f"{bid} is a generated batch: drop it first (knowforge generate knowgen --drop {batch}) "
-                          "or import under another --batch")
+                          "or import under another --name")
     replaced = drop_batch(store, batch) if existing else None
     release = read_alcuna_release([meta_path, question_path], benchmark=bid)
     report = release.report
