@@ -30,6 +30,7 @@ from knowforge.eval.scorers import scoring_rule
 from knowforge.models.types import BenchmarkItem
 from knowforge.eval.types import EvalOptions
 from knowforge.models.provenance import git_revision
+from knowforge.models.urls import redact_url
 from knowforge.models.questions import property_value, slice_property, write_questions
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
     summary = summarize(results)
     benchmarks = sorted({i.benchmark for i in items})
     props = {"name": name, "model": options.model, "backend": options.backend,
-             "base_url": options.base_url, "temperature": options.temperature, "top_p": options.top_p,
+             "base_url": redact_url(options.base_url), "temperature": options.temperature, "top_p": options.top_p,
              "n": options.n, "seed": options.seed, "max_tokens": options.max_tokens,
              "setting": options.extra.get("setting", "zero-shot"), "chat": bool(options.extra.get("chat")),
              "template_version": TEMPLATE_VERSION, "knowforge_version": __version__,
