@@ -405,6 +405,8 @@ class Store:
         except neo4j.exceptions.ServiceUnavailable as exc:
             raise GraphUnavailable(f"cannot reach Neo4j at {self.uri}: {exc}. Start it with "
                                    "`knowforge neo4j start` or fix NEO4J_URI") from exc
+        except ValueError as exc:   # an address the driver cannot even resolve
+            raise GraphUnavailable(f"cannot reach Neo4j at {self.uri}: {exc}. Fix NEO4J_URI") from exc
         except neo4j.exceptions.ClientError as exc:
             if "database" in (exc.code or "").lower():
                 raise GraphUnavailable(f"database {self.database!r} is not available on {self.uri}: "
