@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from knowforge.errors import BackendError, ConfigError
 
@@ -84,9 +85,13 @@ class OpenAIBackend:
         self.batch_size = 4 * self.concurrency   # requests per call when a caller chunks
         self.timeout = timeout
         self.max_retries = max(0, max_retries)
-        self.client = openai.OpenAI(base_url=self.base_url,
-                                    api_key=api_key or "EMPTY",
-                                    max_retries=self.max_retries, timeout=timeout)
+        # Credentials in the URL (http://user:pass@host/v1, a proxy's basic auth) go to the HTTP
+        # client as its auth, which is what the URL's userinfo meant; the client's URL has none,
+        # so neither the HTTP library's request log nor an error message can show them.
+        url, basic_auth = split_url_credentials(self.base_url)
+        extra = {"http_client": openai.DefaultHttpxClient(auth=basic_auth)} if basic_auth else {}
+        self.client = openai.OpenAI(base_url=url, api_key=api_key or "EMPTY",
+                                    max_retries=self.max_retries, timeout=timeout, **extra)
         self._lock = threading.Lock()
         self._reachable = False   # set once a TCP connection to the server succeeded
         self.retries = 0          # retries the SDK made for requests that succeeded, for logs and tests
@@ -303,6 +308,18 @@ class OpenAIBackend:
         if top and len(top) == len(values):
             is_greedy = all(top[i] and float(values[i]) >= max(top[i].values()) - 1e-6 for i in picked)
         return LoglikelihoodResult(total=sum(token_lp), token_logprobs=token_lp, is_greedy=is_greedy)
+
+
+def split_url_credentials(url: str | None) -> tuple[str | None, tuple[str, str] | None]:
+    """``url`` without userinfo, and its (user, password) when it had some."""
+    if not url:
+        return url, None
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    return urlunsplit(parts._replace(netloc=hostport)), (unquote(user), unquote(password))
 
 
 def _missing_text(choices: list[Any], texts: list[Any]) -> str | None:
