@@ -89,9 +89,10 @@ def cli(verbose: int) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter((TracebackFormatter if verbose else OneLineFormatter)("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
-    # The driver's own warnings ("Transaction failed and will be retried in 2.2s", each with
-    # the connection error) come before the command's one-line error says the same: -v shows them.
-    logging.getLogger("neo4j").setLevel(logging.WARNING if verbose else logging.ERROR)
+    # The driver's own warnings and errors ("Transaction failed and will be retried in 2.2s",
+    # "Failed to read from defunct connection") come before the command's one-line error says
+    # the same, with the next step: -v shows them.
+    logging.getLogger("neo4j").setLevel(logging.WARNING if verbose else logging.CRITICAL)
     # The server's query notifications (e.g. "property key does not exist" before a first
     # batch is written) are for developers: shown with -vv only.
     logging.getLogger("neo4j.notifications").setLevel(
