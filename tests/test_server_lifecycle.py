@@ -181,3 +181,48 @@ def test_verbose_shows_the_traceback_of_a_one_line_error(private_server):
     out, err = verbose.communicate(timeout=300)
     assert verbose.returncode == 1 and "Traceback" in err and "CypherSyntaxError" in err
     assert err.strip().splitlines()[-1].startswith("Error: Cypher error: Invalid input 'RETURN'")
+
+
+def test_eval_that_cannot_write_its_run_says_the_answers_are_cached(private_server, tmp_path):
+    """The server dies while the model answers: writing the run fails with one line saying
+    that the answers are cached, and the re-run (the server started again) asks nothing."""
+    from scripted_openai import ScriptedCompletions, serving
+
+    from knowforge.models.items_io import write_items
+    from knowforge.models.types import BenchmarkItem
+
+    server, _, _, _ = private_server
+    write_items(tmp_path / "bench.jsonl", [
+        BenchmarkItem(id=f"q{i}", benchmark="kill", task="kill/generation", form="generation",
+                      question=f"Who leads club {i}?", answers=[f"Coach {i}"]) for i in range(4)])
+
+    class KillsNeo4j(ScriptedCompletions):
+        calls: list[str] = []
+
+        def reply(self, prompt: str) -> str:
+            if len(type(self).calls) == 4:   # the last answer: the graph is gone before the write
+                os.kill(server.status().pid, signal.SIGKILL)
+                while server.status().running:
+                    time.sleep(0.1)
+            return "Coach"
+
+    def run_eval(url: str) -> subprocess.Popen:
+        return knowforge("eval", "--benchmark", str(tmp_path / "bench.jsonl"), "--backend", "openai",
+                         "--model", "scripted", "--base-url", url, "--concurrency", "1",
+                         "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "runs"),
+                         "--silent", "--home", str(server.home))
+
+    with serving(KillsNeo4j) as url:
+        first = run_eval(url)
+        out, err = first.communicate(timeout=600)
+        assert first.returncode == 1 and len(KillsNeo4j.calls) == 4, err
+        assert "Traceback" not in err
+        assert err.strip().splitlines()[-1] == (
+            "Error: the Neo4j server stopped or cannot be reached: run `knowforge neo4j start`, then "
+            "re-run; the answers received so far are in the response cache, so the same command "
+            "resumes and asks the model only for the rest"), err
+        again = run_eval(url)     # starts the server again (auto-start), on the same home
+        out, err = again.communicate(timeout=600)
+        assert again.returncode == 0, err
+        assert len(KillsNeo4j.calls) == 4, "the re-run asked the model again"
+        assert "4 hits, 0 misses" in err, err
