@@ -219,3 +219,16 @@ def test_a_stopped_server_message_says_what_a_rerun_does(monkeypatch):
     remote = describe_error(neo4j.exceptions.SessionExpired("gone"), context_of("stats"))
     assert "bolt://db.example:7687" in remote and "TopSecret" not in remote
     assert describe_error(ValueError("a bug"), context_of("stats")) is None   # bugs keep their traceback
+
+
+def test_the_drivers_retry_time_is_bounded_and_configurable(monkeypatch):
+    from knowforge.kg.connection import DEFAULT_RETRY_SECONDS, driver_options, retry_seconds
+
+    monkeypatch.delenv("KNOWFORGE_NEO4J_RETRY_SECONDS", raising=False)
+    assert driver_options() == {"max_transaction_retry_time": DEFAULT_RETRY_SECONDS} and DEFAULT_RETRY_SECONDS < 30
+    monkeypatch.setenv("KNOWFORGE_NEO4J_RETRY_SECONDS", "2.5")
+    assert retry_seconds() == 2.5
+    for bad in ("soon", "-1"):
+        monkeypatch.setenv("KNOWFORGE_NEO4J_RETRY_SECONDS", bad)
+        with pytest.raises(ConfigError, match="KNOWFORGE_NEO4J_RETRY_SECONDS must be"):
+            retry_seconds()
