@@ -38,6 +38,7 @@ IndexProgress = Callable[[list[dict], float], None]
 
 
 EXPLAIN_PREFIX = "EXPLAIN "
+PARAMETER_MISSING_STATUS = "01N60"   # GQL status of the planner's "parameter missing" notification
 
 
 @dataclass(frozen=True)
@@ -84,9 +85,6 @@ def planner_warnings(summary, *, shift: int = 0) -> list[str]:
             text += f" (line {position.line}, column {max(1, column)})"
         lines.append(text)
     return lines
-
-
-PARAMETER_MISSING_STATUS = "01N60"
 
 
 @dataclass
