@@ -53,6 +53,11 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+def _is_lock_error(exc: sqlite3.Error) -> bool:
+    """A busy or locked database: retried, not a damaged file."""
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
 def default_cache_dir() -> Path:
     """``KNOWFORGE_CACHE_DIR`` if set, else the platform's user cache dir for knowforge."""
     env = os.environ.get("KNOWFORGE_CACHE_DIR")
@@ -269,8 +274,3 @@ class ResponseCache:
 
     def reset_stats(self) -> None:
         self._hits = self._misses = 0
-
-
-def _is_lock_error(exc: sqlite3.Error) -> bool:
-    """A busy or locked database: retried, not a damaged file."""
-    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
