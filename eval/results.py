@@ -40,6 +40,7 @@ from knowforge.models.control import read_card
 from knowforge.models.provenance import git_revision
 from knowforge.models.questions import property_value, slice_property
 from knowforge.models.types import BenchmarkItem
+from knowforge.models.urls import redact_url
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
     summary = summarize(results)
     benchmarks = sorted({i.benchmark for i in items})
     props = {"name": name, "model": options.model, "backend": options.backend,
-             "base_url": options.base_url, "temperature": options.temperature, "top_p": options.top_p,
+             "base_url": redact_url(options.base_url), "temperature": options.temperature, "top_p": options.top_p,
              "n": options.n, "seed": options.seed, "max_tokens": options.max_tokens,
              "setting": (extra or {}).get("setting", "zero-shot"), "chat": options.chat,
              "template_version": TEMPLATE_VERSION, "knowforge_version": __version__,

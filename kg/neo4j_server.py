@@ -82,6 +82,9 @@ NEO4J_JVM_OPTIONS = (
     "-Dfile.encoding=UTF-8",
 )
 
+# Every address LOAD CSV could fetch from (http, https, ftp): the whole IPv4 and IPv6 space.
+BLOCKED_FETCH_NETWORKS = ("0.0.0.0/0", "::/0")
+
 MIB = 1 << 20
 # The managed server's heap and page cache, unless KNOWFORGE_NEO4J_HEAP / _PAGECACHE say: an
 # eighth of the machine's memory each, within these bounds (MiB). With a 1 GB heap a first load
@@ -192,6 +195,17 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
+def _first_free(*ports: int | None, avoid: int | None = None) -> int:
+    """The first of ``ports`` that is free (and not ``avoid``), else any free port."""
+    for port in ports:
+        if port and port != avoid and port_is_free(port):
+            return port
+    port = free_port()
+    while port == avoid:
+        port = free_port()
+    return port
+
+
 def _pid_alive(pid: int | None) -> bool:
     if not pid:
         return False
@@ -207,6 +221,32 @@ def _pid_alive(pid: int | None) -> bool:
             return fh.read().split(") ", 1)[1][0] != "Z"
     except OSError:
         return True
+
+
+def process_arguments(pid: int) -> list[str] | None:
+    """The command line of process ``pid`` (``/proc/PID/cmdline``, else ``ps``); None when it
+    cannot be read (gone, or another user's on a system that hides it)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        if Path("/proc/self").exists():
+            return None   # a /proc without this pid: the process is gone
+        try:
+            out = subprocess.run(["ps", "-p", str(pid), "-o", "args="], capture_output=True,
+                                 text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return out.stdout.split() if out.returncode == 0 and out.stdout.strip() else None
+    except OSError:
+        return None
+    return [a.decode("utf-8", errors="replace") for a in raw.split(b"\0") if a] or None
+
+
+def _same_path(a: str, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a) == b
 
 
 def java_executable() -> str:
@@ -242,6 +282,7 @@ class ManagedNeo4j:
         self.data_dir = self.home / "data"
         self.logs_dir = self.home / "logs"
         self.run_dir = self.home / "run"
+        self.import_dir = self.home / "import"   # the only folder LOAD CSV may read
         self.state_file = self.run_dir / "knowforge-server.json"
         self.password_file = self.home / "password"
         self.console_log = self.logs_dir / "console.log"
@@ -296,10 +337,23 @@ class ManagedNeo4j:
             raise Neo4jServerError(f"no password file at {self.password_file}; start the server once "
                                    "with `knowforge neo4j start` to create it") from exc
 
+    def is_own_server(self, pid: int | None) -> bool:
+        """Whether ``pid`` is a live Neo4j server of this home: its command line names
+        Neo4j's entry point and ``--home-dir=`` this home. After a crash or a reboot the PID
+        in the state file may belong to any other process, which must not be reused or
+        signalled."""
+        if not _pid_alive(pid):
+            return False
+        args = process_arguments(pid)
+        if not args or ENTRY_POINT not in args:
+            return False
+        homes = [a.split("=", 1)[1] for a in args if a.startswith("--home-dir=")]
+        return any(_same_path(h, self.home) for h in homes)
+
     def status(self) -> ServerStatus:
         state = self._read_state() or {}
         pid = state.get("pid")
-        running = _pid_alive(pid)
+        running = self.is_own_server(pid)
         port = state.get("bolt_port") if running else None
         http = state.get("http_port") if running else None
         return ServerStatus(home=self.home, installed=self.is_installed(), running=running,
@@ -328,6 +382,13 @@ class ManagedNeo4j:
             f"server.directories.data={self.data_dir}",
             f"server.directories.logs={self.logs_dir}",
             f"server.directories.run={self.run_dir}",
+            # LOAD CSV runs as the invoking user: file URLs resolve inside HOME/import only (so
+            # neither /etc/passwd nor HOME/password can be read), and every IPv4 and IPv6
+            # address is blocked for URL fetches (no server-side request forgery). The
+            # blocklist is 5.26's internal name for the setting (unsupported.* before 5.0).
+            f"server.directories.import={self.import_dir}",
+            "dbms.security.allow_csv_import_from_file_urls=true",
+            f"internal.dbms.cypher_ip_blocklist={','.join(BLOCKED_FETCH_NETWORKS)}",
             "db.tx_log.rotation.retention_policy=1 files",
             "",
         ])
@@ -352,14 +413,26 @@ class ManagedNeo4j:
                 f"the data directory {self.data_dir} already has users but {self.password_file} is "
                 "missing; restore that file, set NEO4J_PASSWORD with NEO4J_URI, or remove the data "
                 "directory to start afresh")
-        # Hex only: a password starting with "-" would be read by the admin tool as an option.
+        # Hex only: a password starting with "-" would be read by the admin tool as an option,
+        # and one with spaces or quotes would be split by the argument file below.
         password = secrets.token_hex(24)
-        proc = subprocess.run([java, "-cp", self._classpath(), ADMIN_TOOL, "dbms",
-                               "set-initial-password", password],
-                              capture_output=True, text=True, env=self._env())
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        # The password reaches the admin tool through an argument file (picocli expands
+        # "@FILE" into the file's words), never on the command line, which `ps` shows to
+        # every local user. The file is readable by the owner only and removed at once.
+        args_file = self.run_dir / "initial-password.args"
+        fd = os.open(args_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(password + "\n")
+            proc = subprocess.run([java, "-cp", self._classpath(), ADMIN_TOOL, "dbms",
+                                   "set-initial-password", f"@{args_file}"],
+                                  capture_output=True, text=True, env=self._env())
+        finally:
+            args_file.unlink(missing_ok=True)
         if proc.returncode != 0:
             raise Neo4jServerError(f"could not set the initial Neo4j password: {proc.stderr.strip()[-500:]}")
-        self.home.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
             fh.write(password + "\n")
@@ -387,11 +460,11 @@ class ManagedNeo4j:
                                        "listens there")
             bolt_port = port
         else:
-            bolt_port = DEFAULT_BOLT_PORT if port_is_free(DEFAULT_BOLT_PORT) else free_port()
-        http_port = DEFAULT_HTTP_PORT if port_is_free(DEFAULT_HTTP_PORT) else free_port()
-        while http_port == bolt_port:
-            http_port = free_port()
-        for d in (self.data_dir, self.logs_dir, self.run_dir):
+            # The ports of the last start first: a restart or a crash recovery keeps the URI
+            # that scripts, NEO4J_URI and an open Neo4j Browser use, while that port is free.
+            bolt_port = _first_free(self.bolt_port(), DEFAULT_BOLT_PORT)
+        http_port = _first_free(self.http_port(), DEFAULT_HTTP_PORT, avoid=bolt_port)
+        for d in (self.data_dir, self.logs_dir, self.run_dir, self.import_dir):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.home, 0o700)
         default_heap, pagecache = server_memory()
@@ -456,7 +529,10 @@ class ManagedNeo4j:
         """Stop the server: SIGTERM for a clean shutdown, SIGKILL after ``timeout``."""
         state = self._read_state() or {}
         pid = state.get("pid")
-        if not _pid_alive(pid):
+        if not self.is_own_server(pid):
+            if _pid_alive(pid):
+                log.warning("process %s in %s is not this home's Neo4j (a reused PID): left alone",
+                            pid, self.state_file)
             self.state_file.unlink(missing_ok=True)
             return False
         os.kill(pid, signal.SIGTERM)
@@ -504,9 +580,16 @@ class ManagedNeo4j:
 
     def bolt_port(self) -> int | None:
         """The Bolt port of the last start (kept in the config), so a restart keeps the URI."""
+        return self._configured_port("server.bolt.listen_address")
+
+    def http_port(self) -> int | None:
+        """The HTTP (Neo4j Browser) port of the last start."""
+        return self._configured_port("server.http.listen_address")
+
+    def _configured_port(self, setting: str) -> int | None:
         try:
             for line in (self.conf_dir / "neo4j.conf").read_text().splitlines():
-                if line.startswith("server.bolt.listen_address="):
+                if line.startswith(f"{setting}="):
                     return int(line.rsplit(":", 1)[1])
         except (OSError, ValueError):
             return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import re
 import threading
 import time
 from collections import deque
@@ -21,8 +22,9 @@ from itertools import islice
 import neo4j
 from neo4j import Query, RoutingControl
 
-from knowforge.errors import GraphUnavailable, KnowforgeError
+from knowforge.errors import GraphUnavailable, KnowforgeError, QueryError, QueryRefused
 from knowforge.kg.cypher import load_cypher, split_statements
+from knowforge.kg.query_guard import refusal
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,56 @@ Progress = Callable[[int], None]
 
 IndexProgress = Callable[[list[dict], float], None]
 """Called while indexes populate with ``Store.index_states()`` and the seconds waited."""
+
+
+EXPLAIN_PREFIX = "EXPLAIN "
+PARAMETER_MISSING_STATUS = "01N60"   # GQL status of the planner's "parameter missing" notification
+
+
+@dataclass(frozen=True)
+class UserQueryResult:
+    """The rows of an ad-hoc query and the server's warnings about it (one line each)."""
+
+    rows: list[dict]
+    warnings: list[str] = field(default_factory=list)
+
+
+_POSITION = re.compile(r"\(line (\d+), column (\d+) \(offset: (\d+)\)\)")
+
+
+def server_message(exc: neo4j.exceptions.Neo4jError, *, shift: int = 0) -> str:
+    """The first line of the server's message about a statement. ``shift`` characters had been
+    put in front of the user's first line (``EXPLAIN ``): positions are given back in the
+    user's own text."""
+    text = (exc.message or str(exc) or "").strip()
+    first = text.splitlines()[0] if text else (exc.code or type(exc).__name__)
+
+    def place(match: re.Match) -> str:
+        line, column, offset = (int(g) for g in match.groups())
+        if line == 1:
+            column = max(1, column - shift)
+        return f"(line {line}, column {column} (offset: {max(0, offset - shift)}))"
+
+    return _POSITION.sub(place, first) if shift else first
+
+
+def planner_warnings(summary, *, shift: int = 0) -> list[str]:
+    """The warnings of an EXPLAIN summary as one line each (an unknown label or property, a
+    deprecation), placed in the user's text. A missing parameter is not one: running the
+    query says which."""
+    lines = []
+    for status in getattr(summary, "gql_status_objects", None) or ():
+        if not status.is_notification or status.gql_status == PARAMETER_MISSING_STATUS:
+            continue
+        if str(getattr(status.severity, "value", status.severity)) != "WARNING":
+            continue
+        text = status.status_description.removeprefix("warn: ")
+        position = status.position
+        if position is not None:
+            column = position.column - shift if position.line == 1 else position.column
+            text += f" (line {position.line}, column {max(1, column)})"
+        lines.append(text)
+    return lines
 
 
 @dataclass
@@ -313,26 +365,57 @@ class Store:
 
     def query_type(self, text: str, params: dict | None = None) -> str:
         """Neo4j's own classification of a statement: r, rw, w or s (schema)."""
-        result = self.driver.execute_query("EXPLAIN " + text, params or {},
-                                           database_=self.database, routing_=RoutingControl.READ)
-        return result.summary.query_type
+        return self._explain(text, params or {}).query_type
 
-    def user_query(self, text: str, params: dict | None = None, *, write: bool = False) -> list[dict]:
-        """Run a user's ad-hoc Cypher. Read-only unless ``write`` is set.
+    def _explain(self, text: str, params: dict):
+        """The summary of ``EXPLAIN text``: query type, plan and the planner's notifications.
+        A statement the server cannot compile raises QueryError with its message, placed in
+        the user's text (not in the text with EXPLAIN in front)."""
+        try:
+            result = self.driver.execute_query(EXPLAIN_PREFIX + text, params, database_=self.database,
+                                               routing_=RoutingControl.READ)
+        except neo4j.exceptions.ClientError as exc:
+            if (exc.code or "").startswith(("Neo.ClientError.Statement.Syntax",
+                                            "Neo.ClientError.Statement.TypeError",
+                                            "Neo.ClientError.Statement.Argument")):
+                raise QueryError(f"Cypher error: {server_message(exc, shift=len(EXPLAIN_PREFIX))}") from exc
+            raise
+        return result.summary
+
+    def user_query(self, text: str, params: dict | None = None, *, write: bool = False,
+                   unsafe: bool = False) -> list[dict]:
+        """Run a user's ad-hoc Cypher and return its rows (see ``run_user_query``)."""
+        return self.run_user_query(text, params, write=write, unsafe=unsafe).rows
+
+    def run_user_query(self, text: str, params: dict | None = None, *, write: bool = False,
+                       unsafe: bool = False) -> UserQueryResult:
+        """Run a user's ad-hoc Cypher: read-only unless ``write``; no LOAD CSV, administration
+        or unlisted procedures unless ``unsafe`` (``kg/query_guard.py`` says why).
 
         The server classifies the statement (EXPLAIN) and the transaction runs in read access
-        mode, so a write is refused twice over rather than trusted to a regex.
+        mode, so a write is refused twice over rather than trusted to a regex. The planner's
+        warnings (an unknown label or property, a deprecation) come back with the rows.
         """
         params = params or {}
-        if not write:
-            kind = self.query_type(text, params)
-            if kind != "r":
-                raise KnowforgeError(f"this query writes to the graph (query type {kind!r}); "
-                                     "pass --write to allow it")
+        summary = self._explain(text, params)
+        reason = refusal(summary.query_type, summary.plan, write=write, unsafe=unsafe)
+        if reason:
+            raise QueryRefused(reason)
+        warnings = planner_warnings(summary, shift=len(EXPLAIN_PREFIX))
         access = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
-        with self.driver.session(database=self.database, default_access_mode=access) as session:
-            runner = session.execute_write if write else session.execute_read
-            return runner(lambda tx: tx.run(text, params).data())
+        try:
+            with self.driver.session(database=self.database, default_access_mode=access) as session:
+                runner = session.execute_write if write else session.execute_read
+                rows = runner(lambda tx: tx.run(text, params).data())
+        except neo4j.exceptions.ClientError as exc:
+            if exc.code == "Neo.ClientError.Statement.ParameterMissing":
+                names = (exc.message or "").rpartition(":")[2].strip() or "?"
+                example = names.split(",")[0].strip()
+                raise QueryError(f"the query needs parameter(s) {names}: pass -p {example}=VALUE") from exc
+            if exc.code and exc.code.startswith("Neo.ClientError.Statement."):
+                raise QueryError(f"Cypher error: {server_message(exc)}") from exc
+            raise
+        return UserQueryResult(rows=rows, warnings=warnings)
 
     def ping(self) -> None:
         try:
@@ -343,6 +426,8 @@ class Store:
         except neo4j.exceptions.ServiceUnavailable as exc:
             raise GraphUnavailable(f"cannot reach Neo4j at {self.uri}: {exc}. Start it with "
                                    "`knowforge neo4j start` or fix NEO4J_URI") from exc
+        except ValueError as exc:   # an address the driver cannot even resolve
+            raise GraphUnavailable(f"cannot reach Neo4j at {self.uri}: {exc}. Fix NEO4J_URI") from exc
         except neo4j.exceptions.ClientError as exc:
             if "database" in (exc.code or "").lower():
                 raise GraphUnavailable(f"database {self.database!r} is not available on {self.uri}: "

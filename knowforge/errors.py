@@ -23,6 +23,14 @@ class Neo4jServerError(GraphUnavailable):
     """The managed Neo4j server could not be installed, started or stopped."""
 
 
+class QueryError(KnowforgeError):
+    """A user's Cypher the server cannot run: a syntax or type error, a missing parameter."""
+
+
+class QueryRefused(KnowforgeError):
+    """A user's Cypher that ``knowforge query`` does not run without --write or --unsafe."""
+
+
 class CypherNotFound(KnowforgeError):
     """A named Cypher statement does not exist under ``cypher/``."""
 

@@ -14,6 +14,7 @@ still escapes (WAL switch racing a writer) is retried.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -21,6 +22,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,11 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 )
 """
+
+
+def _is_lock_error(exc: sqlite3.Error) -> bool:
+    """A busy or locked database: retried, not a damaged file."""
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
 def default_cache_dir() -> Path:
@@ -137,7 +144,25 @@ class ResponseCache:
 
     # -- connection ---------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _file_errors(self) -> Iterator[None]:
+        """SQLite's own errors about the file (not a database, malformed, truncated, unreadable)
+        as one ConfigError that names the file and the way out."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if _is_lock_error(exc):
+                raise
+            raise ConfigError(
+                f"the response cache {self.path} cannot be used ({exc}): move it aside "
+                f"(mv {self.path} {self.path}.broken) and re-run to start a new cache, or run "
+                "with --no-cache") from exc
+
     def _connection(self) -> sqlite3.Connection:
+        with self._file_errors():
+            return self._open()
+
+    def _open(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                    check_same_thread=False)
@@ -154,7 +179,7 @@ class ResponseCache:
             try:
                 return fn()
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
+                if not _is_lock_error(exc):
                     raise
                 if attempt == _LOCK_RETRIES - 1:
                     raise
@@ -179,7 +204,7 @@ class ResponseCache:
         if not keys:
             return {}
         found: dict[str, dict[str, Any]] = {}
-        with self._lock:
+        with self._lock, self._file_errors():
             conn = self._connection()
             unique = list(dict.fromkeys(keys))
             for start in range(0, len(unique), 500):
@@ -210,7 +235,7 @@ class ResponseCache:
         values = [(key, kind, backend, model, index, request, canonical_json(response),
                    CACHE_FORMAT_VERSION, now)
                   for key, kind, backend, model, index, request, response in rows]
-        with self._lock:
+        with self._lock, self._file_errors():
             conn = self._connection()
 
             def write():
@@ -226,7 +251,7 @@ class ResponseCache:
 
     def entries(self, *, model: str | None = None) -> list[CacheEntry]:
         """Every stored row (for inspection and tests), oldest first."""
-        with self._lock:
+        with self._lock, self._file_errors():
             conn = self._connection()
             sql = "SELECT key, kind, backend, model, sample_index, request, response FROM responses"
             args: tuple = ()
@@ -237,7 +262,7 @@ class ResponseCache:
         return [CacheEntry(k, kind, b, m, i, req, json.loads(resp)) for k, kind, b, m, i, req, resp in rows]
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._lock, self._file_errors():
             return self._connection().execute("SELECT count(*) FROM responses").fetchone()[0]
 
     # -- statistics ---------------------------------------------------------------------------

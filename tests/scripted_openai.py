@@ -15,8 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class ScriptedCompletions(BaseHTTPRequestHandler):
     calls: list[str] = []        # every subclass declares its own list
 
-    def reply(self, prompt: str) -> str:
-        """The completion text for ``prompt`` (a subclass decides)."""
+    def reply(self, prompt: str) -> str | None:
+        """The completion text for ``prompt`` (a subclass decides; None sends ``"text": null``)."""
         return ""
 
     def do_POST(self):  # noqa: N802 (http.server API)
@@ -25,7 +25,7 @@ class ScriptedCompletions(BaseHTTPRequestHandler):
         type(self).calls.append(prompt)
         self.send_completion(body["model"], self.reply(prompt))
 
-    def send_completion(self, model: str, text: str) -> None:
+    def send_completion(self, model: str, text: str | None) -> None:
         reply = {"id": "x", "object": "text_completion", "created": 0, "model": model,
                  "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}],
                  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}

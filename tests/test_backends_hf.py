@@ -200,10 +200,16 @@ def test_zero_max_tokens_and_bad_parameters(batched):
 
 
 def test_unloadable_model_is_a_backend_error(tmp_path):
+    from knowforge.errors import ConfigError
     from knowforge.models.backends.hf import HFBackend
 
-    with pytest.raises(BackendError, match="cannot load hf model"):
+    with pytest.raises(ConfigError, match="missing-model: the folder does not exist"):
         HFBackend(str(tmp_path / "missing-model"), device="cpu")
+    broken = tmp_path / "broken-model"
+    broken.mkdir()
+    (broken / "config.json").write_text("{}")
+    with pytest.raises(BackendError, match="cannot load hf model"):
+        HFBackend(str(broken), device="cpu")
 
 
 def test_cached_hf_tops_up_samples_and_resumes(tiny_model_dir, tmp_path):

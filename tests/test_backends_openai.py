@@ -246,10 +246,31 @@ def test_timeout_is_a_clear_backend_error_after_retries(fake):
     assert fake.retry_counts == [0, 1]
 
 
-def test_connection_refused_is_a_backend_error(fake):
-    client = OpenAIBackend("tiny", base_url="http://127.0.0.1:9/v1", timeout=1.0, max_retries=1)
-    with pytest.raises(BackendError, match="after 2 attempts"):
-        client.generate([GenerationRequest(prompt="nobody home")])
+def eval_flags() -> set[str]:
+    from knowforge.cli.eval_cmd import eval_cmd
+
+    return {opt for param in eval_cmd.params for opt in getattr(param, "opts", ())}
+
+
+def test_connection_refused_fails_at_once_and_suggests_only_real_flags(fake):
+    """Nothing listens: the error comes from one refused TCP connection (its cause), not
+    after the SDK's retries of every worker, and it names only options `knowforge eval` has."""
+    client = OpenAIBackend("tiny", base_url="http://127.0.0.1:9/v1", timeout=1.0, max_retries=5,
+                           concurrency=4)
+    with pytest.raises(BackendError, match="no OpenAI-compatible server answers at "
+                                           "http://127.0.0.1:9/v1/ .connection refused.") as info:
+        client.generate([GenerationRequest(prompt=f"nobody home {i}") for i in range(8)])
+    assert isinstance(info.value.__cause__, ConnectionRefusedError)
+    flags = set(re.findall(r"--[a-z][a-z-]*", str(info.value)))
+    assert flags and flags <= eval_flags()
+
+
+def test_the_retry_message_names_only_real_flags(fake):
+    fake.sleep = 1.0
+    with pytest.raises(BackendError, match="timed out after 1 attempts") as info:
+        backend(fake, timeout=0.2, max_retries=0).generate([GenerationRequest(prompt="slow")])
+    flags = set(re.findall(r"--[a-z][a-z-]*", str(info.value)))
+    assert "--timeout" in flags and "--max-retries" not in flags and flags <= eval_flags()
 
 
 def test_malformed_json_is_a_clear_backend_error(fake):

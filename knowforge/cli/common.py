@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import traceback
 from collections.abc import Iterator
 
 import click
@@ -11,20 +12,30 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
-from knowforge.errors import KnowforgeError
+from knowforge.cli.error_messages import describe_error, verbosity
 
 console = Console(stderr=True)
 
 
 def handle_errors(fn):
-    """Turn knowforge's own errors into one clean line; anything else stays a traceback."""
+    """Turn knowforge's own errors and the Neo4j driver's into one line that names the cause
+    and the next step (``error_messages.describe_error``); ``-v`` prints the traceback too.
+    Anything else is a bug and stays a traceback."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except KnowforgeError as exc:
-            raise click.ClickException(str(exc)) from exc
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            ctx = click.get_current_context(silent=True)
+            message = describe_error(exc, ctx)
+            if message is None:
+                raise
+            if verbosity(ctx) > 0:
+                console.print("".join(traceback.format_exception(exc)), markup=False, highlight=False)
+            raise click.ClickException(message) from exc
 
     return wrapper
 

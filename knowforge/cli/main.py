@@ -36,6 +36,19 @@ COMMANDS = {
 }
 
 
+TracebackFormatter = logging.Formatter
+
+
+class OneLineFormatter(logging.Formatter):
+    """A log record without its traceback: one line, as the command's own error is (-v shows
+    tracebacks)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info or record.exc_text:
+            record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None})
+        return super().format(record)
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx):
         names = []
@@ -73,8 +86,13 @@ def cli(verbose: int) -> None:
     otherwise they start (or reuse) the managed server.
     """
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("neo4j").setLevel(max(level, logging.WARNING))
+    handler = logging.StreamHandler()
+    handler.setFormatter((TracebackFormatter if verbose else OneLineFormatter)("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
+    # The driver's own warnings and errors ("Transaction failed and will be retried in 2.2s",
+    # "Failed to read from defunct connection") come before the command's one-line error says
+    # the same, with the next step: -v shows them.
+    logging.getLogger("neo4j").setLevel(logging.WARNING if verbose else logging.CRITICAL)
     # The server's query notifications (e.g. "property key does not exist" before a first
     # batch is written) are for developers: shown with -vv only.
     logging.getLogger("neo4j.notifications").setLevel(

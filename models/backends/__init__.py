@@ -33,6 +33,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from knowforge.errors import BackendError, ConfigError
@@ -76,6 +77,31 @@ def derive_seed(seed: int, sample_index: int) -> int:
     return int.from_bytes(digest[:8], "big") & (2**63 - 1)
 
 
+def local_model_dir(model: str) -> Path | None:
+    """The folder ``model`` names when it is meant as a local path, else None (a Hub id).
+
+    A Hub id is ``name`` or ``org/name``. A model is meant as a local path when the folder
+    exists, or when it cannot be a Hub id: absolute, ``./``, ``../`` or ``~``, a trailing
+    slash, two slashes or more, or a first part that is a local folder (``models/tiny`` next to
+    a ``models/`` folder). Such a path that is no model folder is a ConfigError, raised here
+    rather than after transformers has asked the Hub for it.
+    """
+    path = Path(model).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ConfigError(f"--model {model}: the folder has no config.json, so it is no transformers "
+                              "model (knowforge tiny-model DIR builds a small one)")
+        return path
+    parts = model.replace("\\", "/").split("/")
+    local_looking = (model.startswith(("/", "./", "../", "~", ".\\")) or model.endswith("/")
+                     or len(parts) > 2 or len(parts) == 2 and Path(parts[0]).expanduser().is_dir())
+    if local_looking:
+        what = "is a file, not a model folder" if path.exists() else "does not exist"
+        raise ConfigError(f"--model {model}: the folder {what} (give a local model folder, or a Hugging "
+                          "Face Hub id such as org/name)")
+    return None
+
+
 def make_backend(config, cache: ResponseCache | None = None) -> Backend:
     """The backend ``config`` asks for, wrapped by the response cache unless ``config.cache``
     is False. ``config`` is a ``BackendConfig``, or a record that gives one through
@@ -87,6 +113,8 @@ def make_backend(config, cache: ResponseCache | None = None) -> Backend:
         raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKEND_NAMES)}")
     if not options.model:
         raise ConfigError(f"backend {name!r} needs a model (--model)")
+    if name in ("hf", "vllm"):
+        local_model_dir(options.model)   # a mistyped path fails here, before torch is imported
     backend: Backend
     if name == "hf":
         from .hf import HFBackend
@@ -183,6 +211,9 @@ class CachedBackend:
 
         def take(k: int, answer: GenerationResult) -> list:
             i, lo, _ = todo[k]
+            if answer.error is None and not all(isinstance(t, str) for t in answer.texts):
+                # never cache a non-answer: a rerun must ask again (the backend should have said so)
+                answer = replace(answer, error=f"backend {self.name} returned no text for this request")
             if answer.error is not None:
                 errors[i] = answer.error
                 return []

@@ -20,7 +20,7 @@ from knowforge.errors import BackendError
 from ..config import as_backend_config
 from ..types import (GenerationRequest, GenerationResult, LoglikelihoodRequest,
                      LoglikelihoodResult)
-from . import CAPABILITIES, derive_seed
+from . import CAPABILITIES, derive_seed, local_model_dir
 from .text import encode_pair, format_chat
 
 log = logging.getLogger(__name__)
@@ -77,12 +77,16 @@ class HFBackend:
         self.model = model
         self.batch_size = max(1, batch_size)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        local = Path(model).expanduser()
-        self.revision = revision or (local_model_fingerprint(local) if local.is_dir() else None)
+        local = local_model_dir(model)
+        self.revision = revision or (local_model_fingerprint(local) if local is not None else None)
+        # A local folder is read as HF_HUB_OFFLINE would: no Hub request, so no retries of an
+        # unreachable Hub before a folder that is right there is loaded.
+        source = str(local) if local is not None else model
+        offline = {"local_files_only": True} if local is not None else {}
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
+            self.tokenizer = AutoTokenizer.from_pretrained(source, revision=revision, **offline)
             torch_dtype = getattr(torch, dtype) if dtype else (torch.float32 if self.device == "cpu" else "auto")
-            self.lm = AutoModelForCausalLM.from_pretrained(model, revision=revision, dtype=torch_dtype)
+            self.lm = AutoModelForCausalLM.from_pretrained(source, revision=revision, dtype=torch_dtype, **offline)
         except (OSError, ValueError) as exc:
             raise BackendError(f"cannot load hf model {model!r}: {exc}") from exc
         self.lm.to(self.device).eval()

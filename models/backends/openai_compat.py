@@ -9,7 +9,15 @@ Retries are the SDK's (``max_retries`` on the client): it retries connection err
 timeouts, 408, 409, 429 and 5xx with exponential back-off (0.5 s doubling to 8 s, minus up to
 25 % jitter) and waits what a ``Retry-After`` / ``retry-after-ms`` header asks, up to two
 minutes (a longer wait is not retried). When it gives up, the ``BackendError`` says what
-failed, where and after how many attempts; other HTTP errors fail at once.
+failed, where and after how many attempts; other HTTP errors fail at once. Before the first
+request a plain TCP connection checks that something listens at the server's address, so a
+server that is not running fails at once rather than after every worker's retries.
+
+A reply whose text is ``null`` (or absent) is not an answer: the request is asked again, up
+to ``max_retries`` times, and then recorded as failed (``GenerationResult.error``), which the
+response cache never stores. Without ``base_url``, ``OPENAI_BASE_URL`` or ``OPENAI_API_KEY``
+the backend refuses to start instead of sending the benchmark to api.openai.com. URLs in
+messages have their credentials redacted (``knowforge.models.urls``).
 
 Requests run on a thread pool of ``concurrency`` workers. ``generate_each`` /
 ``loglikelihood_each`` hand every result to a callback from the worker that received it, so
@@ -22,14 +30,18 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-from knowforge.errors import BackendError
+from knowforge.errors import BackendError, ConfigError
 
 from ..config import as_backend_config
+from ..urls import redact_url
 from ..types import (CAP_LOGLIKELIHOOD, GenerationRequest, GenerationResult, LoglikelihoodRequest,
                      LoglikelihoodResult)
 from . import CAPABILITIES, MISSING_CAPABILITY_HINTS, derive_seed, require_capability
@@ -40,6 +52,8 @@ T = TypeVar("T")
 PER_REQUEST_STATUSES = frozenset({400, 413, 422})   # the request, not the server, is at fault
 _FINISH = {"stop": "stop", "length": "length", "eos": "stop", "stop_sequence": "stop"}
 RETRY_COUNT_HEADER = "x-stainless-retry-count"      # the SDK numbers each attempt's retry
+PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+NO_TEXT_BACKOFF_S = 0.5                             # first wait before asking again for a reply without text
 
 
 class OpenAIBackend:
@@ -59,16 +73,27 @@ class OpenAIBackend:
         self.model = model
         self.revision: str | None = None
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        api_key = api_key or os.environ.get("OPENAI_API_KEY")
+        if self.base_url is None and not api_key:
+            # Without either the SDK would quietly send the benchmark to api.openai.com.
+            raise ConfigError("the openai backend needs a server: --base-url (e.g. "
+                              "http://127.0.0.1:8000/v1 for `vllm serve`) or OPENAI_BASE_URL; "
+                              "set OPENAI_API_KEY to use api.openai.com")
         self.api = api
         self.capabilities = CAPABILITIES["openai" if api == "auto" else "openai-chat"]
         self.concurrency = max(1, concurrency)
         self.batch_size = 4 * self.concurrency   # requests per call when a caller chunks
         self.timeout = timeout
         self.max_retries = max(0, max_retries)
-        self.client = openai.OpenAI(base_url=self.base_url,
-                                    api_key=api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY",
-                                    max_retries=self.max_retries, timeout=timeout)
+        # Credentials in the URL (http://user:pass@host/v1, a proxy's basic auth) go to the HTTP
+        # client as its auth, which is what the URL's userinfo meant; the client's URL has none,
+        # so neither the HTTP library's request log nor an error message can show them.
+        url, basic_auth = split_url_credentials(self.base_url)
+        extra = {"http_client": openai.DefaultHttpxClient(auth=basic_auth)} if basic_auth else {}
+        self.client = openai.OpenAI(base_url=url, api_key=api_key or "EMPTY",
+                                    max_retries=self.max_retries, timeout=timeout, **extra)
         self._lock = threading.Lock()
+        self._reachable = False   # set once a TCP connection to the server succeeded
         self.retries = 0          # retries the SDK made for requests that succeeded, for logs and tests
 
     @classmethod
@@ -80,7 +105,7 @@ class OpenAIBackend:
     # -- plumbing -----------------------------------------------------------------------------
 
     def _where(self) -> str:
-        return str(self.client.base_url)
+        return redact_url(str(self.client.base_url))
 
     def _call(self, what: str, resource: Any, **kwargs) -> Any:
         """``resource.create(**kwargs)`` through the SDK's retries; its errors become
@@ -93,8 +118,9 @@ class OpenAIBackend:
             # APITimeoutError is an APIConnectionError; the SDK has retried all of these.
             kind = "timed out" if isinstance(exc, openai.APITimeoutError) else f"failed ({_describe(exc)})"
             raise BackendError(f"{what} to {self._where()} {kind} after {_attempts(exc)} attempts "
-                               f"(timeout {self.timeout}s each, max_retries {self.max_retries}); check "
-                               f"the server, or raise the timeout / max_retries") from exc
+                               f"(timeout {self.timeout:g}s each); check that the server runs and "
+                               "--base-url is right; give a slow server more time with "
+                               "`knowforge eval --timeout`") from exc
         except openai.APIStatusError as exc:
             raise BackendError(f"{what} to {self._where()} was refused: HTTP {exc.status_code}: "
                                f"{_describe(exc)}") from exc
@@ -106,6 +132,25 @@ class OpenAIBackend:
             log.info("%s to %s answered after %d retries", what, self._where(), raw.retries_taken)
         return reply
 
+    def _check_reachable(self) -> None:
+        """Fail at once, not after every retry of every worker, when nothing listens at the
+        server's address (connection refused, unknown host). Skipped behind a proxy, which
+        the SDK would use and a direct connection would not."""
+        if self._reachable or any(os.environ.get(v) for v in PROXY_VARIABLES):
+            return
+        url = self.client.base_url
+        port = url.port or (443 if url.scheme == "https" else 80)
+        try:
+            with socket.create_connection((url.host, port), timeout=min(self.timeout, 10.0)):
+                pass
+        except (ConnectionRefusedError, socket.gaierror) as exc:
+            reason = "connection refused" if isinstance(exc, ConnectionRefusedError) else f"unknown host: {exc}"
+            raise BackendError(f"no OpenAI-compatible server answers at {self._where()} ({reason}); "
+                               "start the server, or check --base-url") from exc
+        except OSError:
+            return   # slow or filtered: left to the SDK's timeout and retries
+        self._reachable = True
+
     def _map(self, fn: Callable[[Any], T], items: list[Any],
              on_result: Callable[[int, T], None] | None = None) -> list[T]:
         """``fn`` over ``items`` on the pool; the list comes back in item order.
@@ -115,6 +160,8 @@ class OpenAIBackend:
         answer to the response cache. On a failure nothing still queued is sent; what is in
         flight is awaited (and handed over) before the error is raised.
         """
+        if items:
+            self._check_reachable()
         results: list[Any] = [None] * len(items)
         handing_over = threading.Lock()
 
@@ -169,6 +216,24 @@ class OpenAIBackend:
             raise
 
     def _generate_checked(self, request: GenerationRequest) -> GenerationResult:
+        """Ask, and ask again (up to ``max_retries`` more times) while a reply carries no text:
+        a ``"content": null`` choice is the server failing, not the model answering "" (it is
+        what a refusal, a tool call or an overloaded proxy sends). The request then fails on
+        its own, is recorded as such, and is never cached."""
+        for attempt in range(self.max_retries + 1):
+            result, missing = self._generate_once(request)
+            if not missing:
+                return result
+            if attempt < self.max_retries:
+                log.info("%s gave no text (%s); asking again", self._where(), missing)
+                time.sleep(min(NO_TEXT_BACKOFF_S * 2 ** attempt, 4.0))
+        message = (f"{self._where()} answered without text ({missing}) in {self.max_retries + 1} "
+                   "attempts; the request is recorded as failed and not cached")
+        log.warning("%s", message)
+        return GenerationResult(texts=(), finish_reasons=(), error=message)
+
+    def _generate_once(self, request: GenerationRequest) -> tuple[GenerationResult, str | None]:
+        """One request; the result, and what was wrong when a choice had no text."""
         common: dict[str, Any] = {"model": self.model, "n": request.n, "temperature": request.temperature,
                                   "top_p": request.top_p, "max_tokens": request.max_tokens}
         if request.stop:
@@ -182,15 +247,17 @@ class OpenAIBackend:
                         else [{"role": "user", "content": request.prompt}])
             reply = self._call("chat completion", self.client.chat.completions, messages=messages, **common)
             choices = self._choices(reply, "chat completion")
-            texts = tuple(_text(c.message.content) for c in choices)
+            raw_texts = [getattr(getattr(c, "message", None), "content", None) for c in choices]
         else:
             reply = self._call("completion", self.client.completions, prompt=request.prompt, **common)
             choices = self._choices(reply, "completion")
-            texts = tuple(_text(c.text) for c in choices)
-        if len(texts) != request.n:
-            raise BackendError(f"{self._where()} returned {len(texts)} choices for n={request.n}")
+            raw_texts = [getattr(c, "text", None) for c in choices]
+        if len(raw_texts) != request.n:
+            raise BackendError(f"{self._where()} returned {len(raw_texts)} choices for n={request.n}")
         reasons = tuple(_FINISH.get(str(c.finish_reason), str(c.finish_reason)) for c in choices)
-        return GenerationResult(texts=texts, finish_reasons=reasons)
+        missing = _missing_text(choices, raw_texts)
+        return GenerationResult(texts=tuple(t if isinstance(t, str) else "" for t in raw_texts),
+                                finish_reasons=reasons), missing
 
     def _choices(self, reply: Any, what: str) -> list[Any]:
         try:
@@ -243,8 +310,28 @@ class OpenAIBackend:
         return LoglikelihoodResult(total=sum(token_lp), token_logprobs=token_lp, is_greedy=is_greedy)
 
 
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+def split_url_credentials(url: str | None) -> tuple[str | None, tuple[str, str] | None]:
+    """``url`` without userinfo, and its (user, password) when it had some."""
+    if not url:
+        return url, None
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    return urlunsplit(parts._replace(netloc=hostport)), (unquote(user), unquote(password))
+
+
+def _missing_text(choices: list[Any], texts: list[Any]) -> str | None:
+    """What is wrong when a choice's text is not a string (``null`` or absent), else None."""
+    for choice, text in zip(choices, texts):
+        if isinstance(text, str):
+            continue
+        refusal = getattr(getattr(choice, "message", None), "refusal", None)
+        said = f"; refusal: {str(refusal)[:120]!r}" if refusal else ""
+        return (f"choice {getattr(choice, 'index', 0) or 0} has content null, finish_reason "
+                f"{getattr(choice, 'finish_reason', None)!r}{said}")
+    return None
 
 
 def _attempts(exc: Exception) -> int:
