@@ -27,6 +27,7 @@ from knowforge.errors import ConfigError, InputError
 from knowforge.kg.store import Store, prefetched
 
 from .types import BenchmarkItem
+from .urls import redact_url
 
 QUESTION_KEYS = ("benchmark", "task", "form", "scorer")
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -113,8 +114,10 @@ def write_benchmark(store: Store, *, method: str, name: str, seed: int | None, p
     from knowforge import __version__
 
     bid = f"{method}:{name}"
+    # a server URL among the parameters (an LLM's, a scoring model's) is stored without credentials
+    shown = {k: redact_url(v) if isinstance(v, str) and "://" in v else v for k, v in dict(params).items()}
     base = {"method": method, "name": name, "seed": seed,
-            "params_json": json.dumps(dict(params), sort_keys=True, ensure_ascii=False, default=str),
+            "params_json": json.dumps(shown, sort_keys=True, ensure_ascii=False, default=str),
             "source_hash": source_hash, "knowforge_version": __version__,
             "created_at": datetime.now(UTC).isoformat(timespec="seconds")}
     store.run("benchmark/upsert_benchmark", id=bid,

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from .types import BenchmarkItem
+from .urls import redact_url
 
 TASK_SCHEMA_VERSION = "1"
 
@@ -52,10 +53,12 @@ class Component(BaseModel):
 
     @property
     def label(self) -> str:
-        """``name`` or ``name(key=value, ...)``: how runs and reports name it."""
+        """``name`` or ``name(key=value, ...)``: how runs and reports name it (a URL argument,
+        such as a judge's server, without its credentials)."""
         if not self.args:
             return self.name
-        return f"{self.name}(" + ", ".join(f"{k}={v}" for k, v in sorted(self.args.items())) + ")"
+        shown = (f"{k}={redact_url(v) if isinstance(v, str) else v}" for k, v in sorted(self.args.items()))
+        return f"{self.name}(" + ", ".join(shown) + ")"
 
 
 class Task(BaseModel):
