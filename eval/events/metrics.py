@@ -108,6 +108,16 @@ def tendency_accuracy(items: Sequence[BenchmarkItem], responses: Mapping[str, st
     return {"questions": len(tend), "accuracy": _rate(right)}
 
 
+def tendency_locality(items: Sequence[BenchmarkItem], before: Mapping[str, str | None],
+                      after: Mapping[str, str | None], scoring: str = DEFAULT_SCORING) -> dict:
+    """Share of out-of-scope tendency answers the edit left unchanged (ELKEN's
+    ``MetricForTendency.compute_locality``: the parsed answers compared; knowforge compares the
+    picked options)."""
+    outside = [i for i in items if not in_scope(i) and part(i) == "tendency" and i.id in after]
+    unchanged = [rules.tendency_unchanged(before.get(i.id), after.get(i.id), scoring) for i in outside]
+    return {"questions": len(outside), "question_level": _rate(unchanged)}
+
+
 def retrieval_accuracy(items: Sequence[BenchmarkItem]) -> float | None:
     hits = [i.metadata.get("retrieved") == i.metadata.get("event_id") for i in items
             if "retrieved" in i.metadata]
@@ -132,6 +142,12 @@ def metric_tendency(data: MetricInput) -> dict:
     return tendency_accuracy(data.items, {k: s.raw for k, s in _first(data).items()}, data.scoring)
 
 
+def metric_tendency_locality(data: MetricInput) -> dict:
+    after = {k: s.raw for k, s in _first(data).items()}
+    details: EditingDetails | None = data.detail
+    return tendency_locality(data.items, details.before if details is not None else after, after, data.scoring)
+
+
 __all__ = ["EDITING", "EditingDetails", "event_of", "in_scope", "known", "locality_metrics", "metric_locality",
-           "metric_reliability", "metric_tendency", "part", "reliability_metrics", "retrieval_accuracy",
-           "tendency_accuracy"]
+           "metric_reliability", "metric_tendency", "metric_tendency_locality", "part", "reliability_metrics",
+           "retrieval_accuracy", "tendency_accuracy", "tendency_locality"]

@@ -60,6 +60,8 @@ def write_helm(run: RecordedRun, out: Path, args: HelmArgs, store) -> RunExport:
         raise InputError(f"run {run.run_id} has no ELKEN fact or tendency questions (scorers elken-fact, "
                          "elken-tendency) to export")
     before = {s.item.id: s.raw for s in run.samples if s.variant == NO_EDIT and s.sample_index == 0} or None
+    if before is None and run.run.get("editing_method") == "none":
+        before = dict(after)          # a no-edit run's answers are the answers before any edit
     if before is None and args.before is not None:
         before = helm_before(store, args.before)
     try:

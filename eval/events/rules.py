@@ -252,14 +252,18 @@ def candidate_string(choices: Sequence[str]) -> str:
     return " ".join(f"({'ABC'[i]}) {c}" for i, c in enumerate(choices))
 
 
-def read_official(path: str | Path, *, benchmark: str = "elken") -> list[BenchmarkItem]:
-    """Read ELKEN's released JSON (a list of events) into items scored by the ELKEN rules.
+def read_official(path: str | Path, *, benchmark: str | None = None) -> list[BenchmarkItem]:
+    """Read ELKEN's released JSON (a list of events) into items scored by the ELKEN rules, for
+    scoring files without a graph; ``knowforge generate events --import FILE`` is the way to
+    evaluate a release (tolerant of the real files' variants, the editing solvers run on it).
 
     Fact questions use scorer "elken-fact", tendency questions "elken-tendency"; every item's
     ``metadata`` keeps the event index, the answer record and the question type, so edit-level
-    reliability and the HELM export work per event.
+    reliability and the HELM export work per event. The benchmark (default ``elken-<file
+    stem>``) is part of every id, so two releases' questions never share one.
     """
     path = Path(path)
+    benchmark = benchmark or "elken-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem)
     try:
         events = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -280,7 +284,7 @@ def read_official(path: str | Path, *, benchmark: str = "elken") -> list[Benchma
 def _item(benchmark, e_index, event, part, scope, q_index, qa, path) -> BenchmarkItem:
     record = f"event {e_index} {part}.{scope}[{q_index}]"
     try:
-        base = dict(id=f"elken:{e_index}:{part}:{scope}:{q_index}", benchmark=benchmark,
+        base = dict(id=f"{benchmark}:{e_index}:{part}:{scope}:{q_index}", benchmark=benchmark,
                     context=event["event"],
                     slices={"part": part, "scope": "in" if scope == "qas" else "out",
                             "event_type": event.get("event_type")},
