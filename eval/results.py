@@ -2,7 +2,8 @@
 
     (:Run {id, model, backend, temperature, top_p, n, seed, max_tokens, setting, scoring,
            scoring_rules, template_version, knowforge_version, git_revision, started_at, ...})
-      -[:GAVE]->(:Answer {id, raw, parsed, score, sample_index, error, cached, cache_key})
+      -[:GAVE]->(:Answer {id, raw, parsed, score, sample_index, error, cached, cache_key,
+                          finish_reason, prompt, explanation})
       -[:ANSWERS]->(:Question {id, benchmark, task, form, text, ..., slice_<key>})
     (:Question)-[:TESTS]->(:Fact)      when the fact exists
     (:Question)-[:ABOUT]->(:Entity)    when the entity exists
@@ -113,7 +114,10 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     rows = [{"id": f"{run_id}:{r.item_id}:{r.sample_index}", "question_id": r.item_id,
              "props": {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,
                        "error": r.error, "cached": r.cached, "cache_key": r.cache_key,
-                       "finish_reason": r.finish_reason}} for r in results]
+                       "finish_reason": r.finish_reason,
+                       # what `knowforge view` shows of a sample: the prompt as sent, and why
+                       # the scorer gave its score
+                       "prompt": r.prompt, "explanation": r.explanation}} for r in results]
     store.write("eval/create_answers", rows, run_id=run_id, progress=progress)
     log.info("recorded run %s: %d questions, %d answers", run_id, len(items), len(rows))
     return run_id
