@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .task import Task
 from .types import BenchmarkItem
+from .view import MethodView
 
 Progress = Callable[[int], None]
 """Called with the amount of work just finished (rows, requests, entities...)."""
@@ -101,6 +102,7 @@ class Method:
     # Command lines shown in --help: {"generate": (...), "export": (...), "eval": (...)}
     examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     licence: str = "CC BY 4.0"            # licence of the generated data (dataset cards)
+    views: tuple[MethodView, ...] = ()    # pictures of its knowledge in `knowforge view`
 
     def task(self, name: str) -> Task:
         full = name if "/" in name else f"{self.name}/{name}"
