@@ -84,9 +84,9 @@ def _imports(folder: str) -> set[tuple[str, str]]:
     return found
 
 
-# ARCHITECTURE.md: kg <- models <- generators, eval <- knowforge (registry, workflow) <- cli.
+# ARCHITECTURE.md: kg <- models <- generators, eval <- knowforge (registry, workflow) <- cli, view.
 # Each layer may import only downwards.
-ABOVE_METHODS = ("knowforge.methods", "knowforge.workflow", "knowforge.cli")
+ABOVE_METHODS = ("knowforge.methods", "knowforge.workflow", "knowforge.cli", "knowforge.view")
 LAYER_RULES = {
     "kg": ("knowforge.models", "knowforge.generators", "knowforge.eval", *ABOVE_METHODS),
     "models": ("knowforge.generators", "knowforge.eval", *ABOVE_METHODS),
