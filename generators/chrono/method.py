@@ -17,6 +17,7 @@ from knowforge.models.task import Component, ItemFilter, Task
 
 from .build import DOMAINS, ChronoConfig, build_benchmark, import_benchmark, load_items, write_chroknowbench
 from .templates import TEMPLATES
+from .view import VIEWS
 
 
 def _cli(**options) -> dict:
@@ -125,6 +126,7 @@ METHOD = Method(
                            "knowforge generate chrono --import ChroKnowBench/ --name released"),
               "export": ("knowforge export chrono --benchmark general --format chroknowbench --out exports/chrono",
                          "knowforge export chrono --benchmark chrono:bio --format jsonl --out exports/")},
+    views=VIEWS,
 )
 
 __all__ = ["DOMAINS", "METHOD", "ChronoParams"]
