@@ -22,7 +22,7 @@ RIPPLE_VIEW = MethodView(
                 Mark("candidate", "#ff7f0e", "candidate: reachable, may change too", "dotted"),
                 Mark("slot", "#1f77b4", "slot of the event")),
     tables=(ViewTable("The event's questions", "view/events_questions"),),
-    params=(ViewParam("hops", "how many facts away to look, 1 to 3", default=2, minimum=1, maximum=3),),
+    params=(ViewParam("hops", "how many facts away to look, 1 to 3", default=1, minimum=1, maximum=3),),
 )
 
 VIEWS = (RIPPLE_VIEW,)

@@ -220,8 +220,9 @@ def server_error(request: Request, exc: Exception) -> Response:
     return _error(request, 500, "Something went wrong", f"{type(exc).__name__}: {exc}")
 
 
-def build_app(store, *, views: ViewRegistry | None = None) -> Starlette:
-    """The viewer over ``store``; ``views`` defaults to every installed method's declarations."""
+def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCache | None = None) -> Starlette:
+    """The viewer over ``store``; ``views`` defaults to every installed method's declarations,
+    ``stats_cache`` to one that keeps the numbers of the 32 runs last opened."""
     static = resources.files("knowforge.view").joinpath("static")
     routes = [
         Route("/", runs_index),
@@ -239,7 +240,8 @@ def build_app(store, *, views: ViewRegistry | None = None) -> Starlette:
                 GraphUnavailable: graph_unavailable, DriverError: graph_unavailable,
                 Neo4jError: graph_error, Exception: server_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
-    app.state.viewer = ViewerState(store=store, views=views if views is not None else declared_views())
+    app.state.viewer = ViewerState(store=store, views=views if views is not None else declared_views(),
+                                   cache=stats_cache if stats_cache is not None else StatsCache())
     app.state.templates = _environment()
     return app
 

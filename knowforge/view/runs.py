@@ -159,6 +159,7 @@ class RunPage:
     plots: list[str]
     report: dict | None                        # report.json of the run's report_dir, when readable
     report_tables: dict[str, Any] = field(default_factory=dict)
+    siblings: list[dict] = field(default_factory=list)   # other runs of the benchmark (to compare)
 
 
 def read_run(store, run_id: str) -> tuple[dict, int]:
@@ -224,8 +225,9 @@ def run_page(store, run_id: str, cache: StatsCache | None = None) -> RunPage:
         if cache:
             cache.put(key, stats)
     report = read_report(run)
+    siblings = store.read("view/benchmark_runs", benchmark=run.get("benchmark"), run_id=run_id, limit=20)
     return RunPage(run=run, answers=answers, method=method_of(run.get("benchmark")), stats=stats,
-                   plots=list_plots(run), report=report, report_tables=report_tables(report))
+                   plots=list_plots(run), report=report, report_tables=report_tables(report), siblings=siblings)
 
 
 def _cell(value: Any) -> Any:

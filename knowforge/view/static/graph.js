@@ -15,7 +15,9 @@
       "target-arrow-shape": "triangle", "line-color": "#b8bec8", "target-arrow-color": "#b8bec8",
       "width": 1.6, "text-rotation": "autorotate", "color": "#4b5563", "text-background-color": "#fff",
       "text-background-opacity": 0.8 } },
-    { selector: "node[entity]", style: { "border-width": 1, "border-color": "#1d2330" } }
+    { selector: "node[entity]", style: { "border-width": 1, "border-color": "#1d2330" } },
+    // a crowded drawing shows an edge's label only under the pointer
+    { selector: "edge.quiet", style: { "text-opacity": 0 } }
   ];
   Object.keys(marks.nodes).forEach(function (kind) {
     var m = marks.nodes[kind];
@@ -39,9 +41,15 @@
   cy.on("tap", "node[entity]", function (event) {
     window.location.href = "/entity?id=" + encodeURIComponent(event.target.data("entity"));
   });
+  var crowded = cy.edges().length > 60;
+  if (crowded) cy.edges().addClass("quiet");
   cy.on("mouseover", "node, edge", function (event) {
     var title = event.target.data("title");
     container.title = title || event.target.data("label") || "";
+    if (crowded && event.target.isEdge()) event.target.removeClass("quiet");
+  });
+  cy.on("mouseout", "edge", function (event) {
+    if (crowded) event.target.addClass("quiet");
   });
   window.kfGraph = cy;
 })();
