@@ -7,13 +7,16 @@ viewer on 127.0.0.1 in this process, and times over HTTP:
 
 - baseline: the named read ``view/read_run`` (``MATCH (r:Run {id: $run_id}) RETURN r`` and a
   degree count), called directly;
-- the run page ``/runs/<id>`` (accuracy per task and per slice with intervals over every answer);
+- the run page ``/runs/<id>``: what opens when a run is clicked (a run this large opens without
+  its numbers, which the page then fetches);
+- its numbers ``/runs/<id>/numbers``: accuracy overall, per task and per slice with intervals,
+  aggregated over every answer (what the page fetches);
 - the first page of its samples ``/runs/<id>/samples``.
 
-The viewer keeps a large run's numbers once computed; here that cache is off, so every request
-of the run page aggregates all its answers (the first visit's cost). Each is timed ``--repeat``
-times; the first request (cold query plans) and the median are printed, with the ratio of the
-median to the baseline's.
+The viewer keeps a run's numbers once computed; here that cache is off, so every request
+aggregates all the answers again (a first visit's cost). Each is timed ``--repeat`` times; the
+first request (cold query plans) and the median are printed, with the ratio of the median to
+the baseline's.
 
     .venv/bin/python benchmarks/view_first_page.py                  # a throw-away Neo4j of its own
     .venv/bin/python benchmarks/view_first_page.py --graph env --samples 500   # NEO4J_URI's server
@@ -169,17 +172,20 @@ def main() -> None:
             baseline = timed(lambda: store.read("view/read_run", run_id=run_id), args.repeat)
             with viewer(store) as base:
                 run_page = timed(lambda: get(f"{base}/runs/{run_id}"), args.repeat)
+                numbers = timed(lambda: get(f"{base}/runs/{run_id}/numbers?fragment=1"), args.repeat)
                 samples = timed(lambda: get(f"{base}/runs/{run_id}/samples"), args.repeat)
+                deferred = "data-numbers=" in get(f"{base}/runs/{run_id}").decode("utf-8")
                 body = get(f"{base}/runs/{run_id}/samples").decode("utf-8")
                 shown = body.count('class="sample-link"')
         finally:
             if args.graph == "env":
                 drop_run(store, name)
     print(f"run of {args.samples:,} samples ({args.samples // args.per_item:,} questions x {args.per_item}) "
-          f"written in {built:.1f}s; the samples page shows {shown} rows")
+          f"written in {built:.1f}s; the samples page shows {shown} rows; the run page "
+          + ("opens without its numbers and fetches them" if deferred else "carries its numbers"))
     print(f"{'':34s} {'first':>10s} {'median':>10s} {'x baseline':>11s}")
     for label, (first, median) in (("baseline: view/read_run", baseline), ("run page /runs/<id>", run_page),
-                                   ("first samples page", samples)):
+                                   ("its numbers /runs/<id>/numbers", numbers), ("first samples page", samples)):
         print(f"{label:34s} {1000 * first:8.1f}ms {1000 * median:8.1f}ms {median / baseline[1]:10.1f}x")
 
 

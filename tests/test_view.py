@@ -197,7 +197,7 @@ def test_hops_change_the_ripple_and_bad_parameters_say_which(view_graph, viewer)
 
 
 def test_bad_run_id_gives_a_404_page_naming_it(viewer):
-    for path in ("/runs/run-nope", "/runs/run-nope/samples", "/runs/run-nope/sample?q=x&i=0",
+    for path in ("/runs/run-nope", "/runs/run-nope/numbers", "/runs/run-nope/samples", "/runs/run-nope/sample?q=x&i=0",
                  "/runs/run-nope/plots/accuracy_by_task.png", "/compare?run=run-nope&run=run-other"):
         status, body = fetch(viewer, path)
         assert status == 404, path
@@ -250,6 +250,24 @@ def test_run_page_tasks_slices_report_and_plots(view_graph, viewer, session_stor
         assert response.headers["content-type"] == "image/png" and response.read(8) == b"\x89PNG\r\n\x1a\n"
     status, _ = fetch(viewer, f"/runs/{run}/plots/..%2F..%2Freport.json")
     assert status == 404
+
+
+def test_a_large_run_opens_at_once_and_its_page_fetches_the_numbers(view_graph, session_store):
+    """Past ``inline_answers`` a run page carries no numbers but where to fetch them; they are
+    the same numbers the small-run page shows."""
+    run = view_graph.runs["chrono"][0]
+    with serving_viewer(session_store) as (base, _):
+        _, inline = fetch(base, f"/runs/{run}")
+    with serving_viewer(session_store, inline_answers=0) as (base, _):
+        status, page = fetch(base, f"/runs/{run}")
+        assert status == 200 and f'data-numbers="/runs/{run}/numbers?fragment=1"' in page
+        assert "<h2>By task</h2>" not in page and "/static/numbers.js" in page
+        status, fragment = fetch(base, f"/runs/{run}/numbers?fragment=1")
+        assert status == 200 and "<html" not in fragment
+        status, alone = fetch(base, f"/runs/{run}/numbers")
+        assert status == 200 and "<html" in alone
+    numbers = re.search(r'<div class="numbers" id="numbers" data-loaded="1">.*?</div>\s*$', fragment, re.S).group(0)
+    assert numbers in inline and numbers in alone and "<h2>By task</h2>" in numbers
 
 
 def test_estimates_from_moments_equal_mean_stderr():
@@ -349,6 +367,7 @@ def test_compare_runs_of_one_benchmark(view_graph, viewer, session_store):
     assert f"{len(differ)} of the {len(scores)} items every run answered got different scores" in body
     diffs = [v[gold] - v[base] for v in scores.values()]
     assert f"{100 * statistics.fmean(diffs):+.1f}" in body
+    assert 'id="metric-deltas"' in body and "newterm_base" in body     # the reports' task metrics
     status, body = fetch(viewer, f"/compare?run={base}&run={view_graph.runs['knowgen'][0]}")
     assert status == 400 and "different benchmarks" in body and base in body
     status, body = fetch(viewer, f"/compare?run={base}")
@@ -458,15 +477,19 @@ def test_binds_127_0_0_1_only_and_takes_a_free_port_when_asked_one_is_taken(view
             taken.close()
 
 
-def test_the_view_command_serves_and_says_where(view_graph, neo4j_server, tmp_path):
+def test_the_view_command_serves_says_where_and_opens_a_browser(view_graph, neo4j_server, tmp_path):
     _, settings = neo4j_server
+    opener = tmp_path / "browser.sh"        # $BROWSER is what Python's webbrowser runs with the URL
+    opener.write_text(f'#!/bin/sh\necho "$1" > {tmp_path / "opened"}\n')
+    opener.chmod(0o755)
     env = {**os.environ, "NEO4J_URI": settings.uri, "NEO4J_USER": settings.user,
-           "NEO4J_PASSWORD": settings.password}
+           "NEO4J_PASSWORD": settings.password, "BROWSER": str(opener)}
     with socket.socket() as blocker:         # the asked port is taken: a free one is used
         blocker.bind(("127.0.0.1", 0))
         blocker.listen(1)
         taken = blocker.getsockname()[1]
-        process = subprocess.Popen([str(Path(sys.executable).parent / "knowforge"), "view", "--port", str(taken)],
+        process = subprocess.Popen([str(Path(sys.executable).parent / "knowforge"), "view", "--port", str(taken),
+                                    "--open"],
                                    env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
         try:
             line = ""
@@ -478,6 +501,10 @@ def test_the_view_command_serves_and_says_where(view_graph, neo4j_server, tmp_pa
             assert url and int(url.group(1)) != taken
             status, body = fetch(url.group(0).rstrip("/"), "/")
             assert status == 200 and view_graph.runs["link"][0] in body
+            deadline = time.monotonic() + 30
+            while not (tmp_path / "opened").exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert (tmp_path / "opened").read_text().strip() == url.group(0)
         finally:
             process.terminate()
             process.wait(timeout=30)
@@ -495,7 +522,8 @@ def test_first_page_benchmark_runs_in_smoke_mode(view_graph, neo4j_server):
                             timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "the samples page shows 50 rows" in result.stdout
-    for label in ("baseline: view/read_run", "run page /runs/<id>", "first samples page"):
+    for label in ("baseline: view/read_run", "run page /runs/<id>", "its numbers /runs/<id>/numbers",
+                  "first samples page"):
         assert label in result.stdout
 
 
@@ -633,3 +661,17 @@ def test_in_a_browser_every_method_view_and_compare_draw(view_graph, viewer, bro
     assert "run-nope" in tab.page.inner_text("#error-message")
     tab.shot("not-found")
     assert len(tab.problems) >= 1 and all("404" in p for p in tab.problems)
+
+
+def test_in_a_browser_a_large_run_page_fills_in_its_numbers(view_graph, browser, session_store, tmp_path):
+    run = view_graph.runs["chrono"][0]
+    with serving_viewer(session_store, inline_answers=0) as (base, _):
+        tab = Tab(browser, tmp_path)
+        tab.page.goto(f"{base}/runs/{run}")
+        tab.page.wait_for_selector("#numbers[data-loaded] #tasks", timeout=60_000)
+        assert "Accuracy" in tab.page.inner_text("#headline")
+        header = tab.page.locator("#tasks th", has_text="task")       # the fetched tables sort too
+        header.first.click()
+        assert tab.page.locator("#tasks th[aria-sort]").count() == 1
+        tab.shot("run-large")
+        assert tab.problems == []

@@ -6,6 +6,7 @@ functions, so Starlette runs them in its thread pool while the driver waits on t
 
     /                                   the runs (filters: benchmark, model)
     /runs/<run>                         a run: its numbers with intervals, the report's tables, plots
+    /runs/<run>/numbers                 its numbers alone (a large run's page fetches them)
     /runs/<run>/samples                 its samples, filtered and paginated
     /runs/<run>/sample?q=QUESTION&i=N   one sample in full
     /runs/<run>/plots/<name>.png        a plot of the run's report folder
@@ -48,6 +49,7 @@ class ViewerState:
     store: Any
     views: ViewRegistry
     cache: StatsCache = field(default_factory=StatsCache)
+    inline_answers: int = runs.INLINE_ANSWERS
 
 
 def _environment() -> jinja2.Environment:
@@ -124,15 +126,26 @@ def _state(request: Request) -> ViewerState:
 def runs_index(request: Request) -> Response:
     benchmark = request.query_params.get("benchmark") or None
     model = request.query_params.get("model") or None
-    page = runs.list_runs(_state(request).store, benchmark=benchmark, model=model, page=_page_number(request))
+    state = _state(request)
+    page = runs.list_runs(state.store, benchmark=benchmark, model=model, page=_page_number(request),
+                          cache=state.cache)
     return render(request, "runs.html", page=page, benchmark=benchmark, model=model)
 
 
 def run_detail(request: Request) -> Response:
     state = _state(request)
     run_id = request.path_params["run_id"]
-    page = runs.run_page(state.store, run_id, state.cache)
+    page = runs.run_page(state.store, run_id, state.cache, inline_answers=state.inline_answers)
     return render(request, "run.html", page=page, run_id=run_id)
+
+
+def run_numbers(request: Request) -> Response:
+    """A run's numbers: the fragment the run page fetches (``fragment=1``), or a page."""
+    state = _state(request)
+    run_id = request.path_params["run_id"]
+    _, stats = runs.run_numbers(state.store, run_id, state.cache)
+    template = "numbers.html" if request.query_params.get("fragment") == "1" else "run_numbers.html"
+    return render(request, template, stats=stats, run_id=run_id)
 
 
 def run_samples(request: Request) -> Response:
@@ -220,13 +233,16 @@ def server_error(request: Request, exc: Exception) -> Response:
     return _error(request, 500, "Something went wrong", f"{type(exc).__name__}: {exc}")
 
 
-def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCache | None = None) -> Starlette:
+def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCache | None = None,
+              inline_answers: int = runs.INLINE_ANSWERS) -> Starlette:
     """The viewer over ``store``; ``views`` defaults to every installed method's declarations,
-    ``stats_cache`` to one that keeps the numbers of the 32 runs last opened."""
+    ``stats_cache`` to one that keeps the numbers of the runs last opened; a run with more than
+    ``inline_answers`` answers opens without its numbers and its page fetches them."""
     static = resources.files("knowforge.view").joinpath("static")
     routes = [
         Route("/", runs_index),
         Route("/runs/{run_id}", run_detail),
+        Route("/runs/{run_id}/numbers", run_numbers),
         Route("/runs/{run_id}/samples", run_samples),
         Route("/runs/{run_id}/sample", run_sample),
         Route("/runs/{run_id}/plots/{name}", run_plot),
@@ -241,7 +257,8 @@ def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCac
                 Neo4jError: graph_error, Exception: server_error}
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.viewer = ViewerState(store=store, views=views if views is not None else declared_views(),
-                                   cache=stats_cache if stats_cache is not None else StatsCache())
+                                   cache=stats_cache if stats_cache is not None else StatsCache(),
+                                   inline_answers=inline_answers)
     app.state.templates = _environment()
     return app
 

@@ -26,6 +26,9 @@ from knowforge.eval.stats import mean_stderr, normal_ci
 
 PAGE_SIZE = 50
 RUNS_PAGE_SIZE = 200
+# A run with more answers opens without its numbers, which the page then fetches: aggregating
+# every answer of a 100k-sample run takes longer than a page should take to open.
+INLINE_ANSWERS = 20_000
 MAX_SLICE_VALUES = 30          # a slice with more values is listed, not tabulated (as the report does)
 _SLICE_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _PLOT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,200}\.png$")
@@ -115,16 +118,26 @@ class RunsPage:
 
 
 def list_runs(store, *, benchmark: str | None = None, model: str | None = None, page: int = 1,
-              page_size: int = RUNS_PAGE_SIZE) -> RunsPage:
+              page_size: int = RUNS_PAGE_SIZE, cache: StatsCache | None = None) -> RunsPage:
+    """A page of runs with their accuracy and its interval; a run's interval is computed once
+    while it is unchanged (``cache``)."""
     rows = store.read("view/list_runs", benchmark=benchmark or None, model=model or None,
                       skip=(page - 1) * page_size, limit=page_size + 1)
+    has_next, rows = len(rows) > page_size, rows[:page_size]
     filters = store.read("view/run_filters")[0]
+    keys = {r["id"]: ("overall", r["id"], r["answers"], r["finished_at"]) for r in rows}
+    overall = {rid: cache.get(key) for rid, key in keys.items()} if cache is not None else {}
+    missing = [r["id"] for r in rows if overall.get(r["id"]) is None]
+    for m in store.read("view/run_moments", run_ids=missing) if missing else []:
+        overall[m["id"]] = Estimate.from_moments(m["n"], m["mean"], m["sd"])
+        if cache is not None:
+            cache.put(keys[m["id"]], overall[m["id"]])
     out = [RunRow(id=r["id"], name=r["name"], model=r["model"], backend=r["backend"],
                   benchmark=r["benchmark"], method=method_of(r["benchmark"]), solver=r["solver"],
                   scoring=r["scoring"], items=r["items"], started_at=r["started_at"], errors=r["errors"],
-                  accuracy=Estimate.from_moments(r["n"], r["mean"], r["sd"])) for r in rows[:page_size]]
+                  accuracy=overall.get(r["id"]) or Estimate(0, None)) for r in rows]
     return RunsPage(out, sorted(b for b in filters["benchmarks"] if b), sorted(m for m in filters["models"] if m),
-                    filters["runs"], page, len(rows) > page_size)
+                    filters["runs"], page, has_next)
 
 
 # --- one run --------------------------------------------------------------------------------------------
@@ -155,7 +168,7 @@ class RunPage:
     run: dict
     answers: int
     method: str | None
-    stats: RunStats
+    stats: RunStats | None                     # None: too many answers to wait for; fetched after
     plots: list[str]
     report: dict | None                        # report.json of the run's report_dir, when readable
     report_tables: dict[str, Any] = field(default_factory=dict)
@@ -171,23 +184,23 @@ def read_run(store, run_id: str) -> tuple[dict, int]:
 
 
 class StatsCache:
-    """Per-run numbers, kept while the run is unchanged (same answer count and finish time), so
-    going back to a large run's page does not aggregate it again. The viewer only reads; a
-    run written again (a resumed run) changes the key."""
+    """Per-run numbers (a run's ``RunStats``, its overall ``Estimate``), kept while the run is
+    unchanged: keys hold its answer count and finish time, so going back to a large run does
+    not aggregate it again, and a run written again (a resumed run) is computed afresh."""
 
-    def __init__(self, size: int = 32):
+    def __init__(self, size: int = 256):
         self.size = size
-        self._items: OrderedDict[tuple, RunStats] = OrderedDict()
+        self._items: OrderedDict[tuple, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> RunStats | None:
+    def get(self, key: tuple) -> Any:
         with self._lock:
             value = self._items.get(key)
             if value is not None:
                 self._items.move_to_end(key)
             return value
 
-    def put(self, key: tuple, value: RunStats) -> None:
+    def put(self, key: tuple, value: Any) -> None:
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)
@@ -216,18 +229,34 @@ def run_stats(store, run_id: str) -> RunStats:
                     parse_failures=sum(r["parse_failures"] for r in task_rows))
 
 
-def run_page(store, run_id: str, cache: StatsCache | None = None) -> RunPage:
+def run_page(store, run_id: str, cache: StatsCache | None = None, *,
+             inline_answers: int = INLINE_ANSWERS) -> RunPage:
+    """A run's page: its properties, report tables, plots and the runs to compare it with, and
+    its numbers when they are cached or the run has at most ``inline_answers`` answers."""
     run, answers = read_run(store, run_id)
-    key = (run_id, answers, run.get("finished_at"))
-    stats = cache.get(key) if cache else None
-    if stats is None:
-        stats = run_stats(store, run_id)
-        if cache:
-            cache.put(key, stats)
+    stats = cached_stats(store, run_id, run, answers, cache, compute=answers <= inline_answers)
     report = read_report(run)
     siblings = store.read("view/benchmark_runs", benchmark=run.get("benchmark"), run_id=run_id, limit=20)
     return RunPage(run=run, answers=answers, method=method_of(run.get("benchmark")), stats=stats,
                    plots=list_plots(run), report=report, report_tables=report_tables(report), siblings=siblings)
+
+
+def cached_stats(store, run_id: str, run: Mapping, answers: int, cache: StatsCache | None, *,
+                 compute: bool = True) -> RunStats | None:
+    key = (run_id, answers, run.get("finished_at"))
+    stats = cache.get(key) if cache is not None else None
+    if stats is None and compute:
+        stats = run_stats(store, run_id)
+        if cache is not None:
+            cache.put(key, stats)
+            cache.put(("overall", *key), stats.overall)
+    return stats
+
+
+def run_numbers(store, run_id: str, cache: StatsCache | None = None) -> tuple[dict, RunStats]:
+    """A run and its numbers (computed now unless cached)."""
+    run, answers = read_run(store, run_id)
+    return run, cached_stats(store, run_id, run, answers, cache)
 
 
 def _cell(value: Any) -> Any:
@@ -416,6 +445,7 @@ class Comparison:
     shared: int
     page: int
     has_next: bool
+    metrics: list[dict] = field(default_factory=list)   # the reports' task metrics side by side
 
 
 def compare_runs(store, run_ids: Sequence[str], page: int = 1, page_size: int = PAGE_SIZE) -> Comparison:
@@ -453,7 +483,30 @@ def compare_runs(store, run_ids: Sequence[str], page: int = 1, page_size: int = 
                      "answers": [answers.get(r) for r in run_ids]})
     return Comparison(runs=runs, benchmark=next(iter(benchmarks)) or "", deltas=deltas, disagreements=rows,
                       disagreeing=len(disagreeing), shared=len(shared), page=page,
-                      has_next=page * page_size < len(disagreeing))
+                      has_next=page * page_size < len(disagreeing), metrics=metric_deltas(runs))
+
+
+def task_metrics(report: Mapping | None) -> dict[tuple[str, str], float]:
+    """The numeric task metrics of a run's report (``extra["Task metrics"]`` rows), by
+    (task, metric); tables and unknown values are left to the run page."""
+    rows = ((report or {}).get("extra") or {}).get("Task metrics") or []
+    out = {}
+    for row in rows if isinstance(rows, list) else []:
+        value = row.get("value") if isinstance(row, Mapping) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            out[(str(row.get("task")), str(row.get("metric")))] = float(value)
+    return out
+
+
+def metric_deltas(runs: Sequence[Mapping]) -> list[dict]:
+    """Each task metric the runs' reports hold, per run, and each later run's difference with
+    the first (None where either lacks it)."""
+    values = [task_metrics(read_report(run)) for run in runs]
+    keys = sorted({k for v in values for k in v})
+    return [{"task": task, "metric": metric, "values": [v.get((task, metric)) for v in values],
+             "deltas": [None if v.get((task, metric)) is None or values[0].get((task, metric)) is None
+                        else v[(task, metric)] - values[0][(task, metric)] for v in values[1:]]}
+            for task, metric in keys]
 
 
 def _delta(group: str, qids: Sequence[str], scores: Mapping[str, Mapping[str, float]],
@@ -467,6 +520,6 @@ def _delta(group: str, qids: Sequence[str], scores: Mapping[str, Mapping[str, fl
     return Delta(group, accuracies, differences)
 
 
-__all__ = ["BadRequest", "Comparison", "Estimate", "NotFound", "RunPage", "RunsPage", "Sample", "SampleFilters",
-           "SamplesPage", "StatsCache", "compare_runs", "list_runs", "read_run", "read_sample", "run_page",
-           "samples_page"]
+__all__ = ["BadRequest", "Comparison", "Estimate", "INLINE_ANSWERS", "NotFound", "RunPage", "RunsPage", "Sample",
+           "SampleFilters", "SamplesPage", "StatsCache", "compare_runs", "list_runs", "read_run", "read_sample",
+           "run_numbers", "run_page", "samples_page"]

@@ -26,11 +26,16 @@
     });
     rows.forEach(function (r) { body.appendChild(r); });
   }
-  document.querySelectorAll("table.sortable").forEach(function (table) {
-    if (!table.tHead) return;
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
-      if (th.classList.contains("nosort")) return;
-      th.addEventListener("click", function () { sortBy(table, index, th); });
+  function sortable(root) {
+    root.querySelectorAll("table.sortable").forEach(function (table) {
+      if (!table.tHead || table.getAttribute("data-sortable")) return;
+      table.setAttribute("data-sortable", "1");
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+        if (th.classList.contains("nosort")) return;
+        th.addEventListener("click", function () { sortBy(table, index, th); });
+      });
     });
-  });
+  }
+  window.kfSortable = sortable;
+  sortable(document);
 })();
