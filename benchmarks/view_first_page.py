@@ -116,7 +116,7 @@ def viewer(store):
     import uvicorn
 
     from knowforge.view.app import build_app
-    from knowforge.view.runs import StatsCache
+    from knowforge.view.numbers import StatsCache
     from knowforge.view.server import bind
 
     app = build_app(store, stats_cache=StatsCache(size=0))

@@ -36,7 +36,8 @@ from knowforge.models.method import Method
 from knowforge.models.view import Mark, MethodView, ViewParam, check_view
 from knowforge.view.app import build_app
 from knowforge.view.graphs import declared_views, graph_elements
-from knowforge.view.runs import Estimate, SampleFilters, pooled, samples_page
+from knowforge.view.numbers import Estimate, pooled
+from knowforge.view.samples import SampleFilters, samples_page
 from knowforge.view.server import bind
 from view_graph import build_view_graph
 

@@ -36,10 +36,12 @@ from starlette.staticfiles import StaticFiles
 from knowforge import __version__
 from knowforge.errors import GraphUnavailable
 
-from . import graphs, runs
+from . import compare as comparing
+from . import graphs, runs, samples
 from .entities import entity_page
 from .graphs import ViewRegistry, declared_views
-from .runs import BadRequest, Estimate, NotFound, StatsCache
+from .errors import BadRequest, NotFound
+from .numbers import Estimate, StatsCache
 
 log = logging.getLogger(__name__)
 
@@ -150,8 +152,8 @@ def run_numbers(request: Request) -> Response:
 
 def run_samples(request: Request) -> Response:
     run_id = request.path_params["run_id"]
-    filters = runs.SampleFilters.parse(request.query_params)
-    page = runs.samples_page(_state(request).store, run_id, filters, page=_page_number(request))
+    filters = samples.SampleFilters.parse(request.query_params)
+    page = samples.samples_page(_state(request).store, run_id, filters, page=_page_number(request))
     return render(request, "samples.html", page=page, run_id=run_id)
 
 
@@ -166,7 +168,7 @@ def run_sample(request: Request) -> Response:
         index = int(index_text)
     except ValueError:
         raise BadRequest(f"i={index_text!r} is not a sample index") from None
-    sample = runs.read_sample(state.store, run_id, question_id, index)
+    sample = samples.read_sample(state.store, run_id, question_id, index)
     method = runs.method_of(sample.question.get("benchmark"))
     links = graphs.view_links(state.store, state.views.of_method(method), question_id=question_id, run_id=run_id)
     return render(request, "sample.html", sample=sample, run_id=run_id, links=links)
@@ -179,7 +181,7 @@ def run_plot(request: Request) -> Response:
 
 def compare(request: Request) -> Response:
     run_ids = [r for r in request.query_params.getlist("run") if r.strip()]
-    comparison = runs.compare_runs(_state(request).store, run_ids, page=_page_number(request))
+    comparison = comparing.compare_runs(_state(request).store, run_ids, page=_page_number(request))
     return render(request, "compare.html", comparison=comparison, run_ids=run_ids)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .graphs import DeclaredView, ViewLink, view_links
-from .runs import PAGE_SIZE, NotFound
+from .errors import NotFound
+from .runs import PAGE_SIZE
 
 # properties shown in the header, not in the property table
 _HEADER = ("id", "name", "description", "aliases", "alias_text")

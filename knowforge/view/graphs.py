@@ -16,7 +16,8 @@ from typing import Any
 from knowforge import methods
 from knowforge.models.view import MethodView, check_view
 
-from .runs import BadRequest, NotFound, read_run
+from .errors import BadRequest, NotFound
+from .runs import read_run
 
 log = logging.getLogger(__name__)
 
