@@ -540,7 +540,7 @@ def test_graph_elements_keep_known_ends_and_first_nodes():
 
 
 # --- in a real browser ----------------------------------------------------------------------------------
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("KNOWFORGE_CHROMIUM", "/usr/bin/chromium"))   # Debian's; another path may be given
 # headless, and nothing that reaches outside 127.0.0.1 (updates, sync, QUIC probes)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -548,10 +548,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's chromium driven by Playwright (its Python package carries the driver; no browser
-    is downloaded). Skips, saying why, where either is missing; CI (.ci/run) installs both."""
+    """Debian's chromium (``$KNOWFORGE_CHROMIUM`` names another) driven by Playwright (its Python
+    package carries the driver; no browser is downloaded). Skips, saying why, where either is
+    missing; CI (.ci/run) installs both. Asked for before the graph, so a skip builds nothing."""
     if not CHROMIUM.exists():
-        pytest.skip("no browser: /usr/bin/chromium is missing (apt-get install -y chromium; .ci/run installs it)")
+        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)")
     sync_api = pytest.importorskip("playwright.sync_api",
                                    reason="playwright is not installed (pip install -e '.[dev]')")
     with sync_api.sync_playwright() as playwright:
@@ -588,7 +589,7 @@ class Tab:
         return self.page.evaluate("window.kfGraph.nodes().length")
 
 
-def test_in_a_browser_runs_run_sample_and_entity_view(view_graph, viewer, browser, session_store, tmp_path):
+def test_in_a_browser_runs_run_sample_and_entity_view(browser, view_graph, viewer, session_store, tmp_path):
     tab = Tab(browser, tmp_path)
     page = tab.page
     run = view_graph.runs["knowgen"][0]
@@ -642,7 +643,7 @@ def test_in_a_browser_runs_run_sample_and_entity_view(view_graph, viewer, browse
     assert tab.problems == []
 
 
-def test_in_a_browser_every_method_view_and_compare_draw(view_graph, viewer, browser, tmp_path):
+def test_in_a_browser_every_method_view_and_compare_draw(browser, view_graph, viewer, tmp_path):
     tab = Tab(browser, tmp_path)
     for declared in declared_views().views:
         run = view_graph.runs[declared.method][-1]
@@ -664,7 +665,7 @@ def test_in_a_browser_every_method_view_and_compare_draw(view_graph, viewer, bro
     assert len(tab.problems) >= 1 and all("404" in p for p in tab.problems)
 
 
-def test_in_a_browser_a_large_run_page_fills_in_its_numbers(view_graph, browser, session_store, tmp_path):
+def test_in_a_browser_a_large_run_page_fills_in_its_numbers(browser, view_graph, session_store, tmp_path):
     run = view_graph.runs["chrono"][0]
     with serving_viewer(session_store, inline_answers=0) as (base, _):
         tab = Tab(browser, tmp_path)
