@@ -3,7 +3,7 @@
     (:Run {id, model, backend, temperature, top_p, n, seed, max_tokens, setting, scoring,
            scoring_rules, template_version, knowforge_version, git_revision, started_at, ...})
       -[:GAVE]->(:Answer {id, raw, parsed, score, sample_index, error, cached, cache_key,
-                          finish_reason, rule})
+                          finish_reason, rule, prompt, explanation})
       -[:ANSWERS]->(:Question {id, benchmark, task, form, text, ..., slice_<key>})
     (:Run)-[:GAVE_VARIANT]->(:Answer {..., variant})-[:ANSWERS]->(:Question)
                                answers to a prompt a solver derived from the question
@@ -136,7 +136,10 @@ def _answer_row(run_id: str, r: SampleResult) -> dict:
         f"{run_id}:{r.item_id}:{r.variant}:{r.sample_index}"
     props = {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,
              "error": r.error, "cached": r.cached, "cache_key": r.cache_key, "finish_reason": r.finish_reason,
-             "rule": r.rule}
+             "rule": r.rule,
+             # what `knowforge view` shows of a sample: the prompt as sent, and why the scorer
+             # gave its score
+             "prompt": r.prompt, "explanation": r.explanation}
     if r.variant is not None:
         props["variant"] = r.variant
     return {"id": key, "question_id": r.item_id, "props": props}

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from .task import Task
 from .types import BenchmarkItem
+from .view import MethodView
 
 # A benchmark's name: what follows "METHOD:" in its id, a file name part in exports.
 BENCHMARK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -135,6 +136,7 @@ class Method:
     def unit_key(self) -> str | None:
         """The metadata key whose value is an item's unit of resampling, or None (the item)."""
         return self.cluster_key or self.item_group
+    views: tuple[MethodView, ...] = ()    # pictures of its knowledge in `knowforge view`
 
     def task(self, name: str) -> Task:
         full = name if "/" in name else f"{self.name}/{name}"

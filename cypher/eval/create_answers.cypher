@@ -1,4 +1,6 @@
 // (:Run)-[:GAVE]->(:Answer)-[:ANSWERS]->(:Question), one Answer per sample.
+// row.props: raw, parsed, score, sample_index, error, cached, cache_key, finish_reason, prompt
+// (the text sent) and explanation (the scorer's reason for the score).
 MATCH (r:Run {id: $run_id})
 UNWIND $rows AS row
 MATCH (q:Question {id: row.question_id})

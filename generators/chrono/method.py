@@ -20,6 +20,7 @@ from knowforge.models.task import Component, ItemFilter, Task
 from .build import (DOMAINS, ChronoConfig, build_benchmark, drop_benchmark, import_benchmark, load_items,
                     write_chroknowbench)
 from .templates import TEMPLATES
+from .view import VIEWS
 
 
 def _cli(**options) -> dict:
@@ -152,6 +153,7 @@ METHOD = Method(
                            "knowforge generate chrono --drop released"),
               "export": ("knowforge export chrono --name general --format chroknowbench --out exports/chrono",
                          "knowforge export chrono --name chrono:bio --format jsonl --out exports/")},
+    views=VIEWS,
 )
 
 __all__ = ["DOMAINS", "METHOD", "ChronoParams"]

@@ -22,6 +22,7 @@ from .build import generate_events, read_batch
 from .elken_io import to_elken_event, write_elken
 from .instantiate import DEFAULT_DATE
 from .questions import TASK_FACT, TASK_LOCALITY, TASK_TENDENCY
+from .view import VIEWS
 
 
 def _cli(**options) -> dict:
@@ -139,4 +140,5 @@ METHOD = Method(
                            "knowforge generate events --drop e1                  # unstack the batch"),
               "export": ("knowforge export events --name e0 --format elken --out exports/events.json",
                          "knowforge export events --name e0 --format lm-eval --out exports/e0-lm-eval")},
+    views=VIEWS,
 )

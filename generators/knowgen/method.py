@@ -15,6 +15,7 @@ from .drop import drop_batch
 from .export import read_items, write_alcuna, write_jsonl
 from .generate import generate_batch
 from .params import KnowGenParams
+from .view import VIEWS
 
 SETTINGS = ("vanilla", "chain-of-thought", "zero-shot", "few-shot")
 TYPE_TITLES = {"KU": "Knowledge Understanding: the entity's own properties, with its knowledge in context",
@@ -73,4 +74,5 @@ METHOD = Method(
                            "knowforge generate knowgen --drop alcuna1"),
               "export": ("knowforge export knowgen --name alcuna1 --format alcuna --out exports/alcuna1",
                          "knowforge export knowgen --name alcuna1 --format hf --out exports/alcuna1-hf")},
+    views=VIEWS,
 )

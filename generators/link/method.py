@@ -24,6 +24,7 @@ from knowforge.models.types import BenchmarkItem
 from .generate import drop_link, generate_link, read_statements
 from .params import LinkParams
 from .statements import TASK, statements_by_rule
+from .view import VIEWS
 
 
 def _scorer(params: LinkParams):
@@ -141,6 +142,7 @@ METHOD = Method(
                            "knowforge generate link --drop lt1"),
               "export": ("knowforge export link --name lk0 --format lint --out exports/lint",
                          "knowforge export link --name lk0 --format hf --out exports/lk0-hf")},
+    views=VIEWS,
 )
 
 __all__ = ["LinkParams", "METHOD"]

@@ -24,6 +24,7 @@ from .graph import drop_benchmark, read_release_records
 from .importer import import_release
 from .params import NewTermParams
 from .release import write_files
+from .view import VIEWS
 
 TITLES = {"COMA": "Choice Of Multiple Alternatives: the most plausible cause or effect of a sentence "
                   "using the new term (4 options)",
@@ -112,4 +113,5 @@ METHOD = Method(
                        "knowforge eval --benchmark newterm:2022+2024 --task COMA --solver newterm -S setting=gold "
                        "--backend hf --model out/tiny")},
     licence="CC BY 4.0",
+    views=VIEWS,
 )

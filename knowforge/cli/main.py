@@ -33,6 +33,7 @@ COMMANDS = {
     "ripple": "knowforge.cli.ripple_cmd:ripple_cmd",
     "tiny-model": "knowforge.cli.eval_cmd:tiny_model_cmd",
     "train-control": "knowforge.cli.control_cmd:train_control_cmd",
+    "view": "knowforge.cli.view_cmd:view_cmd",
 }
 
 

@@ -1,0 +1,10 @@
+// knowforge view, ChroKnow: a record's questions year by year ($key) with what the model of run
+// $run answered (null: no run chosen), a page at a time.
+MATCH (q:Question)-[:PART_OF]->(:ChronoRecord {id: $key})
+OPTIONAL MATCH (:Run {id: $run})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q)
+WITH q, a ORDER BY a.sample_index
+WITH q, collect(a.parsed) AS said, avg(a.score) AS score, count(a) AS samples
+RETURN q.slice_year AS year, q.slice_template AS template, q.text AS question, q.answers AS gold,
+       said[..5] AS answers, samples, score
+ORDER BY year, template, q.id
+SKIP $skip LIMIT $limit

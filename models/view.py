@@ -1,0 +1,133 @@
+"""How a method's knowledge is drawn in ``knowforge view``: declared by the method, not the viewer.
+
+A ``MethodView`` names what it is opened with (an entity, an event, a LINK statement, a
+ChroKnow record, a NewTerm term), the named Cypher statements it reads, and how the nodes and
+edges those statements return are marked (a colour and a legend entry per ``kind``). The
+viewer iterates ``knowforge.methods.available()`` and draws whatever the methods declare, so a
+plug-in method gets its pages with no change to the viewer.
+
+The statements' contract (every one takes ``$key`` and the view's declared parameters):
+
+* ``graph``: one row ``{nodes: [...], edges: [...]}`` (no row: the key is not there); a node is
+  a map ``{id, label, kind, entity?, title?, x?, y?}`` (``entity``: an entity id the node links
+  to; ``x``, ``y``: its place for the ``preset`` layout), an edge
+  ``{source, target, label, kind, title?}``. It takes ``$limit``, the most edges to return.
+* ``keys``: given ``$question_id`` or ``$entity_id`` (the other is null) and ``$limit``, rows
+  ``{key, label}``: the keys of this view a question or an entity opens (sample and entity
+  pages link to them).
+* each ``ViewTable.statement``: rows of plain values, shown with their column names in order;
+  it takes ``$key``, the view's parameters, ``$skip`` and ``$limit``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+ViewKey = Literal["entity", "event", "statement", "record", "term"]
+VIEW_KEYS: tuple[str, ...] = ("entity", "event", "statement", "record", "term")
+
+# cytoscape.js layouts shipped in its core build (no extension needed); "preset" places each
+# node at the x, y its statement returned
+LAYOUTS: tuple[str, ...] = ("cose", "breadthfirst", "concentric", "circle", "grid", "preset")
+NODE_SHAPES: tuple[str, ...] = ("ellipse", "round-rectangle", "rectangle", "diamond", "hexagon",
+                                "triangle", "star", "tag")
+EDGE_STYLES: tuple[str, ...] = ("solid", "dashed", "dotted")
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One ``kind`` of node or edge: its colour, its legend text and its shape or line style."""
+
+    kind: str                 # the value of ``kind`` the statement returns
+    colour: str               # "#rrggbb"
+    label: str                # legend text
+    shape: str = ""           # nodes: one of NODE_SHAPES; edges: one of EDGE_STYLES ("": default)
+
+
+@dataclass(frozen=True)
+class ViewTable:
+    """A table beside the drawing (e.g. the questions about an entity)."""
+
+    title: str
+    statement: str            # named Cypher statement, e.g. "view/knowgen_entity_questions"
+
+
+@dataclass(frozen=True)
+class ViewParam:
+    """A query-string parameter of a view besides its key."""
+
+    name: str                 # query-string name and Cypher parameter name
+    description: str
+    kind: Literal["int", "run"] = "int"   # "run": a run id (checked to exist; a 404 names it)
+    default: int | None = None
+    minimum: int = 0
+    maximum: int = 10
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class MethodView:
+    """One picture of a method's knowledge; see the module docstring for the statements' contract."""
+
+    name: str                 # unique within the method: /view/<method>/<name>?key=...
+    title: str
+    description: str
+    key: ViewKey
+    graph: str
+    keys: str
+    node_marks: tuple[Mark, ...]
+    edge_marks: tuple[Mark, ...] = ()
+    tables: tuple[ViewTable, ...] = ()
+    params: tuple[ViewParam, ...] = ()
+    layout: str = "cose"
+    max_edges: int = 400      # the graph statement's $limit
+
+    def param(self, name: str) -> ViewParam | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    @property
+    def statements(self) -> tuple[str, ...]:
+        return (self.graph, self.keys, *(t.statement for t in self.tables))
+
+
+def check_view(view: MethodView, where: str) -> list[str]:
+    """The problems of a view declaration (empty when it is well formed), each naming ``where``."""
+    from knowforge.errors import KnowforgeError
+    from knowforge.kg.cypher import load_cypher
+
+    problems = []
+    if not _NAME.match(view.name):
+        problems.append(f"{where}: view name {view.name!r} must be a lower-case identifier")
+    if view.key not in VIEW_KEYS:
+        problems.append(f"{where}: key {view.key!r} is not one of {', '.join(VIEW_KEYS)}")
+    if view.layout not in LAYOUTS:
+        problems.append(f"{where}: layout {view.layout!r} is not one of {', '.join(LAYOUTS)}")
+    for mark in view.node_marks + view.edge_marks:
+        if not _COLOUR.match(mark.colour):
+            problems.append(f"{where}: mark {mark.kind!r} has colour {mark.colour!r}; write #rrggbb")
+    for mark in view.node_marks:
+        if mark.shape and mark.shape not in NODE_SHAPES:
+            problems.append(f"{where}: node mark {mark.kind!r} has shape {mark.shape!r}; "
+                            f"choose one of {', '.join(NODE_SHAPES)}")
+    for mark in view.edge_marks:
+        if mark.shape and mark.shape not in EDGE_STYLES:
+            problems.append(f"{where}: edge mark {mark.kind!r} has line style {mark.shape!r}; "
+                            f"choose one of {', '.join(EDGE_STYLES)}")
+    for param in view.params:
+        if not _NAME.match(param.name) or param.name in ("key", "limit", "skip", "question_id"):
+            problems.append(f"{where}: parameter name {param.name!r} is reserved or not an identifier")
+    for name in view.statements:
+        try:
+            load_cypher(name)
+        except KnowforgeError as exc:
+            problems.append(f"{where}: {exc}")
+    return problems
+
+
+__all__ = ["EDGE_STYLES", "LAYOUTS", "Mark", "MethodView", "NODE_SHAPES", "VIEW_KEYS", "ViewKey",
+           "ViewParam", "ViewTable", "check_view"]
