@@ -76,9 +76,8 @@ def private_graph(kind: str):
 def build_run(store, samples: int, per_item: int, name: str, out_dir: Path) -> str:
     """One run of ``samples`` answers to ``samples // per_item`` questions; returns its id."""
     from knowforge.eval.results import record_run
-    from knowforge.eval.runner import SampleResult
-    from knowforge.eval.types import EvalOptions
-    from knowforge.models.questions import write_benchmark
+    from knowforge.eval.types import EvalOptions, SampleResult
+    from knowforge.models.questions import write_benchmark, write_questions
     from knowforge.models.types import BenchmarkItem
 
     benchmark = f"viewbench:{name}"
@@ -88,6 +87,7 @@ def build_run(store, samples: int, per_item: int, name: str, out_dir: Path) -> s
                            form="generation", question=f"In {2010 + i % 14}, who led organisation {i}?",
                            answers=[f"Person {i}"], slices={"relation": f"P{i % 8}", "year": 2010 + i % 14})
              for i in range(questions)]
+    write_questions(store, items)          # the benchmark's questions; a run never writes them
     rng = random.Random(0)
     results = []
     for i, item in enumerate(items):
