@@ -72,8 +72,8 @@ def _export_formats() -> list[str]:
 @click.command("run")
 @click.argument("run_id")
 @click.option("--format", "fmt", required=True, metavar="FORMAT",
-              help="An official layout a method declares, e.g. helm (ELKEN's request_states files) or "
-                   "newterm-results (NewTerm's results_{year}/ files); `knowforge methods --solvers` lists them.")
+              help="An official layout a method declares (`knowforge methods --solvers` lists them), "
+                   "e.g. helm (ELKEN's request_states files), newterm-results (NewTerm's results files).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Output folder.")
 @click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE",
