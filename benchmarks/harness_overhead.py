@@ -68,7 +68,7 @@ def graph(start: bool):
             if store is not None:
                 store.close()
         return
-    from knowforge.kg.neo4j_server import ManagedNeo4j
+    from knowforge.kg.neo4j_server import ManagedNeo4j, free_port
 
     os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
     os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
@@ -76,7 +76,7 @@ def graph(start: bool):
         server = ManagedNeo4j(home=Path(home))
         if not server.is_installed():
             server.install()
-        result = server.start(port=None, timeout=240)
+        result = server.start(port=free_port(), timeout=240)   # not 7687, which another server may take
         store = open_store(GraphSettings(uri=result.uri, user="neo4j", password=server.password()))
         store.apply_schema()
         try:
