@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score
@@ -24,6 +24,7 @@ from knowforge.eval.chrono.categories import (FACT_CATEGORIES, RIGHT, THRESHOLD,
                                               classify_year, fuzzy_in)
 from knowforge.eval.scorers import extract_choice_letter, extract_yes_no, first_line
 from knowforge.eval.types import SampleResult, Score
+from knowforge.eval.unit import UnitCopy
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,28 @@ class CheckResult:
     requests: int = 0             # requests sent (identical ones once)
     errors: int = 0
     extra: dict = field(default_factory=dict)
+
+    def remap(self, copies: Sequence[UnitCopy]) -> CheckResult:
+        """The check of the resampled items: each copy's years under their new item ids, and
+        the facts (record, template) of its records, each copy's record ids renamed so that a
+        record drawn twice counts twice."""
+        years = defaultdict(list)
+        for y in self.years:
+            years[y.item_id].append(y)
+        facts = defaultdict(list)
+        for f in self.facts:
+            facts[f.record_id].append(f)
+        out_years: list[YearCheck] = []
+        out_facts: list[FactCheck] = []
+        for c in copies:
+            records: dict[str, None] = {}
+            for old, new in c.ids.items():
+                for y in years.get(old, ()):
+                    records[y.record_id] = None
+                    out_years.append(y if not c.tag else replace(y, item_id=new, record_id=c.rename(y.record_id)))
+            for rid in records:
+                out_facts += [f if not c.tag else replace(f, record_id=c.rename(rid)) for f in facts.get(rid, ())]
+        return CheckResult(out_years, out_facts, [], self.requests, self.errors, self.extra)
 
 
 # ---- prompts and parsing (pure) --------------------------------------------------------------

@@ -11,6 +11,7 @@ from knowforge.eval.events.metrics import EDITING, metric_locality, metric_relia
 from knowforge.eval.events.official import HelmArgs, fact_lm_eval, files_table, score_files, write_helm
 from knowforge.eval.events.rules import (score_fact_item, score_fact_item_official, score_tendency_item,
                                          score_tendency_item_official)
+from knowforge.eval.metric_stats import chance_of
 from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec,
                                  ValiditySpec)
 
@@ -37,7 +38,8 @@ UNIT = EvalUnit(
                         "question- and edit-level reliability of in-scope fact questions, with splits"),
              MetricSpec("locality", metric_locality, "out-of-scope fact answers unchanged by the edit",
                         needs=EDITING),
-             MetricSpec("tendency_accuracy", metric_tendency, "tendency multiple-choice accuracy")),
+             MetricSpec("tendency_accuracy", metric_tendency, "tendency multiple-choice accuracy",
+                        chance=lambda data: {"accuracy": chance_of(data.items)})),
     run_exports=(RunExportSpec("helm", "ELKEN's request_states files (fact.json, fact_local.json, tendency_mc.json, "
                                "tendency_mc_local.json) from an editing run", write_helm, HelmArgs),),
     file_scorings=(FileScoringSpec("elken", "ELKEN HELM-style prediction files (request_states JSON): what "

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.eval.stats import child_seed, group_permutation_test
 from knowforge.eval.scorers import score_boolean
 from knowforge.eval.types import SampleResult, Score
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
@@ -170,7 +171,7 @@ def template_accuracy(items: Sequence[BenchmarkItem], samples: Iterable[SampleRe
             t = int(item.slices.get("template", 0))
             groups[t].append(scores[item.id])
             labels[t].add(item.answers[0] if item.answers else "")
-    return {t: {"n": len(v), "correct": sum(v), "accuracy": sum(v) / len(v), "label": "/".join(sorted(labels[t]))}
+    return {t: {"n": len(v), "correct": round(sum(v)), "accuracy": sum(v) / len(v), "label": "/".join(sorted(labels[t]))}
             for t, v in sorted(groups.items())}
 
 
@@ -231,6 +232,68 @@ def metric_head_tail(data: MetricInput) -> dict:
     return head_tail(data.items, data.samples)
 
 
+# --- chance and the head-tail test ------------------------------------------------------------
+TEMPLATES = 13
+ANSWER_CHANCE = 0.5               # every template is answered by one of two labels
+
+
+def _split_chance() -> dict:
+    """A head/tail split's chance levels: 1/2 per answer, (1/2)^13 to get all 13 right."""
+    known = ANSWER_CHANCE ** TEMPLATES
+    return {"accuracy": {k: ANSWER_CHANCE for k in ("all", "head", "longtail")},
+            "known": {k: known for k in ("all", "head", "longtail")}}
+
+
+def chance_templates(data: MetricInput) -> dict:
+    return {str(t): {"accuracy": ANSWER_CHANCE} for t in template_accuracy(data.items, data.samples)}
+
+
+def chance_known(data: MetricInput) -> dict:
+    return {k: ANSWER_CHANCE ** TEMPLATES for k in ("rate", *DISTRIBUTIONS)}
+
+
+def chance_head_tail(data: MetricInput) -> dict:
+    return _split_chance()
+
+
+def chance_by(key: str):
+    def chance(data: MetricInput) -> dict:
+        return {v: _split_chance() for v in by_slice(data.items, data.samples, key)}
+    return chance
+
+
+def drop_p_values(data: MetricInput, *, seed: int = 0, resamples: int = 1000) -> dict:
+    """The head − long-tail relative drops tested by permutation of the distribution labels
+    over statements: head and long-tail are different statements, so nothing is paired (the
+    interval of each drop is a bootstrap over statements)."""
+    outcomes = statement_outcomes(data.items, data.samples)
+    scores = _first(data.samples)
+    per_statement: dict[str, list[float]] = defaultdict(list)
+    for item in data.items:
+        if item.id in scores:
+            per_statement[_statement(item)].append(scores[item.id])
+    note = "unpaired: head and long-tail are different statements (no pairing exists)"
+    out = {}
+    for name, value in (("accuracy", lambda sid: per_statement[sid]),
+                        ("known", lambda sid: [float(_known(outcomes[sid]))] if len(outcomes[sid]["templates"]) == 13
+                         else [])):
+        head = [value(s) for s, o in outcomes.items() if o["distribution"] == "head"]
+        tail = [value(s) for s, o in outcomes.items() if o["distribution"] == "longtail"]
+        head, tail = [v for v in head if v], [v for v in tail if v]
+
+        def drop(h, t):
+            mean = lambda us: sum(x for u in us for x in u) / sum(len(u) for u in us)  # noqa: E731
+            return relative_drop(mean(h), mean(t))
+
+        if not head or not tail or drop(head, tail) is None:
+            out[(name, "relative_drop")] = {"paired": False, "note": note + "; no test (a side is empty or head is 0)"}
+            continue
+        result = group_permutation_test(head, tail, drop, resamples=resamples, seed=child_seed(seed, name))
+        out[(name, "relative_drop")] = {"p_value": result.p_value, "test": "permutation (distribution labels)",
+                                        "paired": False, "note": note}
+    return out
+
+
 def metric_by(key: str):
     def metric(data: MetricInput) -> dict:
         return by_slice(data.items, data.samples, key)
@@ -238,6 +301,7 @@ def metric_by(key: str):
     return metric
 
 
-__all__ = ["LinkProbeSolver", "by_slice", "first_token", "head_tail", "known_rate", "metric_by", "metric_head_tail",
+__all__ = ["LinkProbeSolver", "by_slice", "chance_by", "chance_head_tail", "chance_known", "chance_templates",
+           "drop_p_values", "first_token", "head_tail", "known_rate", "metric_by", "metric_head_tail",
            "metric_known", "metric_templates", "probe_tables", "relative_drop", "score_probe", "score_probe_robust",
            "statement_outcomes", "template_accuracy"]

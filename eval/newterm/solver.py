@@ -21,7 +21,8 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,9 +30,11 @@ from pydantic import BaseModel, ConfigDict
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.eval.metric_stats import chance_of
 from knowforge.eval.metrics import balanced_accuracy
+from knowforge.eval.stats import paired_difference, paired_permutation
 from knowforge.eval.types import EvalOptions, SampleResult
-from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
+from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, UnitCopy
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem, GenerationRequest
 
@@ -240,6 +243,22 @@ class NewTermAnswers:
     setting: str
     answers: dict[str, list[Answer]]
 
+    @cached_property
+    def _by_item(self) -> dict[str, dict[str, list[Answer]]]:
+        out: dict[str, dict[str, list[Answer]]] = {s: defaultdict(list) for s in self.answers}
+        for setting, answers in self.answers.items():
+            for a in answers:
+                out[setting][a.item_id].append(a)
+        return out
+
+    def remap(self, copies: Sequence[UnitCopy]) -> NewTermAnswers:
+        """Both settings' answers of the resampled items, so Base and Gold stay paired."""
+        by_item = self._by_item
+        return NewTermAnswers(self.setting, {
+            setting: [a if new == old else replace(a, item_id=new)
+                      for c in copies for old, new in c.ids.items() for a in by_item[setting].get(old, ())]
+            for setting in self.answers})
+
 
 @dataclass(frozen=True)
 class NewTermSolver:
@@ -319,6 +338,65 @@ def metric_gap(data: MetricInput) -> float | None:
     return base - gold if base is not None and gold is not None else None
 
 
+def unit_of(item: BenchmarkItem) -> str:
+    """The unit of NewTerm's intervals and tests: the term (``Method.cluster_key``)."""
+    return str(item.metadata.get("term") or item.id)
+
+
+def gap_test(items: Sequence[BenchmarkItem], base: Sequence[Answer], gold: Sequence[Answer], *, seed: int = 0,
+             resamples: int = 1000) -> dict[str, Any]:
+    """Base − Gold of the same items (both settings asked in one run), paired by term: for
+    accuracy (COMA, COST) ``stats.paired_difference`` over each term's score sums (McNemar when
+    every term is one right/wrong answer in both settings, else a sign-flip test); for CSJ's
+    balanced accuracy a paired permutation test that swaps a term's Base and Gold answers."""
+    unit = {i.id: unit_of(i) for i in items}
+    terms = sorted({unit[a.item_id] for a in (*base, *gold) if a.item_id in unit})
+    per_base: dict[str, list[Answer]] = defaultdict(list)
+    per_gold: dict[str, list[Answer]] = defaultdict(list)
+    for a in base:
+        if a.item_id in unit:
+            per_base[unit[a.item_id]].append(a)
+    for a in gold:
+        if a.item_id in unit:
+            per_gold[unit[a.item_id]].append(a)
+    shared = [t for t in terms if per_base.get(t) and per_gold.get(t)]
+    if not shared:
+        return {"note": "no term answered in both settings"}
+    out: dict[str, Any] = {"paired": True, "units_paired": len(shared)}
+    if all(a.gold is not None for t in shared for a in (*per_base[t], *per_gold[t])):
+        result = paired_permutation([(per_base[t], per_gold[t]) for t in shared],
+                                    lambda b, g: _difference(task_score, b, g), resamples=resamples, seed=seed)
+        out.update(p_value=result.p_value, test="permutation (Base/Gold swapped within terms)")
+        return out
+    sizes = [len(per_base[t]) for t in shared]
+    if sizes != [len(per_gold[t]) for t in shared]:
+        out["note"] = "the settings answered different numbers of prompts: no paired test"
+        return out
+    result = paired_difference([sum(a.score for a in per_base[t]) for t in shared],
+                               [sum(a.score for a in per_gold[t]) for t in shared], sizes, resamples=2, seed=seed)
+    out.update(p_value=result.p_value, test=result.test)
+    return out
+
+
+def _difference(score, base_units, gold_units) -> float | None:
+    base = score([a for u in base_units for a in u])
+    gold = score([a for u in gold_units for a in u])
+    return None if base is None or gold is None else base - gold
+
+
+def gap_p_value(data: MetricInput, *, seed: int = 0, resamples: int = 1000) -> dict:
+    """The test of ``newterm_gap`` (the metric's own path, ``()``)."""
+    base, gold = _answers(data, "base"), _answers(data, "gold")
+    if not base or not gold:
+        return {}
+    return {(): gap_test(data.items, base, gold, seed=seed, resamples=resamples)}
+
+
+def chance(data: MetricInput) -> float | None:
+    """Random guessing: one of four choices (COMA, COST), balanced accuracy 1/2 (CSJ)."""
+    return chance_of(data.items)
+
+
 def metric_breakdown(data: MetricInput) -> dict | None:
     detail: NewTermAnswers | None = data.detail
     if detail is None:
@@ -330,5 +408,5 @@ def metric_breakdown(data: MetricInput) -> dict | None:
 
 
 __all__ = ["ANSWERS", "CHOICE_SYSTEM", "CSJ_SYSTEMS", "GOLD_PREFIX", "NewTermAnswers", "NewTermArgs", "NewTermSolver",
-           "answers_of", "asks", "breakdown", "metric_base", "metric_breakdown", "metric_gap", "metric_gold",
-           "metric_score", "render", "system_prompt", "task_score", "user_prompt"]
+           "answers_of", "asks", "breakdown", "chance", "gap_test", "metric_base", "metric_breakdown", "metric_gap",
+           "metric_gold", "metric_score", "render", "system_prompt", "task_score", "gap_p_value", "unit_of", "user_prompt"]
