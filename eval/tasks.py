@@ -261,33 +261,35 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
 
 
 def metric_rows(metrics: dict[str, dict[str, Any]], intervals: dict[str, list[dict]]) -> list[dict]:
-    """The report's "Task metrics" table: one row per number of each task's metrics (value ±
-    half its 95% interval, the interval, the chance level and whether the interval excludes
-    it, a gap's p-value), counts as they are, and a value with no number as JSON."""
+    """The report's "Task metrics" table: one row per number of each task's metrics (its path
+    in the metric's value; value ± half its 95% interval, the interval, the chance level and
+    whether the interval excludes it, a gap's p-value), counts as they are, and a value with no
+    number as JSON."""
     rows = []
     for task, values in metrics.items():
-        by_name = {r["name"]: r for r in intervals.get(task, ())}
         for name, value in values.items():
             leaves = [r for r in intervals.get(task, ()) if r["metric"] == name]
-            counts = _counts(name, value)
+            counts = _counts(value)
             if not leaves and not counts:
-                rows.append({"task": task, "metric": name, "value": json.dumps(value, default=str)})
+                rows.append({"task": task, "metric": name, "number": "",
+                             "value": json.dumps(value, default=str)})
                 continue
             for leaf in leaves:
-                rows.append({"task": task, "metric": leaf["name"], **row_text(by_name[leaf["name"]])})
-            rows += [{"task": task, "metric": label, "value": str(count), "95% interval": "count"}
+                rows.append({"task": task, "metric": name, "number": leaf["name"][len(name):].lstrip("."),
+                             **row_text(leaf)})
+            rows += [{"task": task, "metric": name, "number": label, "value": str(count), "95% interval": "count"}
                      for label, count in counts]
     return rows
 
 
-def _counts(name: str, value: Any, path: str = "") -> list[tuple[str, int]]:
+def _counts(value: Any, path: str = "") -> list[tuple[str, int]]:
     """The integer members (counts) of a metric's value, one level of dicts deep."""
     if isinstance(value, bool):
         return []
     if isinstance(value, int):
-        return [(name + path, value)]
+        return [(path, value)]
     if isinstance(value, dict) and not path:
-        return [c for k, v in value.items() for c in _counts(name, v, f".{k}") if not isinstance(v, dict)]
+        return [c for k, v in value.items() if not isinstance(v, dict) for c in _counts(v, str(k))]
     return []
 
 

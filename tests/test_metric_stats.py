@@ -223,3 +223,26 @@ def test_chance_of_items():
     yes_no = _items(2, 1, form="boolean", choices=[])
     assert chance_of(mc) == 0.25 and chance_of(yes_no) == 0.5 and chance_of(mc + yes_no) == pytest.approx(1 / 3)
     assert chance_of(_items(2, 1, form="generation", choices=[])) is None
+
+
+def test_newterm_tables_carry_the_intervals_and_p_values_of_the_task_metrics():
+    """The solver's Base-vs-Gold tables resample the engine's units with the engine's seed: a
+    task's row has exactly the interval and p-value of its task metrics."""
+    from knowforge.eval.newterm.solver import breakdown, gap_tests, section_rows, with_intervals
+
+    rng = np.random.default_rng(6)
+    right_b, right_g = rng.random((20, 3)) < 0.45, rng.random((20, 3)) < 0.7
+    items, base, gold, output, task = _newterm("COMA", 10, lambda k, p: right_b[k, p], lambda k, p: right_g[k, p])
+    detail = output.details[ANSWERS]
+    table = with_intervals(breakdown(items, detail.answers), items, detail, "term", resamples=300, seed=4)
+    tests = gap_tests(items, detail.answers, resamples=300, seed=4)
+    rows = {r["name"]: r for r in metric_intervals([task], output, task_metrics([task], output, "knowforge"),
+                                                   "knowforge", key="term", resamples=300, seed=4)[task.name]}
+    [row] = table["task"]
+    assert row["base_ci"] == rows["newterm_base"]["ci"] and row["gold_ci"] == rows["newterm_gold"]["ci"]
+    assert row["gap_ci"] == rows["newterm_gap"]["ci"]
+    assert tests["COMA"]["p_value"] == rows["newterm_gap"]["p_value"]
+    [cells] = section_rows(table["task"], tests)
+    half = 100 * (row["gap_ci"][1] - row["gap_ci"][0]) / 2
+    assert cells["gap (Base - Gold)"] == f"{100 * row['gap']:+.1f} ± {half:.1f}"
+    assert cells["test"] == "sign-flip"

@@ -30,9 +30,9 @@ from pydantic import BaseModel, ConfigDict
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score
-from knowforge.eval.metric_stats import chance_of
+from knowforge.eval.metric_stats import chance_of, format_number, group_units, resample_run
 from knowforge.eval.metrics import balanced_accuracy
-from knowforge.eval.stats import paired_difference, paired_permutation
+from knowforge.eval.stats import child_seed, paired_difference, paired_permutation, percentile_estimate
 from knowforge.eval.types import EvalOptions, SampleResult
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, UnitCopy
 from knowforge.models.task import Component
@@ -179,19 +179,84 @@ def breakdown(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]
     return out
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.2f}"
+SCORES = ("base", "gold", "gap")
 
 
-def section_rows(rows: Sequence[dict]) -> list[dict]:
-    """Rows for the markdown report: scores in percent, the gap in points."""
-    return [{**{k: v for k, v in r.items() if k not in ("base", "gold", "gap")},
-             "Base": _pct(r["base"]), "Gold": _pct(r["gold"]),
-             "gap (Base - Gold)": "-" if r["gap"] is None else f"{100 * r['gap']:+.2f}"} for r in rows]
+def _row_key(name: str, row: dict) -> tuple:
+    return (row["task"], row.get(name)) if name != "task" else (row["task"],)
+
+
+def with_intervals(table: dict[str, list[dict]], items: Sequence[BenchmarkItem], detail: NewTermAnswers,
+                   unit_key: str | None, *, resamples: int, seed: int) -> dict[str, list[dict]]:
+    """The breakdown with each score's 95% interval (``base_ci``, ``gold_ci``, ``gap_ci``): the
+    engine's cluster bootstrap over the run's units (``metric_stats.resample_run`` with the
+    engine's seed), so these intervals are those of the task metrics of the same items. Base
+    and Gold answers of a term are resampled together: the gap's interval is a paired one."""
+    if resamples < 2:
+        return table
+    values: dict[tuple, list[float]] = defaultdict(list)
+    drawn = 0
+    for sample in resample_run(items, [], unit_key, resamples=resamples, seed=child_seed(seed, "metrics")):
+        drawn += 1
+        again = breakdown(sample.items, detail.remap(sample.copies).answers)
+        for name, rows in again.items():
+            found = {_row_key(name, r): r for r in rows}
+            for row in table[name]:
+                other = found.get(_row_key(name, row)) or {}
+                for score in SCORES:
+                    v = other.get(score)
+                    values[(name, _row_key(name, row), score)].append(float("nan") if v is None else v)
+    units = len(group_units(items, unit_key))
+    out = {}
+    for name, rows in table.items():
+        out[name] = []
+        for row in rows:
+            extra = {}
+            for score in SCORES:
+                reps = values.get((name, _row_key(name, row), score))
+                est = percentile_estimate(row[score], reps, units, drawn) if reps else None
+                extra[f"{score}_ci"] = list(est.ci) if est is not None and est.ci else None
+            out[name].append({**row, **extra})
+    return out
+
+
+def gap_tests(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]], *, resamples: int,
+              seed: int) -> dict[str, dict]:
+    """Per task (``COMA_clean``): the paired test of Base − Gold (``gap_test``), with the seed
+    the engine gives the task's ``newterm_gap`` test, so both report the same p-value."""
+    out = {}
+    for task in sorted({i.task for i in items}):
+        mine = [i for i in items if i.task == task]
+        ids = {i.id for i in mine}
+        base = [a for a in by_setting.get("base", ()) if a.item_id in ids]
+        gold = [a for a in by_setting.get("gold", ()) if a.item_id in ids]
+        if base and gold:
+            out[task.split("/", 1)[-1]] = gap_test(mine, base, gold, resamples=max(resamples, 2),
+                                                   seed=child_seed(seed, "test", task, "newterm_gap"))
+    return out
+
+
+def section_rows(rows: Sequence[dict], tests: dict[str, dict] | None = None) -> list[dict]:
+    """Rows for the markdown report: each score in % ± half its 95% interval (the gap in
+    points, signed), and the gap's p-value where a test was made."""
+    out = []
+    for r in rows:
+        row = {k: v for k, v in r.items() if k not in SCORES and not k.endswith("_ci")}
+        row.update({"Base": format_number(r["base"], r.get("base_ci")),
+                    "Gold": format_number(r["gold"], r.get("gold_ci")),
+                    "gap (Base - Gold)": format_number(r["gap"], r.get("gap_ci"), signed=True)})
+        if tests is not None:
+            test = tests.get(r["task"]) or {}
+            p = test.get("p_value")
+            row["p"] = "-" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
+            row["test"] = test.get("test") or test.get("note") or "-"
+        out.append(row)
+    return out
 
 
 def plot_by_year(path: Path, rows: Sequence[dict]) -> Path | None:
-    """Base and Gold (solid and dashed) by year, one colour per task."""
+    """Base and Gold (solid and dashed) by year, one colour per task, with the 95% interval of
+    each point as an error bar (``with_intervals``)."""
     points = [r for r in rows if r.get("year") is not None]
     if not points:
         return None
@@ -206,15 +271,17 @@ def plot_by_year(path: Path, rows: Sequence[dict]) -> Path | None:
         mine = sorted((int(r["year"]), r) for r in points if r["task"] == task)
         colour = f"C{index}"
         for setting, style in (("base", "-"), ("gold", "--")):
-            xy = [(y, 100 * r[setting]) for y, r in mine if r[setting] is not None]
-            if xy:
-                ax.plot([p[0] for p in xy], [p[1] for p in xy], style, marker="o", color=colour,
-                        label=f"{task} {setting.capitalize()}")
+            points_ = [(y, r[setting], r.get(f"{setting}_ci")) for y, r in mine if r[setting] is not None]
+            if points_:
+                low = [max(0.0, 100 * (v - ci[0])) if ci else 0.0 for _, v, ci in points_]
+                high = [max(0.0, 100 * (ci[1] - v)) if ci else 0.0 for _, v, ci in points_]
+                ax.errorbar([p[0] for p in points_], [100 * p[1] for p in points_], yerr=[low, high], fmt=style,
+                            marker="o", color=colour, capsize=3, label=f"{task} {setting.capitalize()}")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("year")
     ax.set_ylabel("score (%)")
     ax.set_ylim(-2, 102)
-    ax.set_title("NewTerm: Base vs Gold by year")
+    ax.set_title("NewTerm: Base vs Gold by year (95% intervals)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -282,7 +349,10 @@ class NewTermSolver:
         by_setting = {setting: answers_of(items, samples)}
         if compare:
             by_setting[other] = answers_of(items, variants)
-        table = breakdown(items, by_setting)
+        detail = NewTermAnswers(setting, by_setting)
+        table = with_intervals(breakdown(items, by_setting), items, detail, ctx.unit_key,
+                               resamples=options.bootstrap, seed=options.seed)
+        tests = gap_tests(items, by_setting, resamples=options.bootstrap, seed=options.seed) if compare else None
         run_extra: dict[str, Any] = {"newterm_setting": setting, "newterm_compare": compare}
         for row in table["task"]:
             for key in ("base", "gold", "gap"):
@@ -290,7 +360,13 @@ class NewTermSolver:
                     run_extra[f"newterm_{row['task'].lower()}_{key}"] = row[key]
         sections: dict[str, Any] = {}
         if compare:
-            sections["NewTerm: Base vs Gold by task (CSJ: balanced accuracy)"] = section_rows(table["task"])
+            sections["NewTerm: Base vs Gold by task (CSJ: balanced accuracy)"] = section_rows(table["task"], tests)
+            sections["NewTerm: how to read these tables"] = (
+                "Scores in %, ± half the width of the 95% interval: a cluster bootstrap over terms that "
+                "resamples a term's Base and Gold answers together, so the gap's interval is a paired one. "
+                "p: Base vs Gold paired by term (a sign-flip test of the terms' score sums, McNemar when every "
+                "term is one right/wrong answer; CSJ: a permutation test swapping a term's Base and Gold "
+                "answers). Chance: 25% (one of four choices), CSJ 50% (balanced accuracy).")
             sections["NewTerm: Base vs Gold by term category"] = section_rows(table["category"])
             sections["NewTerm: Base vs Gold by year"] = section_rows(table["year"])
             sections["NewTerm: plot"] = f"![Base vs Gold by year](plots/{PLOT})"
@@ -302,8 +378,7 @@ class NewTermSolver:
                 plot_by_year(Path(run_dir) / "plots" / PLOT, table["year"])
 
         return SolverOutput(items=list(items), samples=samples, variants=variants, run_extra=run_extra,
-                            sections=sections, details={ANSWERS: NewTermAnswers(setting, by_setting)},
-                            finalize=finalize)
+                            sections=sections, details={ANSWERS: detail}, finalize=finalize)
 
 
 # --- task metrics ----------------------------------------------------------------------------
