@@ -37,7 +37,7 @@ import copy
 import logging
 import math
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,6 +163,28 @@ def remap_detail(detail: Any, copies: Sequence[UnitCopy]) -> Any:
     return remap(copies)
 
 
+def resampled_intervals(compute: Callable[[Resample], Any], value: Any, items: Sequence[BenchmarkItem],
+                        samples: Sequence[SampleResult], key: str | None, *, rows: Sequence[str] = (),
+                        resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> dict[Path, Estimate]:
+    """{path: estimate} of every number of ``value`` (a solver's own table, computed on the run)
+    from ``compute`` on the engine's resamples of the run (``resample_run`` with the engine's
+    seed, ``child_seed(seed, "metrics")``): a solver's tables then carry the very intervals the
+    engine gives the task metrics computed from the same items. Empty without two resamples."""
+    leaves = numeric_leaves(value, rows)
+    units = len(group_units(items, key))
+    if resamples < 2 or units < 2 or not leaves:
+        return {}
+    replicates: dict[Path, list[float]] = defaultdict(list)
+    drawn = 0
+    for sample in resample_run(items, samples, key, resamples=resamples, seed=child_seed(seed, "metrics")):
+        drawn += 1
+        found = numeric_leaves(compute(sample), rows)
+        for path in leaves:
+            v = found.get(path)
+            replicates[path].append(float("nan") if v is None else v)
+    return {path: percentile_estimate(v, np.asarray(replicates[path]), units, drawn) for path, v in leaves.items()}
+
+
 # --- the numbers of a metric's value ---------------------------------------------------------------
 def _row_label(row: Mapping[str, Any], fields: Sequence[str]) -> tuple[str, list[str]]:
     names = [f for f in fields if f in row] if fields else \
@@ -201,8 +223,9 @@ def leaf_name(metric: str, path: Path) -> str:
 
 
 def is_percent(path: Path) -> bool:
-    """A number already in percent (a field named "... %") rather than a share."""
-    return bool(path) and path[-1].rstrip().endswith("%")
+    """A number already in percent (a field named with a "%": "Known %", "Known % gain") rather
+    than a share."""
+    return bool(path) and "%" in path[-1]
 
 
 # --- chance ---------------------------------------------------------------------------------------
@@ -397,4 +420,4 @@ def row_text(row: Mapping[str, Any]) -> dict[str, str]:
 
 __all__ = ["Resample", "TAG", "Units", "chance_of", "excludes", "format_number", "group_units", "interval_rows",
            "is_percent", "item_chance", "leaf_name", "metric_intervals", "numeric_leaves", "remap_detail",
-           "resample_run", "row_text", "unit_name", "unit_value"]
+           "resample_run", "resampled_intervals", "row_text", "unit_name", "unit_value"]

@@ -220,6 +220,6 @@ def gain_table(results: Sequence[PromptResult]) -> list[dict]:
             n = len(rids)
             rows.append({"span": res.span, "domain": domain, "change": change, "facts": n,
                          "Known % before": round(100 * before / n, 1), "Known % after": round(100 * after / n, 1),
-                         "gain": round(100 * (after - before) / n, 1),
+                         "Known % gain": round(100 * (after - before) / n, 1),
                          "targets": len(targets), "chrono-correct": sum(t.chrono_correct for t in targets)})
     return rows

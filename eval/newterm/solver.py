@@ -30,9 +30,9 @@ from pydantic import BaseModel, ConfigDict
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score
-from knowforge.eval.metric_stats import chance_of, format_number, group_units, resample_run
+from knowforge.eval.metric_stats import chance_of, format_number, resampled_intervals
 from knowforge.eval.metrics import balanced_accuracy
-from knowforge.eval.stats import child_seed, paired_difference, paired_permutation, percentile_estimate
+from knowforge.eval.stats import child_seed, paired_difference, paired_permutation
 from knowforge.eval.types import EvalOptions, SampleResult
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, UnitCopy
 from knowforge.models.task import Component
@@ -180,41 +180,25 @@ def breakdown(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]
 
 
 SCORES = ("base", "gold", "gap")
-
-
-def _row_key(name: str, row: dict) -> tuple:
-    return (row["task"], row.get(name)) if name != "task" else (row["task"],)
+ROW_FIELDS = ("task", "category", "year")       # what names a row of the breakdown
 
 
 def with_intervals(table: dict[str, list[dict]], items: Sequence[BenchmarkItem], detail: NewTermAnswers,
                    unit_key: str | None, *, resamples: int, seed: int) -> dict[str, list[dict]]:
     """The breakdown with each score's 95% interval (``base_ci``, ``gold_ci``, ``gap_ci``): the
-    engine's cluster bootstrap over the run's units (``metric_stats.resample_run`` with the
-    engine's seed), so these intervals are those of the task metrics of the same items. Base
-    and Gold answers of a term are resampled together: the gap's interval is a paired one."""
-    if resamples < 2:
-        return table
-    values: dict[tuple, list[float]] = defaultdict(list)
-    drawn = 0
-    for sample in resample_run(items, [], unit_key, resamples=resamples, seed=child_seed(seed, "metrics")):
-        drawn += 1
-        again = breakdown(sample.items, detail.remap(sample.copies).answers)
-        for name, rows in again.items():
-            found = {_row_key(name, r): r for r in rows}
-            for row in table[name]:
-                other = found.get(_row_key(name, row)) or {}
-                for score in SCORES:
-                    v = other.get(score)
-                    values[(name, _row_key(name, row), score)].append(float("nan") if v is None else v)
-    units = len(group_units(items, unit_key))
+    engine's cluster bootstrap over the run's units (``metric_stats.resampled_intervals``), so
+    these intervals are those of the task metrics of the same items. Base and Gold answers of a
+    term are resampled together: the gap's interval is a paired one."""
+    estimates = resampled_intervals(lambda sample: breakdown(sample.items, detail.remap(sample.copies).answers),
+                                    table, items, [], unit_key, rows=ROW_FIELDS, resamples=resamples, seed=seed)
     out = {}
     for name, rows in table.items():
         out[name] = []
         for row in rows:
+            label = "[" + ", ".join(f"{f}={row[f]}" for f in ROW_FIELDS if f in row) + "]"
             extra = {}
             for score in SCORES:
-                reps = values.get((name, _row_key(name, row), score))
-                est = percentile_estimate(row[score], reps, units, drawn) if reps else None
+                est = estimates.get((name, label, score))
                 extra[f"{score}_ci"] = list(est.ci) if est is not None and est.ci else None
             out[name].append({**row, **extra})
     return out
