@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.eval.metric_stats import format_number, resampled_intervals
 from knowforge.eval.stats import child_seed, group_permutation_test
 from knowforge.eval.scorers import score_boolean
 from knowforge.eval.types import SampleResult, Score
@@ -81,7 +82,11 @@ class LinkProbeSolver:
         asks = [Ask(i, GenerationRequest(messages=(("user", i.question),), **common) if options.chat
                     else GenerationRequest(prompt=i.question, **common)) for i in items]
         samples = ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress)
-        tables = probe_tables(items, samples)
+        split = head_tail(items, samples)
+        # the engine's resamples of the run's statements: the task metric link_head_tail's intervals
+        estimates = resampled_intervals(lambda sample: head_tail(sample.items, sample.samples), split, items, samples,
+                                        ctx.unit_key, resamples=options.bootstrap, seed=options.seed)
+        tables = probe_tables(items, samples, {"all": estimates})
         sections = {"LINT: accuracy per template": tables["templates"],
                     "LINT: head vs long tail (accuracy and all-13 known rate)": tables["head_tail"],
                     "LINT: by domain": tables["domain"], "LINT: by rule": tables["rule"],
@@ -194,26 +199,39 @@ def by_slice(items: Sequence[BenchmarkItem], samples: Iterable[SampleResult], ke
             for v in sorted({value(i) for i in items if i.id in scores})}
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}"
+def _pct(x: float | None, ci=None) -> str:
+    return format_number(x, ci)
 
 
-def _drop(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:+.1f}%"
+def _drop(x: float | None, ci=None) -> str:
+    """A relative drop in % (it can pass -100 % .. +100 %), ± half its interval."""
+    if x is None:
+        return "-"
+    return format_number(100 * x, [100 * c for c in ci] if ci else None, percent=True, signed=True) + "%"
 
 
-def _rows(groups: dict[str, dict], key: str) -> list[dict]:
-    return [{key: k, "statements": g["statements"], "acc head": _pct(g["accuracy"]["head"]),
-             "acc long tail": _pct(g["accuracy"]["longtail"]), "acc drop": _drop(g["accuracy"]["relative_drop"]),
-             "known head": _pct(g["known"]["head"]), "known long tail": _pct(g["known"]["longtail"]),
-             "known drop": _drop(g["known"]["relative_drop"])} for k, g in groups.items()]
+def _rows(groups: dict[str, dict], key: str, estimates: dict | None = None) -> list[dict]:
+    """Head vs long tail per group; with ``estimates`` ({group: {path: Estimate}}) each number
+    ± half its 95% interval."""
+    def ci(k, *path):
+        est = ((estimates or {}).get(k) or {}).get(path)
+        return est.ci if est is not None else None
+
+    return [{key: k, "statements": g["statements"], "acc head": _pct(g["accuracy"]["head"], ci(k, "accuracy", "head")),
+             "acc long tail": _pct(g["accuracy"]["longtail"], ci(k, "accuracy", "longtail")),
+             "acc drop": _drop(g["accuracy"]["relative_drop"], ci(k, "accuracy", "relative_drop")),
+             "known head": _pct(g["known"]["head"], ci(k, "known", "head")),
+             "known long tail": _pct(g["known"]["longtail"], ci(k, "known", "longtail")),
+             "known drop": _drop(g["known"]["relative_drop"], ci(k, "known", "relative_drop"))}
+            for k, g in groups.items()]
 
 
-def probe_tables(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult]) -> dict[str, list[dict]]:
-    """Markdown-ready tables for the run report."""
+def probe_tables(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult],
+                 estimates: dict | None = None) -> dict[str, list[dict]]:
+    """Markdown-ready tables for the run report (``estimates``: the head/tail intervals)."""
     templates = [{"template": t, "label": r["label"], "n": r["n"], "accuracy": _pct(r["accuracy"])}
                  for t, r in template_accuracy(items, samples).items()]
-    return {"templates": templates, "head_tail": _rows({"all": head_tail(items, samples)}, "set"),
+    return {"templates": templates, "head_tail": _rows({"all": head_tail(items, samples)}, "set", estimates),
             "domain": _rows(by_slice(items, samples, "domain"), "domain"),
             "rule": _rows(by_slice(items, samples, "rule"), "rule"),
             "graph_premises": _rows(by_slice(items, samples, "graph_premises"), "graph/hidden")}
