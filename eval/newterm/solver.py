@@ -14,6 +14,13 @@ prompts (``compare``; answered from the response cache when the Base run came fi
 report the gap Base − Gold per task (those answers are recorded as the run's variant answers), per term category and per year, with a plot of Base vs
 Gold by year. ``knowforge eval --benchmark newterm:2022+2023+2024`` evaluates several years'
 benchmarks in one run, so the year table and plot show the trend.
+
+With ``--mc-scoring likelihood`` (not the paper's protocol, which generates) each phrasing is
+scored as lm-evaluation-harness scores multiple choice: the same official prompt, then the
+log-likelihood of each answer the system prompt asks for (the letters A-D for COMA and COST;
+the phrasing's own pair for CSJ: YES/NO, Correct/Incorrect, Acceptable/Unacceptable), the most
+likely one being the model's answer. A small model that never writes a parseable letter then
+still gives a number that can be told from chance.
 """
 
 from __future__ import annotations
@@ -29,7 +36,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from knowforge.errors import ConfigError
-from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.eval.ask import Ask, ask_and_score, ask_choices
+from knowforge.eval.mc_likelihood import ChoiceQuestion
 from knowforge.eval.metric_stats import chance_of, format_number, resampled_intervals
 from knowforge.eval.metrics import balanced_accuracy
 from knowforge.eval.stats import child_seed, paired_difference, paired_permutation
@@ -127,6 +135,38 @@ def asks(items: Sequence[BenchmarkItem], options: EvalOptions, setting: str,
     """Every item under every phrasing of ``setting``; a sample's index is its phrasing."""
     return [Ask(item, render(item, p, setting, options), first_index=p, variant=variant)
             for item in items for p in range(PHRASINGS)]
+
+
+CSJ_WORDS = (("YES", "NO"), ("Correct", "Incorrect"), ("Acceptable", "Unacceptable"))   # per phrasing
+
+
+def choice_question(item: BenchmarkItem, phrasing: int, setting: str, options: EvalOptions) -> ChoiceQuestion:
+    """One phrasing of an item as a likelihood question (``--mc-scoring likelihood``): the
+    official prompt, whose trailing space becomes the delimiter of each continuation (lm-eval's
+    " " before a target), then the answer the system prompt asks for: the letter of each choice
+    (COMA, COST), or the phrasing's two words (CSJ: YES/NO, Correct/Incorrect,
+    Acceptable/Unacceptable), recorded as true/false."""
+    context = render(item, phrasing, setting, options).prompt.rstrip(" ")
+    if base_task(item) == "CSJ":
+        words = CSJ_WORDS[phrasing]
+        return ChoiceQuestion(item, words, ("true", "false"), words, 0 if item.metadata["gold"] else 1, context)
+    letters = tuple("ABCD"[:len(item.choices)])
+    if item.answer_index is None or not 0 <= item.answer_index < len(letters):
+        raise ConfigError(f"NewTerm item {item.id} has no gold choice (answer_index)")
+    return ChoiceQuestion(item, tuple(item.choices), letters, letters, item.answer_index, context)
+
+
+def ask_by_likelihood(items: Sequence[BenchmarkItem], options: EvalOptions, settings: Sequence[tuple[str, str | None]],
+                      ctx: SolveContext) -> list[SampleResult]:
+    """Every item under every phrasing of each (setting, variant), scored by the likelihood of
+    its answers; a sample's index is its phrasing, as when answers are generated."""
+    if options.chat:
+        raise ConfigError("likelihood scoring scores answers after a plain prompt; drop --chat")
+    keys = [(item, p, variant) for setting, variant in settings for item in items for p in range(PHRASINGS)]
+    questions = [choice_question(item, p, setting, options)
+                 for setting, _ in settings for item in items for p in range(PHRASINGS)]
+    scored = ask_choices(questions, ctx.backend, progress=ctx.progress)
+    return [replace(sample, sample_index=p, variant=variant) for sample, (_, p, variant) in zip(scored, keys)]
 
 
 def answers_of(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult]) -> list[Answer]:
@@ -320,14 +360,16 @@ class NewTermSolver:
         options = ctx.options
         if options.n != 1:
             raise ConfigError("NewTerm asks each item once per phrasing (three samples, pooled): use --n 1")
-        if options.mc_scoring != "generate":
-            raise ConfigError("NewTerm scores generated answers with the official parsing: drop --mc-scoring")
         setting = self.args.setting
         compare = self.args.compare if self.args.compare is not None else setting == "gold"
         other = "base" if setting == "gold" else "gold"
         # the other setting's answers are variants of the same questions, asked in memory
-        asked = asks(items, options, setting) + (asks(items, options, other, variant=other) if compare else [])
-        scored = ask_and_score(asked, ctx.backend, scoring=options.scoring, progress=ctx.progress)
+        if options.mc_scoring == "likelihood":
+            scored = ask_by_likelihood(items, options, [(setting, None)] + ([(other, other)] if compare else []),
+                                       ctx)
+        else:
+            asked = asks(items, options, setting) + (asks(items, options, other, variant=other) if compare else [])
+            scored = ask_and_score(asked, ctx.backend, scoring=options.scoring, progress=ctx.progress)
         samples = [s for s in scored if s.variant is None]
         variants = [s for s in scored if s.variant is not None]
         by_setting = {setting: answers_of(items, samples)}
