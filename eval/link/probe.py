@@ -31,7 +31,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.errors import ConfigError
+from knowforge.eval.ask import Ask, ask_and_score, ask_choices
+from knowforge.eval.mc_likelihood import ChoiceQuestion
 from knowforge.eval.metric_stats import format_number, resampled_intervals
 from knowforge.eval.stats import child_seed, group_permutation_test
 from knowforge.eval.scorers import score_boolean
@@ -68,20 +70,41 @@ def score_probe_robust(item: BenchmarkItem, response: str | None) -> Score:
     return score_boolean(item, response or "")
 
 
+# --- likelihood ----------------------------------------------------------------------------------
+OTHER_LABEL = {"Yes": "No", "No": "Yes", "True": "False", "False": "True", "Right": "Wrong", "Wrong": "Right"}
+
+
+def label_question(item: BenchmarkItem) -> ChoiceQuestion:
+    """A probe item as a likelihood question (``--mc-scoring likelihood``, as lm-evaluation-harness
+    scores yes/no tasks): the template's prompt, then its two labels (Yes/No, True/False,
+    Right/Wrong), the more likely one being the answer."""
+    gold = item.answers[0] if item.answers else ""
+    if gold not in OTHER_LABEL:
+        raise ConfigError(f"LINK item {item.id}: its label {gold!r} is not one of {', '.join(OTHER_LABEL)}")
+    pair = tuple(sorted((gold, OTHER_LABEL[gold]), key=lambda label: label not in ("Yes", "True", "Right")))
+    return ChoiceQuestion(item, pair, pair, pair, pair.index(gold), item.question)
+
+
 # --- the solver ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LinkProbeSolver:
-    """Ask every probe item as it is (plain prompt, or one user message with ``--chat``)."""
+    """Ask every probe item as it is (plain prompt, or one user message with ``--chat``); with
+    ``--mc-scoring likelihood`` score its two labels instead (``label_question``)."""
 
     component: Component
 
     def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput:
         options = ctx.options
-        common = dict(n=options.n, temperature=options.temperature, top_p=options.top_p, seed=options.seed,
-                      max_tokens=options.max_tokens)
-        asks = [Ask(i, GenerationRequest(messages=(("user", i.question),), **common) if options.chat
-                    else GenerationRequest(prompt=i.question, **common)) for i in items]
-        samples = ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress)
+        if options.mc_scoring == "likelihood":
+            if options.chat:
+                raise ConfigError("likelihood scoring scores answers after a plain prompt; drop --chat")
+            samples = ask_choices([label_question(i) for i in items], ctx.backend, progress=ctx.progress)
+        else:
+            common = dict(n=options.n, temperature=options.temperature, top_p=options.top_p, seed=options.seed,
+                          max_tokens=options.max_tokens)
+            asks = [Ask(i, GenerationRequest(messages=(("user", i.question),), **common) if options.chat
+                        else GenerationRequest(prompt=i.question, **common)) for i in items]
+            samples = ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress)
         split = head_tail(items, samples)
         # the engine's resamples of the run's statements: the task metric link_head_tail's intervals
         estimates = resampled_intervals(lambda sample: head_tail(sample.items, sample.samples), split, items, samples,
@@ -319,7 +342,7 @@ def metric_by(key: str):
     return metric
 
 
-__all__ = ["LinkProbeSolver", "by_slice", "chance_by", "chance_head_tail", "chance_known", "chance_templates",
+__all__ = ["LinkProbeSolver", "OTHER_LABEL", "by_slice", "label_question", "chance_by", "chance_head_tail", "chance_known", "chance_templates",
            "drop_p_values", "first_token", "head_tail", "known_rate", "metric_by", "metric_head_tail",
            "metric_known", "metric_templates", "probe_tables", "relative_drop", "score_probe", "score_probe_robust",
            "statement_outcomes", "template_accuracy"]
