@@ -167,7 +167,10 @@ def accuracy_by(items: Sequence[BenchmarkItem], samples, key: str, report: dict 
     groups: dict[str, list] = defaultdict(list)
     for r in samples:
         groups[_slice_key(by_id[r.item_id].slices.get(key))].append(r)
-    reported = ((report or {}).get("slices") or {}).get(key, {})
+    report = report or {}
+    # the report keeps the item's own fields apart from its slices (by_form, by_task)
+    slices = report.get("slices") or {}
+    reported = slices[key] if key in slices else (report.get(f"by_{key}") or {}) if key in ("form", "task") else {}
     out = {}
     for k, rows in sorted(groups.items()):
         stats = reported.get(k) or {}
