@@ -246,3 +246,20 @@ def test_newterm_tables_carry_the_intervals_and_p_values_of_the_task_metrics():
     half = 100 * (row["gap_ci"][1] - row["gap_ci"][0]) / 2
     assert cells["gap (Base - Gold)"] == f"{100 * row['gap']:+.1f} ± {half:.1f}"
     assert cells["test"] == "sign-flip"
+
+
+def test_summary_slices_take_their_intervals_from_the_report():
+    from knowforge.eval.tasks import accuracy_by
+
+    items = _items(4, 1) + _items(2, 1, form="boolean", choices=[])
+    items = [i.model_copy(update={"id": f"x{k}", "slices": {"form": i.form}}) for k, i in enumerate(items)]
+    samples = [SampleResult(i.id, 0, "A", "A", float(k % 2)) for k, i in enumerate(items)]
+    report = {"by_form": {"multi-choice": {"ci": [0.1, 0.9], "stderr": 0.2, "units": 4},
+                          "boolean": {"ci": [0.0, 1.0], "stderr": 0.5, "units": 2}},
+              "slices": {"form": {}}}
+    by = accuracy_by(items, samples, "form", {k: v for k, v in report.items() if k != "slices"})
+    assert by["multi-choice"] == {"accuracy": 0.5, "samples": 4, "stderr": 0.2, "ci": [0.1, 0.9], "units": 4,
+                                  "chance": 0.25}
+    assert by["boolean"]["chance"] == 0.5 and by["boolean"]["ci"] == [0.0, 1.0]
+    # a slice of the items' own slices comes from report["slices"]
+    assert accuracy_by(items, samples, "form", report)["boolean"]["ci"] is None
