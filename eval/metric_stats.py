@@ -401,7 +401,8 @@ def format_number(value: float | None, ci: Sequence[float] | None = None, *, per
 def row_text(row: Mapping[str, Any]) -> dict[str, str]:
     """The cells of one number in a report table: value ± interval, chance, p."""
     percent = is_percent(tuple(row.get("path") or ()))
-    cells = {"value": format_number(row.get("value"), row.get("ci"), percent=percent)}
+    gap = "paired" in row or "p_value" in row          # a difference: signed
+    cells = {"value": format_number(row.get("value"), row.get("ci"), percent=percent, signed=gap)}
     if row.get("ci"):
         low, high = row["ci"]
         scale = 1.0 if percent or not (-1.0 <= (row.get("value") or 0.0) <= 1.0) else 100.0
@@ -411,7 +412,7 @@ def row_text(row: Mapping[str, Any]) -> dict[str, str]:
     chance = row.get("chance")
     cells["chance"] = "-" if chance is None else format_number(chance, percent=percent)
     if chance is not None and row.get("excludes_chance") is not None:
-        cells["chance"] += " (excluded)" if row["excludes_chance"] else " (inside)"
+        cells["chance"] += " (outside the interval)" if row["excludes_chance"] else " (inside the interval)"
     if row.get("p_value") is not None:
         p = row["p_value"]
         cells["p"] = ("<0.001" if p < 0.001 else f"{p:.3f}") + (f" ({row['test']})" if row.get("test") else "")

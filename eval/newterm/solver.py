@@ -291,16 +291,22 @@ def plot_by_year(path: Path, rows: Sequence[dict]) -> Path | None:
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    for index, task in enumerate(sorted({r["task"] for r in points})):
+    tasks = sorted({r["task"] for r in points})
+    series = [(t, s) for t in tasks for s in ("base", "gold")]
+    for index, task in enumerate(tasks):
         mine = sorted((int(r["year"]), r) for r in points if r["task"] == task)
         colour = f"C{index}"
         for setting, style in (("base", "-"), ("gold", "--")):
-            points_ = [(y, r[setting], r.get(f"{setting}_ci")) for y, r in mine if r[setting] is not None]
+            # each series a little apart, so that error bars of one year do not hide each other
+            shift = 0.3 * (series.index((task, setting)) / max(1, len(series) - 1) - 0.5)
+            points_ = [(y + shift, r[setting], r.get(f"{setting}_ci")) for y, r in mine if r[setting] is not None]
             if points_:
                 low = [max(0.0, 100 * (v - ci[0])) if ci else 0.0 for _, v, ci in points_]
                 high = [max(0.0, 100 * (ci[1] - v)) if ci else 0.0 for _, v, ci in points_]
                 ax.errorbar([p[0] for p in points_], [100 * p[1] for p in points_], yerr=[low, high], fmt=style,
                             marker="o", color=colour, capsize=3, label=f"{task} {setting.capitalize()}")
+    years = sorted({int(r["year"]) for r in points})
+    ax.set_xlim(years[0] - 0.5, years[-1] + 0.5)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("year")
     ax.set_ylabel("score (%)")
