@@ -250,9 +250,25 @@ def chance_of(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult] | 
     return sum(values) / len(values)
 
 
-def excludes(ci: Sequence[float] | None, value: float | None) -> bool | None:
-    """Whether an interval lies wholly above or below ``value`` (None without both)."""
+def excludes(ci: Sequence[float] | None, value: float | None, units: int | None = None,
+             scale: float = 1.0) -> bool | None:
+    """Whether an interval lies wholly above or below ``value`` (None without both).
+
+    A zero-width interval says only that every unit scored the same, which a bootstrap (or a
+    standard error) cannot weigh: a share of 0 (or 1, or 100 % with ``scale`` 100) over
+    ``units`` units is then judged by the rule of three, the one-sided 95% bound 3/n of a
+    proportion seen 0 times in n (so 0 of 40 statements excludes 50 % but not 0.01 %); any
+    other zero-width interval decides nothing (None)."""
     if ci is None or value is None:
+        return None
+    if ci[0] == ci[1]:
+        if not units:
+            return None
+        bound = scale * min(1.0, 3.0 / units)
+        if ci[0] == 0.0:
+            return bool(value > bound)
+        if ci[0] == scale:
+            return bool(value < scale - bound)
         return None
     return bool(ci[0] > value or ci[1] < value)
 
@@ -364,8 +380,9 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                 row.update(_estimate_fields(est))
             extra = extras.get((plan.task.name, plan.spec.name, path), {})
             row.update(extra)
+            scale = 100.0 if is_percent(path) else 1.0
             if "chance" in extra:
-                row["excludes_chance"] = excludes(row.get("ci"), extra["chance"])
+                row["excludes_chance"] = excludes(row.get("ci"), extra["chance"], row["units"], scale)
             if row.get("ci") is not None and "p_value" in extra:
                 row["excludes_zero"] = excludes(row["ci"], 0.0)
             rows.append(row)
@@ -412,7 +429,7 @@ def row_text(row: Mapping[str, Any]) -> dict[str, str]:
     chance = row.get("chance")
     cells["chance"] = "-" if chance is None else format_number(chance, percent=percent)
     if chance is not None and row.get("excludes_chance") is not None:
-        cells["chance"] += " (outside the interval)" if row["excludes_chance"] else " (inside the interval)"
+        cells["chance"] += " (excluded)" if row["excludes_chance"] else " (not excluded)"
     if row.get("p_value") is not None:
         p = row["p_value"]
         cells["p"] = ("<0.001" if p < 0.001 else f"{p:.3f}") + (f" ({row['test']})" if row.get("test") else "")

@@ -31,7 +31,7 @@ from typing import Any
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.eval.ask import cache_stats
-from knowforge.eval.metric_stats import chance_of, format_number, metric_intervals, row_text
+from knowforge.eval.metric_stats import chance_of, excludes, format_number, metric_intervals, row_text
 from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
@@ -349,10 +349,7 @@ def _cell(value: Any, stats: dict | None = None) -> str:
 
 
 def _with_chance(stats: dict) -> dict:
-    chance, ci = stats.get("chance"), stats.get("ci")
-    if chance is not None and ci:
-        return {**stats, "excludes_chance": ci[0] > chance or ci[1] < chance}
-    return stats
+    return {**stats, "excludes_chance": excludes(stats.get("ci"), stats.get("chance"), stats.get("units"))}
 
 
 def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
@@ -383,7 +380,8 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
 
     chance_all = first(runs[s].get("chance") for s in solvers)
     table("Accuracy", "run", [("all", chance_all, [
-        _cell(runs[s]["accuracy"], _with_chance({"ci": runs[s].get("accuracy_ci"), "chance": runs[s].get("chance")}))
+        _cell(runs[s]["accuracy"], _with_chance({"ci": runs[s].get("accuracy_ci"), "chance": runs[s].get("chance"),
+                                                 "units": runs[s].get("accuracy_units")}))
         for s in solvers])])
     flat = {s: {(t, m): v for t, ms in runs[s]["metrics"].items() for m, v in _scalars(ms)} for s in solvers}
     stats = {s: {(t, r["name"]): r for t, rows in (runs[s].get("intervals") or {}).items() for r in rows}

@@ -63,6 +63,16 @@ for name, label, chance in (("accuracy", "accuracy", "50"), ("known", "known (al
     drop = rows[f"link_head_tail.{name}.relative_drop"]
     p = drop.get("p_value")
     print(f"  {label} (chance {chance}): head {pm(head)}{mark(head)} vs long tail {pm(tail)}{mark(tail)}, "
-          f"relative drop {pm(drop, '+')}% (p {'-' if p is None else f'{p:.3f}'}; unpaired: head and long tail "
-          "are different statements)")
+          f"relative drop {pm(drop, '+') + '%' if drop.get('value') is not None else '-'} "
+          f"(p {'-' if p is None else f'{p:.3f}'}; unpaired: head and long tail are different statements)")
+overall = [rows[f"link_head_tail.accuracy.{d}"] for d in ("head", "longtail")]
+if not any(r.get("excludes_chance") for r in overall):
+    by_label = {}
+    for t, v in m["link_templates"].items():
+        by_label.setdefault(v["label"], []).append(v["accuracy"])
+    print("  note: neither head nor long-tail accuracy can be told from chance. The templates whose interval "
+          "excludes 50 are the model's answer bias, not knowledge: templates that share a label score alike ("
+          + ", ".join(f"{label} {100 * sum(v) / len(v):.0f}%" for label, v in sorted(by_label.items()))
+          + "). The demo's model was taught the graph's facts, not LINT's inferences over them; LINK's numbers "
+          "need a model that can read a premise and judge a conclusion.")
 PY

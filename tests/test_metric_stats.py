@@ -218,6 +218,19 @@ def test_the_summary_shows_chance_intervals_and_which_exclude_chance():
     assert "500 resamples" in md and "`*`: the interval excludes chance" in md
 
 
+def test_a_zero_width_interval_is_judged_by_the_rule_of_three():
+    from knowforge.eval.metric_stats import excludes
+
+    assert excludes([0.2, 0.4], 0.25) is False and excludes([0.3, 0.4], 0.25) is True
+    # every one of 40 statements wrong: below 50 % for sure, but not below (1/2)^13
+    assert excludes([0.0, 0.0], 0.5, units=40) is True
+    assert excludes([0.0, 0.0], 0.5 ** 13, units=40) is False
+    assert excludes([1.0, 1.0], 0.5, units=40) is True and excludes([1.0, 1.0], 0.95, units=40) is False
+    assert excludes([0.0, 0.0], 0.5, units=4) is False                 # 3/4: four units cannot tell
+    assert excludes([0.5, 0.5], 0.25, units=40) is None and excludes([0.0, 0.0], 0.5) is None
+    assert excludes([0.0, 0.0], 25.0, units=40, scale=100.0) is True    # a share in percent
+
+
 def test_chance_of_items():
     mc = _items(4, 1)
     yes_no = _items(2, 1, form="boolean", choices=[])
