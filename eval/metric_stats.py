@@ -279,7 +279,6 @@ class _Plan:
     task: Task
     spec: MetricSpec
     leaves: dict[Path, float | None]
-    note: str | None = None
 
 
 def _task_inputs(items: Sequence[BenchmarkItem], origin: Sequence[str], samples: Sequence[SampleResult],
@@ -325,15 +324,14 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                                               resamples=max(resamples, 2)).items():
                     if path in leaves:
                         extras.setdefault((task.name, name, path), {}).update(result)
-            plans.append(_Plan(task, spec, leaves, spec.no_resample))
+            plans.append(_Plan(task, spec, leaves))
     if not plans:
         return out
     replicates: dict[tuple[str, str, Path], list[float]] = defaultdict(list)
     notes: dict[str, str] = {}                    # detail kind -> why it cannot be resampled
-    live = [p for p in plans if p.note is None]
     drawn = 0
-    if resamples >= 2 and live and len(units) >= 2:
-        kinds = sorted({p.spec.needs for p in live if p.spec.needs is not None})
+    if resamples >= 2 and len(units) >= 2:
+        kinds = sorted({p.spec.needs for p in plans if p.spec.needs is not None})
         for sample in resample_run(output.items, output.samples, key, resamples=resamples,
                                    seed=child_seed(seed, "metrics")):
             drawn += 1
@@ -346,7 +344,7 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                 except CannotResample as exc:
                     notes[kind] = str(exc)
             inputs: dict[str, tuple[list[BenchmarkItem], list[SampleResult]]] = {}
-            for plan in live:
+            for plan in plans:
                 needs = plan.spec.needs
                 if needs is not None and needs in notes:
                     continue
@@ -363,7 +361,7 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
         log.info("metric intervals: %d resamples of %d %s units", drawn, len(units), key or "item")
     for plan in plans:
         rows = out.setdefault(plan.task.name, [])
-        note = plan.note or (notes.get(plan.spec.needs) if plan.spec.needs else None)
+        note = notes.get(plan.spec.needs) if plan.spec.needs else None
         for path, value in plan.leaves.items():
             row: dict[str, Any] = {"name": leaf_name(plan.spec.name, path), "metric": plan.spec.name,
                                    "path": list(path), "value": value, "unit": key or "item",

@@ -155,9 +155,9 @@ class MetricSpec:
     * ``chance``: the value at chance level, shaped like the metric's (a number, or a dict with
       the same paths), e.g. 0.25 for four options: each interval then says whether it excludes it;
     * ``test``: for a gap, its test on the task's input — ``test(data, seed=, resamples=)`` →
-      ``{path: {"p_value", "test", "paired", "note"}}`` — computed once, never per resample;
-    * ``no_resample``: why the value cannot be resampled (it is then reported without one).
-    Integers are counts and get no interval."""
+      ``{path: {"p_value", "test", "paired", "note"}}`` — computed once, never per resample.
+    Integers are counts and get no interval. A metric whose solver detail cannot follow a
+    resample (``Remappable``) is reported without an interval, saying why."""
 
     name: str
     compute: Callable[[MetricInput], Any]     # a JSON-ready value (number, dict, rows)
@@ -166,7 +166,6 @@ class MetricSpec:
     rows: tuple[str, ...] = ()
     chance: Callable[[MetricInput], Any] | None = None
     test: MetricTest | None = None
-    no_resample: str | None = None
 
 
 # --- scorers -----------------------------------------------------------------------------------
