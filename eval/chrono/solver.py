@@ -131,7 +131,8 @@ def with_intervals(rows: Sequence[dict], estimates: dict) -> list[dict]:
         for key, value in row.items():
             if isinstance(value, float) and is_percent((key,)):
                 est = estimates.get((label, key))
-                cells[key] = format_number(value, est.ci if est is not None else None, percent=True)
+                cells[key] = format_number(value, est.ci if est is not None else None, percent=True,
+                                           signed="gain" in key)
         out.append(cells)
     return out
 
