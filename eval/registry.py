@@ -112,39 +112,30 @@ def refresh() -> None:
     _BUILT.clear()
 
 
-def solver_spec(name: str) -> SolverSpec:
-    table = registry().solvers
+def _spec(table: dict, name: str, what: str):
     if name not in table:
-        raise ConfigError(f"unknown solver {name!r}; known: {', '.join(sorted(table))}")
+        raise ConfigError(f"{what} {name!r}; known: {', '.join(sorted(table)) or 'none'}")
     return table[name]
+
+
+def solver_spec(name: str) -> SolverSpec:
+    return _spec(registry().solvers, name, "unknown solver")
 
 
 def metric_spec(name: str) -> MetricSpec:
-    table = registry().metrics
-    if name not in table:
-        raise ConfigError(f"unknown metric {name!r}; known: {', '.join(sorted(table))}")
-    return table[name]
+    return _spec(registry().metrics, name, "unknown metric")
 
 
 def scorer_spec(name: str) -> ScorerSpec:
-    table = registry().scorers
-    if name not in table:
-        raise ConfigError(f"unknown scorer {name!r}; known: {', '.join(sorted(table))}")
-    return table[name]
+    return _spec(registry().scorers, name, "unknown scorer")
 
 
 def run_export_spec(name: str) -> RunExportSpec:
-    table = registry().run_exports
-    if name not in table:
-        raise ConfigError(f"unknown run export format {name!r}; known: {', '.join(sorted(table)) or 'none'}")
-    return table[name]
+    return _spec(registry().run_exports, name, "unknown run export format")
 
 
 def file_scoring_spec(name: str) -> FileScoringSpec:
-    table = registry().file_scorings
-    if name not in table:
-        raise ConfigError(f"no file scoring {name!r}; known: {', '.join(sorted(table)) or 'none'}")
-    return table[name]
+    return _spec(registry().file_scorings, name, "no file scoring")
 
 
 def load_errors() -> dict[str, str]:

@@ -250,6 +250,17 @@ def control_model_of(store, run: Mapping) -> dict | None:
 
 
 # ---- one run ----------------------------------------------------------------------------------------
+def answered_questions(store, run_id: str) -> tuple[dict[str, Mapping], dict[str, list[tuple[int, float]]]]:
+    """A run's questions by id, and each question's (sample index, score) pairs."""
+    questions: dict[str, Mapping] = {}
+    answers: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for row in run_answers(store, run_id):
+        q, a = row["question"], row["answer"]
+        questions[q["id"]] = q
+        answers[q["id"]].append((int(a.get("sample_index") or 0), float(a.get("score") or 0.0)))
+    return questions, answers
+
+
 def run_validity(store, run: Mapping, model: Mapping) -> dict:
     """Seen vs unseen accuracy per task of one run of ``model``."""
     run_id = run["id"]
@@ -257,12 +268,7 @@ def run_validity(store, run: Mapping, model: Mapping) -> dict:
     facts = question_facts(store, run_id, model["id"])
     verdict = run.get("verdict_samples")
     units = Units(run.get("cluster_key"))
-    questions: dict[str, Mapping] = {}
-    answers: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    for row in run_answers(store, run_id):
-        q, a = row["question"], row["answer"]
-        questions[q["id"]] = q
-        answers[q["id"]].append((int(a.get("sample_index") or 0), float(a.get("score") or 0.0)))
+    questions, answers = answered_questions(store, run_id)
     per_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     unit_of: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for qid, q in questions.items():

@@ -21,11 +21,10 @@ from pathlib import Path
 
 from knowforge.eval.chrono.categories import (CORRECT, CUT_OFF, FACT_CATEGORIES, INCORRECT, KNOWN, PARTIAL_GREEDY,
                                               PARTIAL_KNOWN, PARTIAL_SAMPLED, UNKNOWN, classify_timeline)
-from knowforge.eval.results import run_answers
 from knowforge.eval.stats import bootstrap_ratio, child_seed
 from knowforge.eval.unit import ValidityContext, ValiditySection
-from knowforge.eval.validity import (AFTER_CUTOFF, GENERATED, HELD_OUT, fact_status, markdown_table,
-                                     question_facts, question_metadata)
+from knowforge.eval.validity import (AFTER_CUTOFF, GENERATED, HELD_OUT, answered_questions, fact_status,
+                                     markdown_table, question_facts, question_metadata)
 from knowforge.models.matching import fuzzy_in
 
 STABLE = "stable, seen"
@@ -254,12 +253,7 @@ def chrono_part(store, run: Mapping, ctx: ValidityContext) -> dict:
     cutoff = int(ctx.model["cutoff"])
     shot_sets = int(run["verdict_samples"])
     facts = question_facts(store, run_id, ctx.model["id"])
-    questions: dict[str, Mapping] = {}
-    answers: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    for row in run_answers(store, run_id):
-        q, a = row["question"], row["answer"]
-        questions[q["id"]] = q
-        answers[q["id"]].append((int(a.get("sample_index") or 0), float(a.get("score") or 0.0)))
+    questions, answers = answered_questions(store, run_id)
     records = chrono_records(questions, answers, facts, shot_sets=shot_sets, model_cutoff=cutoff)
     out = {"run_id": run_id, "name": run.get("name"), "records": records,
            "confusion": {t: confusion_table(r for r in records if r["template"] == t)
