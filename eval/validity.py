@@ -341,14 +341,21 @@ def p_text(value: float | None) -> str:
     return "-" if value is None else ("<0.001" if value < 0.001 else f"{value:.3f}")
 
 
+def in_percent(rows: Sequence[Mapping], columns: Sequence[str]) -> list[dict]:
+    """Rows whose ``columns`` (shares in [0, 1]) are shown in %: ``"locality"`` -> ``"locality %"``."""
+    return [{(f"{k} %" if k in columns else k): (pct(v) if k in columns else v) for k, v in row.items()}
+            for row in rows]
+
+
 def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None) -> list[str]:
     if not rows:
         return ["(none)"]
     cols = list(columns or dict.fromkeys(k for r in rows for k in r))
 
+    # one number format in a report: tables hold shares already in % (see in_percent)
     def cell(v):
         if isinstance(v, float):
-            return f"{v:.3f}" if abs(v) <= 1 else f"{v:.1f}"
+            return f"{v:.1f}"
         return "" if v is None else str(v)
 
     return (["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

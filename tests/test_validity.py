@@ -304,6 +304,10 @@ def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):
     assert json.loads((out / "validity.json").read_text())["sections"]["knowgen"]["data"]["summary"]["gap"] == 0.5
     md = (out / "validity.md").read_text()
     assert "ELKEN" in md and "| ice | 6 | 83.3 | 50.0 | +33.3 ± " in md and "KU questions answered both ways" in md
+    # one number format: the runs' tables show their rates in % too, never as fractions
+    assert "| question-level reliability % | edit-level reliability % | locality % |" in md
+    assert "| ice | 6 | 83.3 | 50.0 | 90.0 |" in md and "| 75.0 |" in md and "| 25.0 |" in md
+    assert not any(f"| {share:.3f} |" in md for share in (0.5, 5 / 6, 0.9, 0.75, 0.25))
 
 
 def test_a_run_of_another_model_has_no_validity_but_gets_cutoff_slices(store, tmp_path):

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from knowforge.eval.results import run_answers
 from knowforge.eval.stats import child_seed, paired_difference
 from knowforge.eval.unit import ValidityContext, ValiditySection
-from knowforge.eval.validity import judge_gap, markdown_table, p_text, pct, pm
+from knowforge.eval.validity import in_percent, judge_gap, markdown_table, p_text, pct, pm
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -106,6 +106,9 @@ def elken_summary(rows: Sequence[Mapping], scores: Mapping[str, Mapping[str, tup
     return out
 
 
+RATES = ("question-level reliability", "edit-level reliability", "locality")
+
+
 def check(store, ctx: ValidityContext) -> ValiditySection | None:
     rows, scores = elken_rows(store, ctx.runs)
     if not rows:
@@ -118,7 +121,7 @@ def check(store, ctx: ValidityContext) -> ValiditySection | None:
               "p": p_text(e["p_value"]), "test": e["test"] or "-",
               "excludes 0": {True: "yes", False: "no"}.get(e["excludes_zero"], "-"),
               "flag": "FLAG" if e["flagged"] else ""} for e in summary]
-    markdown = ["## ELKEN: editing methods vs no edit", "", *markdown_table(rows), "",
+    markdown = ["## ELKEN: editing methods vs no edit", "", *markdown_table(in_percent(rows, RATES)), "",
                 "Each method − no edit on the in-scope fact questions both runs answered: question-level "
                 "reliability in %, the gain in points ± half its paired 95% interval (events resampled), p: "
                 "McNemar's test or a sign-flip test over events. ICE is flagged when the interval does not lie "

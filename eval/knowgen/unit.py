@@ -16,7 +16,7 @@ from knowforge.eval.solvers import solve_prompted
 from knowforge.eval.stats import child_seed, paired_difference
 from knowforge.eval.unit import (EvalUnit, NoArgs, SolveContext, SolverOutput, SolverSpec, ValidityContext,
                                  ValiditySection, ValiditySpec)
-from knowforge.eval.validity import MIN_GAP, judge_gap, markdown_table, p_text, pct, pm
+from knowforge.eval.validity import MIN_GAP, in_percent, judge_gap, markdown_table, p_text, pct, pm
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem
 
@@ -141,7 +141,7 @@ def check(store, ctx: ValidityContext) -> ValiditySection | None:
                 f"({summary['units']} units): with {pct(summary['ku_with_context'])}, "
                 f"without {pct(summary['ku_without_context'])}, gap {pm(summary['gap'], summary['ci'])} points "
                 f"(p {p_text(summary['p_value'])}, {summary['test'] or '-'}; {summary['comparison']}). "
-                + (summary["note"] or ""), "", *markdown_table(rows), ""]
+                + (summary["note"] or ""), "", *markdown_table(in_percent(rows, ("accuracy",))), ""]
     flags = [f"KnowGen: {summary['note']}"] if summary["flagged"] else []
     return ValiditySection("KnowGen: KU with the passage in context vs without",
                            {"runs": rows, "summary": summary}, markdown, flags)
