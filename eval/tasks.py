@@ -243,7 +243,10 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         task_names = tuple(t.name for t in planned.tasks)
         extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
                  "cluster_key": unit_key, "task_filter": list(task_filter) or None,
-                 "metric_bootstrap": options.bootstrap, **cache}
+                 "metric_bootstrap": options.bootstrap, **cache,
+                 # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
+                 "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci")}
+                                        for task, rows in intervals.items() for r in rows]}
         sections = {"Task metrics": metric_rows(metrics, intervals)}
         run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
                                         started_at=started, extra=extra, sections=sections)

@@ -374,6 +374,13 @@ def test_compare_runs_of_one_benchmark(view_graph, viewer, session_store):
     diffs = [v[gold] - v[base] for v in scores.values()]
     assert f"{100 * statistics.fmean(diffs):+.1f}" in body
     assert 'id="metric-deltas"' in body and "newterm_base" in body     # the reports' task metrics
+    # side by side, as the engine recorded them on each run, with the difference
+    recorded = [{(r["task"], r["metric"]): r["value"] for r in json.loads(session_store.user_query(
+        "MATCH (r:Run {id: $id}) RETURN r.task_metric_values AS v", {"id": run})[0]["v"])} for run in (base, gold)]
+    key = ("newterm/COMA", "newterm_score")          # each run's own setting: Base 0, Gold 1 here
+    b, g = recorded[0][key], recorded[1][key]
+    assert (f"<td>{key[0]}</td><td>{key[1]}</td>\n<td class=\"n\">{b:.4g}</td><td class=\"n\">{g:.4g}</td>"
+            f"<td class=\"n\">{g - b:+.4g}</td>") in body
     status, body = fetch(viewer, f"/compare?run={base}&run={view_graph.runs['knowgen'][0]}")
     assert status == 400 and "different benchmarks" in body and base in body
     status, body = fetch(viewer, f"/compare?run={base}")

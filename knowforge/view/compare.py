@@ -3,6 +3,7 @@ the reports' task metrics with their deltas, and the items whose scores differ."
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -74,10 +75,18 @@ def compare_runs(store, run_ids: Sequence[str], page: int = 1, page_size: int = 
                       has_next=page * page_size < len(disagreeing), metrics=metric_deltas(runs))
 
 
-def task_metrics(report: Mapping | None) -> dict[tuple[str, str], float]:
-    """The numeric task metrics of a run's report (``extra["Task metrics"]`` rows), by
-    (task, metric); tables and unknown values are left to the run page."""
-    rows = ((report or {}).get("extra") or {}).get("Task metrics") or []
+def task_metrics(run: Mapping, report: Mapping | None) -> dict[tuple[str, str], float]:
+    """The numeric task metrics of a run, by (task, metric number): the values the engine
+    records on the Run (``task_metric_values``), or, for a run recorded before it did, the
+    numeric rows of its report's "Task metrics" table; tables and text are left to the run page."""
+    recorded = run.get("task_metric_values")
+    if recorded:
+        try:
+            rows = json.loads(recorded) if isinstance(recorded, str) else recorded
+        except ValueError:
+            rows = []
+    else:
+        rows = ((report or {}).get("extra") or {}).get("Task metrics") or []
     out = {}
     for row in rows if isinstance(rows, list) else []:
         value = row.get("value") if isinstance(row, Mapping) else None
@@ -89,7 +98,7 @@ def task_metrics(report: Mapping | None) -> dict[tuple[str, str], float]:
 def metric_deltas(runs: Sequence[Mapping]) -> list[dict]:
     """Each task metric the runs' reports hold, per run, and each later run's difference with
     the first (None where either lacks it)."""
-    values = [task_metrics(read_report(run)) for run in runs]
+    values = [task_metrics(run, read_report(run)) for run in runs]
     keys = sorted({k for v in values for k in v})
     return [{"task": task, "metric": metric, "values": [v.get((task, metric)) for v in values],
              "deltas": [None if v.get((task, metric)) is None or values[0].get((task, metric)) is None
