@@ -7,7 +7,10 @@ predicates that skip retracted facts are exercised against facts the first batch
 If a digest changes on purpose (a template's meaning changed), say why in the commit.
 Re-pinned once when LINK's additions to the bundled samples (towns, inventions, historical
 figures) gave the templates more candidates; with the samples of before, the code of after still
-gave the old digests.
+gave the old digests. The ELKEN files' digests were re-pinned once more when a batch came to ask
+each out-of-scope question once (ELKEN's metric.py stops on a repeated one): g1 had 229 local
+questions of 202 texts, now 220 of 220; g2 152 of 125, now 142 of 142; the plans' digests and
+every in-scope question stayed the same.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ from knowforge.kg.loaders.samples import load_samples
 # (batch, seed, events per type) -> (sha256 of the plans' canonical JSON, sha256 of the ELKEN file)
 GOLDEN = {
     ("g1", 7, 3): ("9218102a2fd5266cdc5d79d3595045267e90c4bc830b45de716d34de8a51627b",
-                    "c1ee43d09865973cd81e35db5b07e80236697794668eb43fae04200330b7f16a"),
+                    "5b7919b666d602a59aeda1b6c9708cba6aacf4f4cfe4cf9c9259497d4df8006f"),
     ("g2", 11, 2): ("ee0b7414c7857e713d4bd021a37459f810e658e43d32964decdd46d5d384fe93",
-                     "194dccc358f459a50ce2cb1e1e1ed8b287dde67617b10d26f2427927a2db7943"),
+                     "bfc43b88d32a871090053cb469ecabdfa4c8849f9d0faaa93634d2284f7d7d8f"),
 }
 
 

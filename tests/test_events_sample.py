@@ -39,6 +39,10 @@ def test_every_type_on_the_sample_with_questions_and_export(wikidata, tmp_path):
     with_locality = {p.type for p in summary.plans
                      if any(i.slices["scope"] == "out" for i in summary.items[p.id])}
     assert len(with_locality) >= 10
+    # ELKEN's metric.py pairs out-of-scope answers by question text and stops on a repeat:
+    # a batch asks each out-of-scope question once
+    local = [i.question for items in summary.items.values() for i in items if i.slices["scope"] == "out"]
+    assert local and len(local) == len(set(local))
     export(get_method("events"), store, "s", "elken", tmp_path / "s.json")
     events = json.loads((tmp_path / "s.json").read_text())
     assert len(events) == len(summary.plans)

@@ -105,17 +105,25 @@ def read_local_facts(store: Store, plans: list[EventPlan],
 
 
 def locality_items(plan: EventPlan, facts: list[LocalFact], benchmark: str, seed: int,
-                   per_event: int) -> list[BenchmarkItem]:
-    rng = random.Random(f"{seed}:events:locality:{plan.id}")
-    chosen = sorted(rng.sample(range(len(facts)), min(per_event, len(facts))))
+                   per_event: int, asked: set[str] | None = None) -> list[BenchmarkItem]:
+    """``per_event`` locality questions of ``plan``, none whose text is in ``asked`` (the batch's
+    earlier events'): ELKEN's metric.py pairs out-of-scope answers by question text and stops
+    when one repeats, so a batch asks each at most once. ``asked`` gains the chosen texts."""
     relations = load_relations()
+    asked = set() if asked is None else asked
+    texts = [relations[f.relation].question.format(subject=f.subject_name) for f in facts]
+    first = {text: i for i, text in reversed(list(enumerate(texts)))}   # one fact per question text
+    free = [i for i, text in enumerate(texts) if text not in asked and first[text] == i]
+    rng = random.Random(f"{seed}:events:locality:{plan.id}")
+    chosen = sorted(free[k] for k in rng.sample(range(len(free)), min(per_event, len(free))))
     items = []
     for i in chosen:
         fact = facts[i]
+        asked.add(texts[i])
         items.append(BenchmarkItem(
             id=stable_id("q:", plan.id, "out", fact.subject_id, fact.relation),
             benchmark=benchmark, task=TASK_LOCALITY, form="generation",
-            question=relations[fact.relation].question.format(subject=fact.subject_name),
+            question=texts[i],
             answers=_answers([(fact.object_name, fact.aliases)]), scorer="elken-fact",
             entity_ids=[fact.subject_id] + ([fact.object_id] if fact.object_id else []),
             slices={"event_type": plan.type, "relation": fact.relation, "known": True,
@@ -132,6 +140,7 @@ def build_items(store: Store, plans: list[EventPlan], *, benchmark: str, seed: i
     """Items per event id (in-scope first, then locality). Call before applying the events."""
     _, per_event = load_locality_relations(locality_path)
     local = read_local_facts(store, plans, locality_path)
+    asked: set[str] = set()
     return {plan.id: in_scope_items(plan, benchmark)
-            + locality_items(plan, local[plan.id], benchmark, seed, per_event)
+            + locality_items(plan, local[plan.id], benchmark, seed, per_event, asked)
             for plan in plans}
