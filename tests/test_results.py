@@ -113,6 +113,20 @@ def test_unknown_run_and_bad_keys(store):
         results_by(store, run_id, ["year; DROP"])
     with pytest.raises(ConfigError):
         results_by(store, run_id, [])
+    # a key no question of the run has is a typo, not one "-" bucket: the error lists the run's keys
+    with pytest.raises(ConfigError, match=r"slice key\(s\) relaton; its keys: .*\brelation\b.*\btask\b.*\byear\b"):
+        results_by(store, run_id, ["relaton", "year"])
+
+
+def test_results_cli_names_an_unknown_slice_key(store, graph_env):
+    from click.testing import CliRunner
+
+    from knowforge.cli.main import cli
+
+    run_id, _ = _run(store, make_items())
+    result = CliRunner().invoke(cli, ["results", run_id, "--by", "relaton"])
+    assert result.exit_code == 1
+    assert "relaton" in result.output and "its keys:" in result.output and "Traceback" not in result.output
 
 
 def test_report_files_plots_and_comparison(store, tmp_path):
