@@ -36,6 +36,7 @@ from knowforge.eval.ask import summarize
 from knowforge.eval.run_stats import Units, accuracy_estimate
 from knowforge.eval.scoring import scoring_rule
 from knowforge.eval.types import EvalOptions, SampleResult
+from knowforge.kg.relations import relation_labels
 from knowforge.models.control import read_card
 from knowforge.models.provenance import git_revision
 from knowforge.models.questions import QUESTION_KEYS, property_value, slice_property
@@ -210,7 +211,8 @@ def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None
     ``stderr``, 95% ``ci`` and the ``units`` they rest on (``eval.run_stats``): the unit is the
     item (its samples together), or ``metadata[cluster_key]`` of the items (default: the Run's
     ``cluster_key`` when recorded). Sorted by key values. A key that none of the run's
-    questions has (a typo: ``relaton``) is a ConfigError that lists the run's keys.
+    questions has (a typo: ``relaton``) is a ConfigError that lists the run's keys. Slicing by
+    ``relation`` adds each relation's ``relation_label`` from the graph's vocabulary.
     """
     if not by:
         raise ConfigError("give at least one slice key, e.g. relation,year")
@@ -232,6 +234,10 @@ def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None
         out.append(entry)
     if out:
         _check_keys(store, run_id, by, out)
+    if "relation" in by:       # the id, and for people its label: P551 (residence)
+        labels = relation_labels(store, [r["relation"] for r in out])
+        for r in out:
+            r["relation_label"] = labels.get(r["relation"])
     out.sort(key=lambda r: tuple((r[k] is None, str(type(r[k])), r[k] if r[k] is not None else 0)
                                  for k in by))
     return out
