@@ -16,7 +16,9 @@ The load average is printed next to each phase: on a shared machine wall times m
 1M-fact run can be repeated in the time of its Neo4j phases.
 
     python benchmarks/bulk_import.py [--facts 1000000] [--unwind-facts 100000] [--home DIR]
-                                     [--keep DIR | --reuse-bulk DIR]
+                                     [--keep DIR | --reuse-bulk DIR] [--conf KEY=VALUE ...]
+
+``--conf`` sets a Spark option, e.g. ``--conf spark.sql.shuffle.partitions=4`` for a tiny input.
 """
 
 from __future__ import annotations
@@ -34,13 +36,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_wikidata_dump import write_dump  # noqa: E402
+from spark_parse import spark_option  # noqa: E402
 
 from knowforge.kg.bulk.admin_import import import_bulk  # noqa: E402
 from knowforge.kg.connection import GraphSettings, hide_query_notifications, open_store  # noqa: E402
 from knowforge.kg.loaders.base import iter_lines  # noqa: E402
 from knowforge.kg.loaders.wikidata_json import load_wikidata_json  # noqa: E402
 from knowforge.kg.loaders.wikidata_spark import load_wikidata_spark, spark_session  # noqa: E402
-from knowforge.kg.neo4j_server import ManagedNeo4j  # noqa: E402
+from knowforge.kg.neo4j_server import ManagedNeo4j, free_port  # noqa: E402
 
 FACTS_PER_ENTITY = 6.7  # of make_wikidata_dump's documents with the default allow-list
 
@@ -92,14 +95,14 @@ class CpuClock:
         return total
 
 
-def parse(work: Path, dump: Path, entities: int, master: str) -> dict:
+def parse(work: Path, dump: Path, entities: int, master: str, conf: dict[str, str]) -> dict:
     """Generate the dump (unless there) and parse it with Spark into ``work/bulk``."""
     if not dump.exists():
         t0 = time.perf_counter()
         write_dump(dump, entities)
         print(f"generated {entities:,} entities ({dump.stat().st_size / 1e6:,.0f} MB) in "
               f"{time.perf_counter() - t0:.0f}s")
-    spark = spark_session(master, {}, log_file=work / "spark.log")
+    spark = spark_session(master, conf, log_file=work / "spark.log")
     before = os.getloadavg()
     t0 = time.perf_counter()
     bulk = load_wikidata_spark([dump], work / "bulk", spark=spark, overwrite=True)
@@ -140,6 +143,8 @@ def main() -> None:
     group.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
     group.add_argument("--reuse-bulk", type=Path, default=None, metavar="DIR",
                        help="a folder kept by --keep: reuse its dump and Spark output")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=spark_option,
+                    help="a Spark option (repeatable)")
     args = ap.parse_args()
     hide_query_notifications()
     if args.reuse_bulk:
@@ -151,7 +156,7 @@ def main() -> None:
         work = args.keep or Path(tempfile.mkdtemp(prefix="knowforge-bulk-bench-"))
         work.mkdir(parents=True, exist_ok=True)
         dump = work / "latest-all.json"
-        spark_info = parse(work, dump, int(args.facts / FACTS_PER_ENTITY) + 1, args.master)
+        spark_info = parse(work, dump, int(args.facts / FACTS_PER_ENTITY) + 1, args.master, dict(args.conf))
     t_spark = spark_info["seconds"]
     counts = spark_info["counts"]
     facts = counts["facts"]
@@ -167,7 +172,9 @@ def main() -> None:
     server = ManagedNeo4j(home)
     if not server.is_installed():
         server.install()
-    started = server.start(timeout=300)
+    # a free port, not 7687: another server starting on this machine may take 7687 between
+    # the check that it is free and this server binding it
+    started = server.start(port=free_port(), timeout=300)
     store = open_store(GraphSettings(uri=started.uri, user="neo4j", password=server.password()))
     store.apply_schema()
     wipe(store)

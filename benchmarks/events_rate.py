@@ -27,13 +27,15 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=5, help="events per type")
     parser.add_argument("--types", default=None, help="comma-separated types (default: all)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--round-trips", type=int, default=200,
+                        help="named reads timed for the baseline round trip")
     args = parser.parse_args()
     hide_query_notifications()
     templates = load_templates()
     types = args.types.split(",") if args.types else list(templates)
     with open_store() as store:
         t0 = time.perf_counter()
-        trips = 200
+        trips = args.round_trips
         for _ in range(trips):
             store.read("events/read_max_seq")
         round_trip = (time.perf_counter() - t0) / trips

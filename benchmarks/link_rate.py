@@ -123,6 +123,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=30, help="statements per rule and distribution")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--round-trips", type=int, default=200,
+                        help="named reads timed for the baseline round trip")
     parser.add_argument("--model", action="store_true", help="also measure with the tiny model and a scripted "
                                                              "knowledge model")
     args = parser.parse_args()
@@ -130,7 +132,7 @@ def main() -> None:
     med = statistics.median
     with open_store() as store:
         t0 = time.perf_counter()
-        trips = 200
+        trips = args.round_trips
         for _ in range(trips):
             store.read("link/read_batch", benchmark="link:none", batch="none")
         round_trip = (time.perf_counter() - t0) / trips

@@ -105,6 +105,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     write_dump(args.path, args.lines, args.seed)
+    print(f"wrote {args.lines:,} entity documents ({args.path.stat().st_size / 1e6:,.1f} MB) to {args.path}")
 
 
 if __name__ == "__main__":

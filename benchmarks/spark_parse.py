@@ -19,7 +19,10 @@ process, decompression alone against the whole parse task (wall-time ratios swin
 jobs on the machine; CPU time hardly does).
 
     python benchmarks/spark_parse.py [--lines 200000] [--master local[2]] [--partitions N] [--keep DIR]
-                                     [--streams 2] [--no-native]
+                                     [--streams 2] [--no-native] [--conf KEY=VALUE ...]
+
+``--conf`` sets a Spark option, e.g. ``--conf spark.sql.shuffle.partitions=4`` for a tiny input
+(the default 200 shuffle partitions make the graph stage of a few hundred lines take minutes).
 """
 
 from __future__ import annotations
@@ -95,6 +98,13 @@ def compress(plain: Path, streams: int) -> Path:
     return target
 
 
+def spark_option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
 def timed(fn):
     start = time.perf_counter()
     value = fn()
@@ -110,6 +120,8 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, default=None, help="work in this folder and keep the dump")
     ap.add_argument("--streams", type=int, default=2, help="bz2 streams compressed in parallel")
     ap.add_argument("--no-native", action="store_true", help="skip the bzip2 -dc baseline")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=spark_option,
+                    help="a Spark option (repeatable)")
     args = ap.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="knowforge-spark-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -139,7 +151,7 @@ def main() -> None:
         _, t_native = timed(lambda: subprocess.run(f"bzip2 -dc {dump} > /dev/null", shell=True, check=True))
         results["bzip2 -dc (native, 1 core)"] = t_native
 
-    spark = spark_session(args.master, {}, log_file=work / "spark.log")
+    spark = spark_session(args.master, dict(args.conf), log_file=work / "spark.log")
     cores = spark.sparkContext.defaultParallelism
     partitions = args.partitions or len(plan_splits(dump, None, cores))
 

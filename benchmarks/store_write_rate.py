@@ -23,7 +23,7 @@ ratio to the baseline that phase would reach if its CPU seconds were spread over
 of this machine with no wait at all. A phase whose ceiling is below a target cannot reach
 that target here by more overlap, only by costing less CPU (or on more cores).
 
-    python benchmarks/store_write_rate.py --facts 20000 [--rounds 2]
+    python benchmarks/store_write_rate.py --facts 20000 [--rounds 2] [--warm-up 2000]
 """
 
 from __future__ import annotations
@@ -79,6 +79,8 @@ class CpuClock:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--facts", type=int, default=20000)
+    ap.add_argument("--warm-up", type=int, default=2000,
+                    help="facts each phase writes (and deletes) before the timed rounds")
     ap.add_argument("--rounds", type=int, default=1, help="repeat the phases, alternating (default 1)")
     args = ap.parse_args()
     hide_query_notifications()
@@ -103,7 +105,7 @@ def main() -> None:
                                                          (f.to_row() for f in facts)),
         }
         # Warm-up: the server's first queries pay for planning and JIT compilation.
-        warm = synthetic_facts(2000, prefix="benchwarm")
+        warm = synthetic_facts(args.warm_up, prefix="benchwarm")
         for name, run in phases.items():
             run([f.to_row() for f in warm], warm)
             cleanup(store)

@@ -24,7 +24,7 @@ so that a machine whose load changes treats them alike. With the managed server 
 prints CPU seconds (Neo4j plus this process) per variant, steadier than wall time on a
 shared machine. The load average is printed before and after.
 
-    python benchmarks/store_write_variants.py --facts 20000 --rounds 3
+    python benchmarks/store_write_variants.py --facts 20000 --rounds 3 [--warm-up 2000]
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ STUBS_IN_TRANSACTIONS = """
 UNWIND $rows AS row
 CALL (row) {
   MERGE (e:Entity {id: row.id})
-    ON CREATE SET e.name = row.name, e.stub = true, e.aliases = []
+    ON CREATE SET e.name = row.name, e.stub = true
 } IN TRANSACTIONS OF $size ROWS
 """
 CREATE_IN_TRANSACTIONS = """
@@ -180,6 +180,8 @@ def _load(name: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--facts", type=int, default=20000)
+    ap.add_argument("--warm-up", type=int, default=2000,
+                    help="facts each phase writes (and deletes) before the timed rounds")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--batch-sizes", default="2000,5000,20000")
     args = ap.parse_args()
@@ -207,7 +209,7 @@ def main() -> None:
             variants[f"batch {size:,}"] = (lambda size: lambda rows, facts: with_batch_size(store, facts, size))(size)
         variants["writer (again)"] = variants["writer"]
         # Warm-up: the server's first queries pay for planning and JIT compilation.
-        warm = synthetic_facts(2000, prefix="benchwarm")
+        warm = synthetic_facts(args.warm_up, prefix="benchwarm")
         for run in variants.values():
             run([f.to_row() for f in warm], warm)
             cleanup(store)

@@ -55,7 +55,7 @@ def private_graph(kind: str):
         finally:
             store.close()
         return
-    from knowforge.kg.neo4j_server import ManagedNeo4j
+    from knowforge.kg.neo4j_server import ManagedNeo4j, free_port
 
     os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "768m")
     os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "512m")
@@ -63,7 +63,7 @@ def private_graph(kind: str):
         server = ManagedNeo4j(home=Path(home))
         if not server.is_installed():
             server.install()
-        result = server.start(port=None, timeout=240)
+        result = server.start(port=free_port(), timeout=240)
         store = open_store(GraphSettings(uri=result.uri, user="neo4j", password=server.password()))
         try:
             store.apply_schema()

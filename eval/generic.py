@@ -13,6 +13,7 @@ The registry loads this unit first, under the owner name "knowforge".
 from __future__ import annotations
 
 from knowforge.eval.lm_eval_export import UNKNOWN, generation_targets
+from knowforge.eval.metric_stats import chance_of
 from knowforge.eval.metrics import accuracy, balanced_accuracy
 from knowforge.eval.prompts import SETTINGS
 from knowforge.eval.scorers import (extract_yes_no, gold_boolean, score_boolean, score_exact, score_fuzzy,
@@ -45,6 +46,10 @@ def _balanced_accuracy(data: MetricInput) -> float | None:
     return balanced_accuracy(golds, preds) if golds else None
 
 
+def _accuracy_chance(data: MetricInput) -> float | None:
+    return chance_of(data.items, data.samples)
+
+
 def _boolean_lm_eval(item):
     return (UNKNOWN, {"targets": ["unknown"]}) if item.unknown else "scorer 'boolean' has no lm-eval form"
 
@@ -56,9 +61,10 @@ def _prompt_solver(setting: str) -> SolverSpec:
 
 GENERIC_UNIT = EvalUnit(
     solvers=tuple(_prompt_solver(s) for s in SETTINGS),
-    metrics=(MetricSpec("accuracy", _accuracy, "mean score over every sample"),
+    metrics=(MetricSpec("accuracy", _accuracy, "mean score over every sample", chance=_accuracy_chance),
              MetricSpec("balanced_accuracy", _balanced_accuracy,
-                        "boolean and true/false items: mean per-class recall of the first sample")),
+                        "boolean and true/false items: mean per-class recall of the first sample",
+                        chance=lambda data: 0.5)),
     scorers=(ScorerSpec("fuzzy", score_fuzzy, description="token_set_ratio >= 70 against any gold (ChroKnowledge)",
                         lm_eval=generation_targets),
              ScorerSpec("exact", score_exact, description="normalised exact match against answers and aliases",

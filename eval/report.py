@@ -300,7 +300,9 @@ def describe_run(report: Mapping) -> dict[str, str]:
         "scoring": _scoring(report)["text"],
         "numbers": f"{SHOWN}; unit: {unc.get('unit', 'item')}; analytic intervals for accuracies, "
                    f"percentile bootstrap ({boot.get('resamples')} resamples, seed {boot.get('seed')}) "
-                   "for balanced accuracies and paired differences",
+                   "for balanced accuracies and paired differences"
+                   + (f"; task metrics: a cluster bootstrap made by the eval ({run['metric_bootstrap']} resamples, "
+                      f"seed {run.get('seed')})" if run.get("metric_bootstrap") else ""),
     }
 
 

@@ -189,8 +189,12 @@ def resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
 
 
-def _percentile_estimate(estimate: float | None, replicates: np.ndarray, n: int, resamples: int,
-                         level: float) -> Estimate:
+def percentile_estimate(estimate: float | None, replicates: Sequence[float] | np.ndarray, n: int, resamples: int,
+                        level: float = 0.95) -> Estimate:
+    """The percentile interval and bootstrap stderr of ``replicates`` (one statistic per
+    resample; NaN where it was undefined, dropped and counted) around ``estimate``, over ``n``
+    units: what every bootstrap here returns, for callers that draw their own resamples."""
+    replicates = np.asarray(replicates, dtype=float)
     valid = replicates[np.isfinite(replicates)]
     dropped = resamples - len(valid)
     if estimate is None or len(valid) < 2:
@@ -217,7 +221,7 @@ def bootstrap(units: Sequence[U], statistic: Callable[[Sequence[U]], float | Non
         return Estimate(estimate, None, None, n, "bootstrap", level)
     indices = resample_indices(n, resamples, seed)
     replicates = np.array([_finite(statistic([units[i] for i in row])) for row in indices])
-    return _percentile_estimate(estimate, replicates, n, resamples, level)
+    return percentile_estimate(estimate, replicates, n, resamples, level)
 
 
 def bootstrap_totals(counts: Sequence[Sequence[float]] | np.ndarray,
@@ -242,7 +246,7 @@ def bootstrap_totals(counts: Sequence[Sequence[float]] | np.ndarray,
     with np.errstate(invalid="ignore", divide="ignore"):
         for start in range(0, resamples, chunk):
             parts.append(np.asarray(statistic(c[indices[start:start + chunk]].sum(axis=1)), dtype=float))
-    return _percentile_estimate(estimate, np.concatenate(parts), n, resamples, level)
+    return percentile_estimate(estimate, np.concatenate(parts), n, resamples, level)
 
 
 def ratio_of_totals(totals: np.ndarray) -> np.ndarray:
@@ -319,11 +323,88 @@ def sign_flip_test(differences: Sequence[float], *, resamples: int = DEFAULT_PER
         null = np.concatenate([(rng.choice(np.array([1.0, -1.0]), size=(min(chunk, resamples - start), n)) * d)
                                .mean(axis=1) for start in range(0, resamples, chunk)])
         exact, count = False, resamples
+    return PermutationTest(observed, two_sided_p(null, observed, exact), exact, count)
+
+
+def two_sided_p(null: Sequence[float] | np.ndarray, observed: float, exact: bool) -> float:
+    """scipy.stats.permutation_test's two-sided p-value of ``observed`` against a null
+    distribution: 2 * min(P(null <= obs), P(null >= obs)), capped at 1, with its tolerance for
+    ties and, for random (not enumerated) permutations, the +1 correction. NaN values of the
+    null (a statistic undefined on that permutation) are left out."""
+    values = np.asarray(null, dtype=float)
+    values = values[np.isfinite(values)]
+    count = len(values)
     adjustment = 0 if exact else 1
+    if count + adjustment == 0:
+        return float("nan")
     gamma = abs(observed) * np.finfo(float).eps * 100       # scipy's tolerance for equal values
-    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / (count + adjustment)
-    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / (count + adjustment)
-    return PermutationTest(observed, float(min(1.0, 2 * min(less, greater))), exact, count)
+    less = (np.count_nonzero(values <= observed + gamma) + adjustment) / (count + adjustment)
+    greater = (np.count_nonzero(values >= observed - gamma) + adjustment) / (count + adjustment)
+    return float(min(1.0, 2 * min(less, greater)))
+
+
+def paired_permutation(pairs: Sequence[tuple[U, U]], statistic: Callable[[Sequence[U], Sequence[U]], float | None],
+                       *, resamples: int = DEFAULT_PERMUTATIONS, seed: int = 0) -> PermutationTest:
+    """Two-sided paired permutation test of any statistic of two paired samples, e.g. the
+    difference of two balanced accuracies on the same items: ``pairs[u]`` is unit u in A and
+    in B, ``statistic(a_units, b_units)`` the number compared (0 under the null). Under the
+    null the two members of a pair are exchangeable, so each permutation swaps a random subset
+    of pairs (every subset when 2^n <= ``resamples``). For a mean difference this is
+    ``sign_flip_test``."""
+    pairs = list(pairs)
+    n = len(pairs)
+    if n == 0:
+        raise ValueError("a permutation test needs at least one paired unit")
+    observed = statistic([a for a, _ in pairs], [b for _, b in pairs])
+    if observed is None or not math.isfinite(observed):
+        raise ValueError("the statistic is undefined on the observed samples")
+    if 2 ** n <= resamples:
+        swaps = np.array(list(itertools.product((False, True), repeat=n)))
+        exact = True
+    else:
+        swaps = np.random.default_rng(seed).random((resamples, n)) < 0.5
+        exact = False
+    null = np.array([_finite(statistic([b if s else a for (a, b), s in zip(pairs, row)],
+                                       [a if s else b for (a, b), s in zip(pairs, row)])) for row in swaps])
+    return PermutationTest(float(observed), two_sided_p(null, float(observed), exact), exact, len(swaps))
+
+
+def _group_splits(n: int, n_a: int, resamples: int, seed: int):
+    """Chunks of rows of pooled unit indices whose first ``n_a`` form group A: every split when
+    there are at most ``resamples`` of them (exact), else ``resamples`` seeded random
+    permutations; yields (index rows, exact)."""
+    if math.comb(n, n_a) <= resamples:
+        rows = [list(chosen) + [i for i in range(n) if i not in set(chosen)]
+                for chosen in itertools.combinations(range(n), n_a)]
+        yield np.array(rows, dtype=np.int64).reshape(len(rows), n), True
+        return
+    rng = np.random.default_rng(seed)
+    chunk = max(1, 2_000_000 // max(1, n))                 # bounds the (chunk, n) index matrix
+    for start in range(0, resamples, chunk):
+        k = min(chunk, resamples - start)
+        yield rng.permuted(np.tile(np.arange(n), (k, 1)), axis=1), False
+
+
+def group_permutation_test(a_units: Sequence[U], b_units: Sequence[U],
+                           statistic: Callable[[Sequence[U], Sequence[U]], float | None], *,
+                           resamples: int = DEFAULT_PERMUTATIONS, seed: int = 0) -> PermutationTest:
+    """Two-sided permutation test of any statistic of two *independent* groups of units (not
+    paired: different items, e.g. head vs long-tail statements, seen vs unseen questions):
+    under the null the group labels are exchangeable, so each permutation reassigns them at
+    random, keeping the group sizes (scipy.stats.permutation_test's "independent" convention:
+    every split when there are at most ``resamples``)."""
+    a_units, b_units = list(a_units), list(b_units)
+    if not a_units or not b_units:
+        raise ValueError("a two-group permutation test needs units in both groups")
+    observed = statistic(a_units, b_units)
+    if observed is None or not math.isfinite(observed):
+        raise ValueError("the statistic is undefined on the observed groups")
+    pooled = a_units + b_units
+    n_a = len(a_units)
+    null, exact = [], True
+    for rows, exact in _group_splits(len(pooled), n_a, resamples, seed):
+        null += [_finite(statistic([pooled[i] for i in row[:n_a]], [pooled[i] for i in row[n_a:]])) for row in rows]
+    return PermutationTest(float(observed), two_sided_p(null, float(observed), exact), exact, len(null))
 
 
 @dataclass(frozen=True)
@@ -373,6 +454,69 @@ def paired_difference(a: Sequence[float], b: Sequence[float], sizes: Sequence[fl
     return PairedComparison(interval, analytic.stderr, rate_a, rate_b, flip.p_value, "sign-flip")
 
 
+@dataclass(frozen=True)
+class GroupComparison:
+    """Group A minus group B of one run: different units on each side, so nothing is paired."""
+
+    difference: Estimate           # estimate = A - B; ci: bootstrap resampling each group apart
+    analytic_stderr: float | None  # sqrt(se_A^2 + se_B^2), each cluster-robust
+    a: float | None
+    b: float | None
+    units_a: int
+    units_b: int
+    p_value: float | None
+    test: str | None               # "permutation" (group labels reassigned at random)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"difference": self.difference.estimate, **self.difference.as_dict(), "a": self.a, "b": self.b,
+                "units_a": self.units_a, "units_b": self.units_b, "analytic_stderr": self.analytic_stderr,
+                "p_value": self.p_value, "test": self.test, "paired": False}
+
+
+def _ratios(sums: np.ndarray, sizes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """sum(sums) / sum(sizes) over each row of an index matrix, in chunks."""
+    chunk = max(1, 2_000_000 // max(1, rows.shape[1]))
+    return np.concatenate([sums[rows[i:i + chunk]].sum(axis=1) / sizes[rows[i:i + chunk]].sum(axis=1)
+                           for i in range(0, len(rows), chunk)]) if len(rows) else np.zeros(0)
+
+
+def unpaired_difference(a: Sequence[float], b: Sequence[float], a_sizes: Sequence[float] | None = None,
+                        b_sizes: Sequence[float] | None = None, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                        level: float = 0.95, permutations: int = DEFAULT_PERMUTATIONS) -> GroupComparison:
+    """ratio(A) - ratio(B) for two independent groups of clusters (``a[u]``: unit u's score sum,
+    ``a_sizes[u]`` its size; the same for B): a bootstrap interval that resamples each group
+    apart with its own seeded draws (a stratified bootstrap: the group sizes stay fixed), the
+    analytic stderr, and a two-sided permutation test of the group labels over the pooled
+    clusters (``group_permutation_test`` for this statistic, vectorised)."""
+    ya, yb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ma = np.ones_like(ya) if a_sizes is None else np.asarray(a_sizes, dtype=float)
+    mb = np.ones_like(yb) if b_sizes is None else np.asarray(b_sizes, dtype=float)
+    if ya.shape != ma.shape or yb.shape != mb.shape:
+        raise ValueError("sums and sizes differ in length")
+    est_a, est_b = cluster_mean(ya, ma, level=level), cluster_mean(yb, mb, level=level)
+    na, nb = len(ya), len(yb)
+    if est_a.estimate is None or est_b.estimate is None:
+        empty = Estimate(None, None, None, na + nb, "bootstrap", level)
+        return GroupComparison(empty, None, est_a.estimate, est_b.estimate, na, nb, None, None)
+    observed = est_a.estimate - est_b.estimate
+    analytic = (math.sqrt(est_a.stderr ** 2 + est_b.stderr ** 2)
+                if est_a.stderr is not None and est_b.stderr is not None else None)
+    if na < 2 or nb < 2:
+        only = Estimate(observed, None, None, na + nb, "bootstrap", level)
+        return GroupComparison(only, analytic, est_a.estimate, est_b.estimate, na, nb, None, None)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = (_ratios(ya, ma, resample_indices(na, resamples, child_seed(seed, "A")))
+                - _ratios(yb, mb, resample_indices(nb, resamples, child_seed(seed, "B"))))
+        interval = percentile_estimate(observed, boot, na + nb, resamples, level)
+        pooled_y, pooled_m = np.concatenate([ya, yb]), np.concatenate([ma, mb])
+        parts, exact = [], True
+        for rows, exact in _group_splits(na + nb, na, permutations, child_seed(seed, "permutation")):
+            parts.append(_ratios(pooled_y, pooled_m, rows[:, :na]) - _ratios(pooled_y, pooled_m, rows[:, na:]))
+        null = np.concatenate(parts)
+    return GroupComparison(interval, analytic, est_a.estimate, est_b.estimate, na, nb,
+                           two_sided_p(null, observed, exact), "permutation")
+
+
 # --- planning --------------------------------------------------------------------------------------
 def units_for_gap(gap: float, variance: float, *, paired: bool = False, alpha: float = 0.05,
                   power: float = 0.8) -> int | None:
@@ -418,8 +562,9 @@ def design_effect(sizes: Sequence[float], icc: float | None) -> float:
     return 1.0 + (effective - 1.0) * max(icc or 0.0, 0.0)
 
 
-__all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES", "Estimate", "McNemar", "PairedComparison",
-           "PermutationTest", "Z95", "bootstrap", "bootstrap_ratio", "bootstrap_totals", "child_seed",
-           "cluster_mean", "design_effect", "intraclass_correlation", "mcnemar", "mean_stderr", "normal_ci",
-           "paired_difference", "ratio_of_totals", "resample_indices", "sample_stddev", "sign_flip_test",
-           "units_for_gap", "z_for"]
+__all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES", "Estimate", "GroupComparison", "McNemar",
+           "PairedComparison", "PermutationTest", "Z95", "bootstrap", "bootstrap_ratio", "bootstrap_totals",
+           "child_seed", "cluster_mean", "design_effect", "group_permutation_test", "intraclass_correlation", "mcnemar",
+           "mean_stderr", "normal_ci", "paired_difference", "paired_permutation", "percentile_estimate",
+           "ratio_of_totals", "resample_indices", "sample_stddev", "sign_flip_test", "two_sided_p",
+           "unpaired_difference", "units_for_gap", "z_for"]

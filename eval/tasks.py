@@ -9,6 +9,10 @@ groups the tasks by solver; ``run_tasks`` executes the plan and writes
     OUT/<run_id>/                       the engine's report of each run (report.md, plots/)
     OUT/<method>-<name>/summary.{json,md}   every run side by side, per task and per slice
 
+Every number carries its 95% interval: accuracies from the run's report (``eval.report``), task
+metrics from a seeded cluster bootstrap over the run's units (``eval.metric_stats``,
+``--bootstrap N`` resamples), each with the chance level where its items have one.
+
 Methods never appear here by name: a task says which items, which solver, which scorer and
 which metrics, and the registry resolves the names. ``check_tasks`` checks all of it (every
 name, and that each metric's solver provides what the metric reads) before a model is made.
@@ -27,8 +31,9 @@ from typing import Any
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.eval.ask import cache_stats
+from knowforge.eval.metric_stats import chance_of, excludes, format_number, metric_intervals, row_text
 from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
-from knowforge.eval.report import write_report
+from knowforge.eval.report import load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
 from knowforge.eval.solvers import make_solver
 from knowforge.eval.types import EvalOptions
@@ -39,7 +44,7 @@ from knowforge.models.types import Backend, BenchmarkItem
 
 log = logging.getLogger(__name__)
 
-SUMMARY_VERSION = "2"
+SUMMARY_VERSION = "3"
 
 
 @dataclass(frozen=True)
@@ -58,8 +63,12 @@ class TaskRun:
     samples: int
     accuracy: float | None
     metrics: dict[str, dict[str, Any]]    # task -> metric -> value
-    by: dict[str, dict[str, dict]] = field(default_factory=dict)   # slice -> value -> {accuracy, samples}
+    # slice -> value -> {accuracy, samples, stderr, ci, units, chance}
+    by: dict[str, dict[str, dict]] = field(default_factory=dict)
     cache: dict[str, int] | None = None   # this run's response-cache hits and misses (None: no cache)
+    accuracy_stats: dict[str, Any] = field(default_factory=dict)   # stderr, ci, ci_method, units, unit
+    chance: float | None = None           # the accuracy of random guesses on these items (None: open ones)
+    intervals: dict[str, list[dict]] = field(default_factory=dict)   # task -> one row per metric number
 
 
 def plan_runs(tasks: Sequence[Task], solver: Component | None = None) -> list[PlannedRun]:
@@ -151,13 +160,31 @@ def task_metrics(tasks: Sequence[Task], output: SolverOutput, scoring: str) -> d
     return out
 
 
-def accuracy_by(items: Sequence[BenchmarkItem], samples, key: str) -> dict[str, dict]:
-    """{slice value: {accuracy, samples}} of one run's samples."""
+def accuracy_by(items: Sequence[BenchmarkItem], samples, key: str, report: dict | None = None) -> dict[str, dict]:
+    """{slice value: {accuracy, samples, chance}} of one run's samples, with the interval of
+    each accuracy from the run's ``report`` (its ``slices``)."""
     by_id = {it.id: it for it in items}
-    groups: dict[str, list[float]] = defaultdict(list)
+    groups: dict[str, list] = defaultdict(list)
     for r in samples:
-        groups[str(by_id[r.item_id].slices.get(key))].append(r.score)
-    return {k: {"accuracy": sum(v) / len(v), "samples": len(v)} for k, v in sorted(groups.items())}
+        groups[_slice_key(by_id[r.item_id].slices.get(key))].append(r)
+    report = report or {}
+    # the report keeps the item's own fields apart from its slices (by_form, by_task)
+    slices = report.get("slices") or {}
+    reported = slices[key] if key in slices else (report.get(f"by_{key}") or {}) if key in ("form", "task") else {}
+    out = {}
+    for k, rows in sorted(groups.items()):
+        stats = reported.get(k) or {}
+        out[k] = {"accuracy": sum(r.score for r in rows) / len(rows), "samples": len(rows),
+                  "stderr": stats.get("stderr"), "ci": stats.get("ci"), "units": stats.get("units"),
+                  "chance": chance_of(items, rows)}
+    return out
+
+
+def _slice_key(value: Any) -> str:
+    """A slice value as report.json keys it."""
+    if value is None:
+        return "null"
+    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else str(value)
 
 
 def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmark: str, name: str | None,
@@ -199,9 +226,12 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
             raise InputError(f"{benchmark}: no items for {names}")
         label = solver_obj.component.label
         started = datetime.now(UTC).isoformat(timespec="seconds")
+        unit_key = cluster_key or group_key
         output = solver_obj.solve(chosen, SolveContext(backend=backend, options=options, store=store,
-                                                       progress=progress))
+                                                       progress=progress, unit_key=unit_key))
         metrics = task_metrics(planned.tasks, output, options.scoring)
+        intervals = metric_intervals(planned.tasks, output, metrics, options.scoring, key=unit_key,
+                                     resamples=options.bootstrap, seed=options.seed)
         stats = cache_stats(backend)
         # one backend (and cache) serves every run: record each run's own share of hits
         cache = {}
@@ -212,58 +242,84 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         before = stats or before
         task_names = tuple(t.name for t in planned.tasks)
         extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
-                 "cluster_key": cluster_key or group_key, "task_filter": list(task_filter) or None, **cache}
-        sections = {"Task metrics": _metric_rows(metrics)}
+                 "cluster_key": unit_key, "task_filter": list(task_filter) or None,
+                 "metric_bootstrap": options.bootstrap, **cache}
+        sections = {"Task metrics": metric_rows(metrics, intervals)}
         run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
                                         started_at=started, extra=extra, sections=sections)
+        report = load_report(run_dir)
         n = len(output.samples)
+        overall = report.get("overall", {})
         runs.append(TaskRun(run_id=run_id, solver=label, tasks=task_names, report_dir=run_dir,
                             items=len({s.item_id for s in output.samples}), samples=n,
                             accuracy=(sum(s.score for s in output.samples) / n) if n else None,
                             metrics=metrics,
-                            by={key: accuracy_by(output.items, output.samples, key) for key in report_slices},
-                            cache={"hits": cache["cache_hits"], "misses": cache["cache_misses"]} if cache else None))
+                            by={key: accuracy_by(output.items, output.samples, key, report) for key in report_slices},
+                            cache={"hits": cache["cache_hits"], "misses": cache["cache_misses"]} if cache else None,
+                            accuracy_stats={k: overall.get(k) for k in ("stderr", "ci", "ci_method", "units")}
+                            | {"unit": (report.get("uncertainty") or {}).get("unit")},
+                            chance=chance_of(output.items, output.samples), intervals=intervals))
         log.info("%s %s: accuracy %s over %d samples", benchmark, label, runs[-1].accuracy, n)
     return runs
 
 
-def _metric_rows(metrics: dict[str, dict[str, Any]]) -> list[dict]:
+def metric_rows(metrics: dict[str, dict[str, Any]], intervals: dict[str, list[dict]]) -> list[dict]:
+    """The report's "Task metrics" table: one row per number of each task's metrics (its path
+    in the metric's value; value ± half its 95% interval, the interval, the chance level and
+    whether the interval excludes it, a gap's p-value), counts as they are, and a value with no
+    number as JSON."""
     rows = []
     for task, values in metrics.items():
         for name, value in values.items():
-            rows.append({"task": task, "metric": name,
-                         "value": value if not isinstance(value, (dict, list)) else json.dumps(value, default=str)})
+            leaves = [r for r in intervals.get(task, ()) if r["metric"] == name]
+            counts = _counts(value)
+            if not leaves and not counts:
+                rows.append({"task": task, "metric": name, "number": "",
+                             "value": json.dumps(value, default=str)})
+                continue
+            for leaf in leaves:
+                rows.append({"task": task, "metric": name, "number": leaf["name"][len(name):].lstrip("."),
+                             **row_text(leaf)})
+            rows += [{"task": task, "metric": name, "number": label, "value": str(count), "95% interval": "count"}
+                     for label, count in counts]
     return rows
+
+
+def _counts(value: Any, path: str = "") -> list[tuple[str, int]]:
+    """The integer members (counts) of a metric's value, one level of dicts deep."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int):
+        return [(path, value)]
+    if isinstance(value, dict) and not path:
+        return [c for k, v in value.items() if not isinstance(v, dict) for c in _counts(v, str(k))]
+    return []
 
 
 # --- the summary of one evaluation -----------------------------------------------------------------
 def write_summary(out_dir: Path, *, benchmark: str, method: str, options: EvalOptions,
                   items: int, runs: Sequence[TaskRun], report_slices: Sequence[str]) -> Path:
-    """``summary.json`` and ``summary.md``: every run (solver) side by side."""
+    """``summary.json`` and ``summary.md``: every run (solver) side by side, each number with
+    its 95% interval and the chance level of its items."""
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = {"version": SUMMARY_VERSION, "benchmark": benchmark, "method": method,
                "model": options.model, "backend": options.backend, "items": items, "scoring": options.scoring,
-               "limit": options.limit,
+               "limit": options.limit, "bootstrap": options.bootstrap, "seed": options.seed,
                "runs": {r.solver: {"run_id": r.run_id, "tasks": list(r.tasks), "accuracy": r.accuracy,
-                                   "items": r.items, "samples": r.samples, "report": str(r.report_dir),
-                                   "metrics": r.metrics, "by": r.by} for r in runs}}
+                                   **{f"accuracy_{k}": v for k, v in r.accuracy_stats.items()},
+                                   "chance": r.chance, "items": r.items, "samples": r.samples,
+                                   "report": str(r.report_dir), "metrics": r.metrics, "intervals": r.intervals,
+                                   "by": r.by} for r in runs}}
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n",
                                           encoding="utf-8")
     (out_dir / "summary.md").write_text(render_summary(summary, report_slices), encoding="utf-8")
     return out_dir
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{100 * value:.1f}" if 0.0 <= value <= 1.0 else f"{value:.3g}"
-    return str(value)
-
-
 def _scalars(metrics: dict[str, Any]):
     """(name, number) pairs of a task's metrics; a dict metric gives its numeric members
-    (``edit_reliability.question_level``); lists (category tables) stay in the run reports."""
+    (``edit_reliability.question_level``); deeper numbers and tables (category tables) stay in
+    the run reports."""
     for name, value in metrics.items():
         if isinstance(value, bool):
             continue
@@ -275,35 +331,74 @@ def _scalars(metrics: dict[str, Any]):
                     yield f"{name}.{key}", inner
 
 
+def _cell(value: Any, stats: dict | None = None) -> str:
+    """A number of the summary: a count as it is, a share as ``41.0 ± 2.8`` (with ``*`` when its
+    interval excludes chance, and a gap's p-value)."""
+    if value is None:
+        return "-"
+    if not isinstance(value, float):
+        return str(value)
+    stats = stats or {}
+    text = format_number(value, stats.get("ci"))
+    if stats.get("excludes_chance"):
+        text += " *"
+    if stats.get("p_value") is not None:
+        p = stats["p_value"]
+        text += f" (p {'<0.001' if p < 0.001 else f'{p:.3f}'})"
+    return text
+
+
+def _with_chance(stats: dict) -> dict:
+    return {**stats, "excludes_chance": excludes(stats.get("ci"), stats.get("chance"), stats.get("units"))}
+
+
 def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
     runs = summary["runs"]
     solvers = list(runs)
     evaluated = max((r["items"] for r in runs.values()), default=0)
     limit = summary.get("limit")
+    boot = summary.get("bootstrap")
     lines = [f"# Evaluation of `{summary['benchmark']}`", "",
              f"model `{summary['model']}` ({summary['backend']}), {evaluated} of {summary['items']} items "
-             f"evaluated{f' (--limit {limit})' if limit else ''}, scoring {summary.get('scoring', 'unrecorded')}; "
-             "accuracies in %", ""]
+             f"evaluated{f' (--limit {limit})' if limit else ''}, scoring {summary.get('scoring', 'unrecorded')}.",
+             "",
+             "Numbers in %, as estimate ± half the width of the 95% interval (accuracies: analytic, over the "
+             "run's units; task metrics: a cluster bootstrap over them, "
+             + (f"{boot} resamples" if boot else "off: --bootstrap 0") + "). "
+             "Chance: the accuracy of random guesses (1 in k for k options, 1 in 2 for yes/no; - for open "
+             "questions). `*`: the interval excludes chance.", ""]
 
-    def table(title: str, key: str, rows: list[tuple[str, list[Any]]]) -> None:
-        lines.extend([f"## {title}", "", "| " + " | ".join([key, *solvers]) + " |",
-                      "|" + "---|" * (len(solvers) + 1)])
-        for label, cells in rows:
-            lines.append("| " + " | ".join([label, *(_cell(c) for c in cells)]) + " |")
+    def table(title: str, key: str, rows: list[tuple[str, Any, list[str]]]) -> None:
+        lines.extend([f"## {title}", "", "| " + " | ".join([key, "chance", *solvers]) + " |",
+                      "|" + "---|" * (len(solvers) + 2)])
+        for label, chance, cells in rows:
+            lines.append("| " + " | ".join([label, _cell(chance), *cells]) + " |")
         lines.append("")
 
-    table("Accuracy", "run", [("all", [runs[s]["accuracy"] for s in solvers])])
+    def first(values):
+        return next((v for v in values if v is not None), None)
+
+    chance_all = first(runs[s].get("chance") for s in solvers)
+    table("Accuracy", "run", [("all", chance_all, [
+        _cell(runs[s]["accuracy"], _with_chance({"ci": runs[s].get("accuracy_ci"), "chance": runs[s].get("chance"),
+                                                 "units": runs[s].get("accuracy_units")}))
+        for s in solvers])])
     flat = {s: {(t, m): v for t, ms in runs[s]["metrics"].items() for m, v in _scalars(ms)} for s in solvers}
+    stats = {s: {(t, r["name"]): r for t, rows in (runs[s].get("intervals") or {}).items() for r in rows}
+             for s in solvers}
     metric_keys = sorted({k for s in solvers for k in flat[s]})
     if metric_keys:
         table("Task metrics", "task / metric",
-              [(f"{t} · {m}", [flat[s].get((t, m)) for s in solvers]) for t, m in metric_keys])
+              [(f"{t} · {m}", first((stats[s].get((t, m)) or {}).get("chance") for s in solvers),
+                [_cell(flat[s].get((t, m)), stats[s].get((t, m))) for s in solvers]) for t, m in metric_keys])
     for key in report_slices:
         values = sorted({v for s in solvers for v in runs[s]["by"].get(key, {})})
         if values:
+            groups = {s: runs[s]["by"].get(key, {}) for s in solvers}
             table(f"Accuracy by {key}", key,
-                  [(v, [(runs[s]["by"].get(key, {}).get(v) or {}).get("accuracy") for s in solvers])
-                   for v in values])
+                  [(v, first((groups[s].get(v) or {}).get("chance") for s in solvers),
+                    [_cell((groups[s].get(v) or {}).get("accuracy"), _with_chance(groups[s].get(v) or {}))
+                     for s in solvers]) for v in values])
     lines.append("Runs: " + ", ".join(f"{s}: `{runs[s]['run_id']}`" for s in solvers))
     lines.append("")
     return "\n".join(lines)

@@ -90,12 +90,21 @@ class EvalOptions(BaseModel):
     scoring: str = DEFAULT_SCORING       # "knowforge" or "official" (the released scripts' rules)
     chat: bool = False                   # send chat messages (the model's chat template)
     model_cutoff: str | None = None      # the model's knowledge cutoff (cutoff slices, validity)
+    # bootstrap resamples of every task metric's interval (knowforge.eval.metric_stats); 0: none
+    bootstrap: int = Field(1000, ge=0)
 
     @field_validator("scoring")
     @classmethod
     def _scoring(cls, value: str) -> str:
         if value not in SCORING_MODES:
             raise ValueError(f"unknown scoring mode {value!r}; choose one of {', '.join(SCORING_MODES)}")
+        return value
+
+    @field_validator("bootstrap")
+    @classmethod
+    def _bootstrap(cls, value: int) -> int:
+        if value == 1:
+            raise ValueError("a bootstrap needs at least 2 resamples (0 turns it off)")
         return value
 
     @classmethod

@@ -6,7 +6,9 @@ and names its evaluation side by a lazy ``"module:attr"`` reference (``Method.ev
 
 * ``solvers``: how its items become requests and answers (``SolverSpec``), each with its own
   parameter model and the details its output provides to metrics;
-* ``metrics``: what its tasks report (``MetricSpec``), each naming the solver detail it needs;
+* ``metrics``: what its tasks report (``MetricSpec``), each naming the solver detail it needs,
+  and what its uncertainty needs: the fields that name a table's rows, its chance level, and
+  the test of a gap (``knowforge.eval.metric_stats`` gives every number an interval);
 * ``scorers``: how one answer is scored (``ScorerSpec``), in the ``knowforge`` mode and, where
   the benchmark released a scoring script, the ``official`` one; and how an item is read by
   lm-evaluation-harness (``lm_eval``);
@@ -48,12 +50,15 @@ class NoArgs(BaseModel):
 @dataclass(frozen=True)
 class SolveContext:
     """What a solver may use: the model, the run's options, the graph (read only: no solver
-    writes to a benchmark) and the progress callback (requests answered)."""
+    writes to a benchmark), the progress callback (requests answered) and the run's unit key
+    (a solver that gives its own tables intervals resamples the units the engine resamples:
+    ``knowforge.eval.metric_stats.resample_run``)."""
 
     backend: Backend
     options: EvalOptions
     store: Any = None
     progress: Callable[[int], None] | None = None
+    unit_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,12 +108,64 @@ class MetricInput:
     scoring: str = "knowforge"
 
 
+class CannotResample(Exception):
+    """A solver detail that cannot follow a bootstrap resample of its run (raised by its
+    ``remap``); the metrics that read it are reported without an interval, saying why."""
+
+
+@dataclass(frozen=True)
+class UnitCopy:
+    """One draw of a unit in a bootstrap resample of a run (``knowforge.eval.metric_stats``).
+
+    A unit drawn k times appears k times; the first copy keeps its ids (``tag`` is ""), every
+    further copy has ``tag`` appended to its items' ids and to its value of the unit key, so
+    that a metric counting events, records or statements counts each copy apart."""
+
+    unit: str | None              # the unit's value of the run's unit key; None: the unit is one item
+    ids: Mapping[str, str]        # its items' ids -> their ids in the resample
+    tag: str = ""
+
+    def rename(self, value: str) -> str:
+        """An id that belongs to this unit (a record id, an event id) as this copy names it."""
+        return f"{value}{self.tag}"
+
+
+class Remappable(Protocol):
+    """A solver detail a metric reads (``SolverOutput.details``) that can follow a resample:
+    ``remap(copies)`` returns the detail of the resampled items — for each copy, in order, the
+    entries of its items under their new ids (``copy.ids``; ids of the unit itself through
+    ``copy.rename``), and nothing of the units not drawn. Raise ``CannotResample`` to say the
+    detail cannot. A list or tuple of details is remapped element by element."""
+
+    def remap(self, copies: Sequence[UnitCopy]) -> Any: ...
+
+
+# (the task's input, seed, resamples) -> {leaf path: {"p_value", "test", "paired", "note", ...}}
+MetricTest = Callable[..., Mapping[tuple[str, ...], Mapping[str, Any]]]
+
+
 @dataclass(frozen=True)
 class MetricSpec:
+    """A metric of a task. ``compute`` is a pure function of its input; the engine gives each
+    number in its value (a float, or a float member of a dict or of a table's rows) a bootstrap
+    interval over the run's units (``knowforge.eval.metric_stats``), from these fields:
+
+    * ``rows``: for a value holding tables (lists of row dicts), the fields that name a row
+      (default: the row's text fields); the row's other float fields are its numbers;
+    * ``chance``: the value at chance level, shaped like the metric's (a number, or a dict with
+      the same paths), e.g. 0.25 for four options: each interval then says whether it excludes it;
+    * ``test``: for a gap, its test on the task's input — ``test(data, seed=, resamples=)`` →
+      ``{path: {"p_value", "test", "paired", "note"}}`` — computed once, never per resample.
+    Integers are counts and get no interval. A metric whose solver detail cannot follow a
+    resample (``Remappable``) is reported without an interval, saying why."""
+
     name: str
     compute: Callable[[MetricInput], Any]     # a JSON-ready value (number, dict, rows)
     description: str = ""
     needs: str | None = None                  # the solver detail kind it reads
+    rows: tuple[str, ...] = ()
+    chance: Callable[[MetricInput], Any] | None = None
+    test: MetricTest | None = None
 
 
 # --- scorers -----------------------------------------------------------------------------------
@@ -229,6 +286,7 @@ class EvalUnit:
     validity: tuple[ValiditySpec, ...] = ()
 
 
-__all__ = ["EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "NoArgs", "RecordedRun",
-           "RecordedSample", "RunExport", "RunExportSpec", "Scorer", "ScorerSpec", "SolveContext", "Solver",
-           "SolverOutput", "SolverSpec", "ValidityContext", "ValiditySection", "ValiditySpec"]
+__all__ = ["CannotResample", "EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "MetricTest",
+           "NoArgs", "RecordedRun", "RecordedSample", "Remappable", "RunExport", "RunExportSpec", "Scorer", "ScorerSpec",
+           "SolveContext", "Solver", "SolverOutput", "SolverSpec", "UnitCopy", "ValidityContext", "ValiditySection",
+           "ValiditySpec"]

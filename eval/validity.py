@@ -9,9 +9,13 @@ line up with what the model was and was not taught:
 
 * **seen vs unseen** (every benchmark) — accuracy on items whose facts were all trained on,
   against items whose facts were held out, started after the cutoff, or were generated/edited.
-  A benchmark whose verdicts do not separate the two (``separation``: fewer than ``MIN_GAP``
-  points between them) is flagged. A run that records ``verdict_samples`` (a solver whose
-  first samples are its verdict, the rest a sampling check) counts only those.
+  The two are different items of one run, so their gap is an *unpaired* comparison
+  (``separation``: a bootstrap that resamples each group's units apart, and a permutation test
+  of the group labels over units; ``stats.unpaired_difference``). A benchmark is flagged when
+  the 95% interval of the gap includes 0 (its verdicts do not separate seen from unseen beyond
+  noise) or lies wholly below ``MIN_GAP`` (10 points); every verdict says whether the interval
+  excludes zero (``judge_gap``). A run that records ``verdict_samples`` (a solver whose first
+  samples are its verdict, the rest a sampling check) counts only those.
 * **each method's own checks** — the ``validity`` declarations of the methods' evaluation
   units (ChroKnow's categories against the truth of each record, KnowGen with the passage in
   context vs without it, ELKEN's editing methods vs no edit), each a section with its flags.
@@ -26,16 +30,17 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from knowforge.errors import ConfigError
 from knowforge.eval.registry import registry
 from knowforge.eval.results import load_run, run_answers
+from knowforge.eval.run_stats import Units
+from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, unpaired_difference
 from knowforge.eval.unit import ValidityContext
 
 log = logging.getLogger(__name__)
@@ -53,8 +58,9 @@ STATUSES = (SEEN, *UNSEEN, MIXED, UNTESTED)
 
 BEFORE, AFTER, UNDATED = "before", "after", "undated"
 
-MIN_GAP = 0.10        # a benchmark separating seen from unseen by less is flagged
-MIN_ITEMS = 10        # ... when both sides have at least this many items
+MIN_GAP = 0.10        # a benchmark whose seen - unseen interval lies wholly below this is flagged
+UNPAIRED = ("unpaired: seen and unseen are different items of one run; interval: a bootstrap resampling each "
+            "group's units apart; p: a permutation test of the group labels over units")
 
 
 # ---- dates and the model cutoff (pure) ----------------------------------------------------------
@@ -142,25 +148,69 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def separation(seen: Sequence[float], unseen: Sequence[float], *, min_gap: float = MIN_GAP,
-               min_items: int = MIN_ITEMS) -> dict:
-    """Item accuracies of seen vs unseen items: their gap, a two-proportion z score, and
-    whether the benchmark is flagged (gap below ``min_gap`` with enough items on both sides)."""
+def judge_gap(gap: float | None, ci: Sequence[float] | None, *, target: float = 0.0,
+              p_value: float | None = None) -> dict:
+    """A gap's verdict from its 95% interval rather than from its point value: flagged when the
+    interval includes 0, lies below 0, or lies wholly below ``target``; the verdict says which,
+    and whether the interval excludes zero."""
+    if gap is None:
+        return {"excludes_zero": None, "flagged": False, "verdict": "no gap"}
+    text = f"{100 * gap:+.1f} points"
+    if ci is None:
+        return {"excludes_zero": None, "flagged": False,
+                "verdict": f"{text}; fewer than two units on a side: no interval, no verdict"}
+    low, high = ci
+    text += f", 95% interval [{100 * low:+.1f}, {100 * high:+.1f}]"
+    if p_value is not None:
+        text += f", p {'<0.001' if p_value < 0.001 else f'= {p_value:.3f}'}"
+    if low <= 0.0 <= high:
+        return {"excludes_zero": False, "flagged": True,
+                "verdict": f"the interval includes 0 ({text}): no difference shown"}
+    if high < 0.0:
+        return {"excludes_zero": True, "flagged": True,
+                "verdict": f"the interval excludes 0 and lies below it ({text})"}
+    if high < target:
+        return {"excludes_zero": True, "flagged": True,
+                "verdict": f"the interval excludes 0 but lies below {100 * target:.0f} points ({text})"}
+    return {"excludes_zero": True, "flagged": False, "verdict": f"the interval excludes 0 ({text})"}
+
+
+def _clusters(scores: Sequence[float], units: Sequence[str] | None) -> tuple[list[float], list[int]]:
+    """Score sums and sizes per unit (each score its own unit without ``units``)."""
+    if units is None:
+        return list(scores), [1] * len(scores)
+    sums: dict[str, float] = defaultdict(float)
+    sizes: dict[str, int] = defaultdict(int)
+    for score, unit in zip(scores, units):
+        sums[unit] += score
+        sizes[unit] += 1
+    keys = sorted(sums)
+    return [sums[k] for k in keys], [sizes[k] for k in keys]
+
+
+def separation(seen: Sequence[float], unseen: Sequence[float], *, seen_units: Sequence[str] | None = None,
+               unseen_units: Sequence[str] | None = None, min_gap: float = MIN_GAP,
+               resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> dict:
+    """Item accuracies of seen vs unseen items (with each item's unit, when items share one):
+    the gap seen − unseen, its unpaired bootstrap interval and permutation p-value over units
+    (``stats.unpaired_difference``; a unit with items on both sides counts once on each), and
+    the verdict (``judge_gap``: flagged when the interval includes 0 or lies below ``min_gap``)."""
     a, b = _mean(seen), _mean(unseen)
     out: dict[str, Any] = {"seen_items": len(seen), "seen_accuracy": a, "unseen_items": len(unseen),
-                           "unseen_accuracy": b, "gap": None, "z": None, "flagged": False, "note": ""}
+                           "unseen_accuracy": b, "gap": None, "ci": None, "stderr": None, "p_value": None,
+                           "test": None, "comparison": UNPAIRED, "excludes_zero": None, "flagged": False, "note": ""}
     if a is None or b is None:
         out["note"] = "no seen items" if a is None else "no unseen items"
         return out
-    out["gap"] = a - b
-    pooled = (sum(seen) + sum(unseen)) / (len(seen) + len(unseen))
-    spread = math.sqrt(pooled * (1 - pooled) * (1 / len(seen) + 1 / len(unseen)))
-    out["z"] = (a - b) / spread if spread > 0 else None
-    if len(seen) < min_items or len(unseen) < min_items:
-        out["note"] = f"fewer than {min_items} items on one side"
-    elif out["gap"] < min_gap:
-        out["flagged"] = True
-        out["note"] = f"seen and unseen differ by less than {100 * min_gap:.0f} points"
+    sums_a, sizes_a = _clusters(seen, seen_units)
+    sums_b, sizes_b = _clusters(unseen, unseen_units)
+    result = unpaired_difference(sums_a, sums_b, sizes_a, sizes_b, resamples=resamples, seed=seed)
+    ci = list(result.difference.ci) if result.difference.ci else None
+    out.update(gap=a - b, ci=ci,
+               stderr=result.difference.stderr, p_value=result.p_value, test=result.test,
+               seen_units=result.units_a, unseen_units=result.units_b)
+    verdict = judge_gap(out["gap"], ci, target=min_gap, p_value=result.p_value)
+    out.update(excludes_zero=verdict["excludes_zero"], flagged=verdict["flagged"], note=verdict["verdict"])
     return out
 
 
@@ -206,6 +256,7 @@ def run_validity(store, run: Mapping, model: Mapping) -> dict:
     cutoff = int(model["cutoff"])
     facts = question_facts(store, run_id, model["id"])
     verdict = run.get("verdict_samples")
+    units = Units(run.get("cluster_key"))
     questions: dict[str, Mapping] = {}
     answers: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for row in run_answers(store, run_id):
@@ -213,6 +264,7 @@ def run_validity(store, run: Mapping, model: Mapping) -> dict:
         questions[q["id"]] = q
         answers[q["id"]].append((int(a.get("sample_index") or 0), float(a.get("score") or 0.0)))
     per_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    unit_of: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for qid, q in questions.items():
         counted = [s for i, s in answers[qid] if verdict is None or i < int(verdict)]
         if not counted:
@@ -221,14 +273,17 @@ def run_validity(store, run: Mapping, model: Mapping) -> dict:
         score = sum(counted) / len(counted)
         for task in (q.get("task") or "?", "(all)"):
             per_task[task][status].append(score)
+            unit_of[task][status].append(units.of(q))
     tasks = []
     for task, groups in sorted(per_task.items(), key=lambda kv: (kv[0] == "(all)", kv[0])):
         unseen = [s for st in UNSEEN for s in groups.get(st, [])]
-        sep = separation(groups.get(SEEN, []), unseen)
+        sep = separation(groups.get(SEEN, []), unseen, seen_units=unit_of[task].get(SEEN, []),
+                         unseen_units=[u for st in UNSEEN for u in unit_of[task].get(st, [])],
+                         seed=child_seed(0, "validity", task))
         tasks.append({"task": task, **{f"n {st}": len(groups.get(st, [])) for st in STATUSES if groups.get(st)},
                       **{f"acc {st}": _mean(groups[st]) for st in STATUSES if groups.get(st)}, **sep})
     return {"run_id": run_id, "name": run.get("name"), "benchmark": run.get("benchmark"),
-            "setting": run.get("setting"), "verdict_samples": verdict, "tasks": tasks}
+            "setting": run.get("setting"), "verdict_samples": verdict, "unit": units.name, "tasks": tasks}
 
 
 # ---- the report ---------------------------------------------------------------------------------------
@@ -249,7 +304,7 @@ def validity_report(store, run_id: str, *, report_dirs: Sequence[Path] = ()) -> 
         report["runs"].append(part)
         for t in part["tasks"]:
             if t["flagged"]:
-                report["flags"].append(f"{part['name'] or part['run_id']} {t['task']}: {t['note']} "
+                report["flags"].append(f"{part['name'] or part['run_id']} {t['task']}: seen − unseen: {t['note']} "
                                        f"(seen {pct(t['seen_accuracy'])}, unseen {pct(t['unseen_accuracy'])})")
     context = ValidityContext(run_id=run_id, run=run, model=model, runs=runs, report_dirs=tuple(report_dirs),
                               seen_unseen={p["run_id"]: p["tasks"] for p in report["runs"]})
@@ -267,6 +322,17 @@ def validity_report(store, run_id: str, *, report_dirs: Sequence[Path] = ()) -> 
 
 def pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
+
+
+def pm(value: float | None, ci: Sequence[float] | None) -> str:
+    """A difference in points ± half the width of its 95% interval: ``+12.5 ± 8.1``."""
+    if value is None:
+        return "-"
+    return f"{100 * value:+.1f}" + (f" ± {100 * (ci[1] - ci[0]) / 2:.1f}" if ci else "")
+
+
+def p_text(value: float | None) -> str:
+    return "-" if value is None else ("<0.001" if value < 0.001 else f"{value:.3f}")
 
 
 def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None) -> list[str]:
@@ -294,7 +360,9 @@ def render_validity_markdown(report: Mapping) -> str:
     lines += ["## Flags", ""] + ([f"- {f}" for f in report["flags"]] or ["none"]) + [""]
     lines += ["## Seen vs unseen", "",
               "Accuracy per item (a run that records its verdict samples counts only those); unseen = held "
-              "out, after the cutoff, or generated/edited.", ""]
+              "out, after the cutoff, or generated/edited. Gap: seen − unseen in points ± half its 95% interval, "
+              f"{UNPAIRED}. A task is flagged when the interval includes 0 or lies wholly below "
+              f"{100 * MIN_GAP:.0f} points.", ""]
     rows = []
     for part in report["runs"]:
         for t in part["tasks"]:
@@ -303,7 +371,9 @@ def render_validity_markdown(report: Mapping) -> str:
                          "unseen": f"{pct(t['unseen_accuracy'])} ({t['unseen_items']})",
                          **{st: f"{pct(t.get(f'acc {st}'))} ({t.get(f'n {st}')})"
                             for st in (HELD_OUT, AFTER_CUTOFF, GENERATED, MIXED, UNTESTED) if t.get(f"n {st}")},
-                         "gap": pct(t["gap"]), "flag": "FLAG" if t["flagged"] else ""})
+                         "gap": pm(t["gap"], t.get("ci")), "p": p_text(t.get("p_value")),
+                         "excludes 0": {True: "yes", False: "no"}.get(t.get("excludes_zero"), "-"),
+                         "flag": "FLAG" if t["flagged"] else ""})
     lines += markdown_table(rows) + [""]
     for section in (report.get("markdown") or {}).values():
         lines += list(section)

@@ -29,3 +29,4 @@ REPORT=$($PY -c 'import json,sys; print(next(iter(json.load(open(sys.argv[1]))["
 basename "$REPORT" > "$OUT/control_run"
 sed -n '/^## Chronological categories/,/^## Per-year categories/p' "$REPORT/report.md" | grep -v "^## Per-year"
 sed -n '/^## ChroKnowPrompt/,/^## /p' "$REPORT/report.md" | sed '$d'
+echo "(shares in % ± half the 95% interval, a bootstrap over records; Generation answers are open, so their chance level is about 0)"

@@ -47,19 +47,43 @@ e = events[0]
 print(f"e.g. {e['event']!r}: " + "; ".join(f"{q['question']} -> {q['answer']['name']}" for q in e["fact"]["qas"][:3]))
 PY
 
+# each method's reliability and locality with their 95% intervals (a bootstrap over events), and its
+# paired difference from no edit on the same questions (knowforge report --compare); fact questions
+# are open, so their chance level is about 0: the comparison with no edit is what tells
+NOEDIT=
 for METHOD in $METHODS; do
   $KF eval --benchmark "events:$BATCH" --backend hf --model "$MODEL" --device cpu \
       --max-tokens 8 --batch-size 32 --solver "$METHOD" --out "$OUT/runs" --silent > "$OUT/eval-$METHOD.log" 2>&1 \
       || { cat "$OUT/eval-$METHOD.log"; exit 1; }
-  $PY - "$OUT/runs/events-$BATCH/summary.json" "$METHOD" <<'PY'
+  RUN=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][sys.argv[2]]["run_id"])' \
+    "$OUT/runs/events-$BATCH/summary.json" "$METHOD")
+  [ "$METHOD" = no-edit ] && NOEDIT=$RUN
+  COMPARED=
+  if [ -n "$NOEDIT" ] && [ "$RUN" != "$NOEDIT" ]; then
+    $KF report "$RUN" --compare "$NOEDIT" --out "$OUT/compare-$METHOD" >/dev/null 2>&1
+    COMPARED="$OUT/compare-$METHOD/report.json"
+  fi
+  $PY - "$OUT/runs/events-$BATCH/summary.json" "$METHOD" "$COMPARED" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][sys.argv[2]]
-rel = run["metrics"]["events/fact"]["edit_reliability"]
-loc = run["metrics"].get("events/locality", {}).get("locality") or {}
-print(f"{sys.argv[2]:>8}: question-level reliability {rel['question_level']:.3f}, "
-      f"edit-level {rel['edit_level']:.3f}, locality {loc.get('question_level', float('nan')):.3f}")
+rows = {(t, r["name"]): r for t, rs in run["intervals"].items() for r in rs}
+pm = lambda r, sign="": "-" if not r or r.get("value") is None else f"{100 * r['value']:{sign}.1f}" + (
+    f" ± {100 * (r['ci'][1] - r['ci'][0]) / 2:.1f}" if r.get("ci") else "")
+line = (f"{sys.argv[2]:>8}: question-level reliability {pm(rows.get(('events/fact', 'edit_reliability.question_level')))}, "
+        f"edit-level {pm(rows.get(('events/fact', 'edit_reliability.edit_level')))}, "
+        f"locality {pm(rows.get(('events/locality', 'locality.question_level')))}")
+if sys.argv[3]:
+    diff = json.load(open(sys.argv[3]))["compare"]["paired"]["by_task"].get("events/fact")
+    if diff:
+        p, ci = diff["p_value"], diff.get("ci")
+        excludes = ci is not None and (ci[0] > 0 or ci[1] < 0)
+        line += (f"; − no edit {pm({'value': diff['difference'], 'ci': ci}, '+')} points over {diff['units']} events "
+                 f"(p {'<0.001' if p < 0.001 else f'{p:.3f}'}, {diff['test']}; the interval "
+                 f"{'excludes' if excludes else 'includes'} 0)")
+print(line)
 PY
 done
+echo "(% ± half the 95% interval, a bootstrap over events; the fact questions are open: chance is about 0)"
 
 EVENT=$($KF query "MATCH (e:Event {batch: \$b, type: 'win-election'}) RETURN e.id AS id ORDER BY e.seq LIMIT 1" \
         -p b="$BATCH" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from knowforge.kg.connection import GraphSettings, open_store
-from knowforge.kg.neo4j_server import ManagedNeo4j
+from knowforge.kg.neo4j_server import ManagedNeo4j, free_port
 
 # ../shared next to the repository; KNOWFORGE_SHARED_DIR points elsewhere (a git worktree
 # whose parent folder has no shared/).
@@ -37,7 +37,9 @@ def neo4j_server(tmp_path_factory):
     server = ManagedNeo4j(home=tmp_path_factory.mktemp("neo4j-home"))
     if not server.is_installed():
         server.install()
-    result = server.start(port=None, timeout=240)
+    # a port the OS hands out, not Neo4j's default: test sessions running side by side (a
+    # developer's and CI's, or several worktrees') never race for 7687
+    result = server.start(port=free_port(), timeout=240)
     settings = GraphSettings(uri=result.uri, user="neo4j", password=server.password())
     try:
         yield server, settings

@@ -224,7 +224,7 @@ def test_cached_hf_tops_up_samples_and_resumes(tiny_model_dir, tmp_path):
     three = first.generate([request])[0]
     five = first.generate([replace(request, n=5)])[0]
     assert five.cached == (True, True, True, False, False) and five.texts[:3] == three.texts
-    direct = make_backend(replace(options, cache=False)).generate([replace(request, n=5)])[0]
+    direct = make_backend(options.but(cache=False)).generate([replace(request, n=5)])[0]
     assert direct.texts == five.texts
     ll = [LoglikelihoodRequest(c, x) for c, x in LL_PAIRS]
     scored = first.loglikelihood(ll)

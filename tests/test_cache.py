@@ -258,8 +258,12 @@ def test_make_backend_rejects_unknown_names_and_missing_models(tmp_path):
     from knowforge.models.backends import make_backend, require_capability
     from knowforge.eval.types import EvalOptions
 
+    from knowforge.models.config import BackendConfig
+
     with pytest.raises(ConfigError, match="unknown backend 'nope'"):
-        make_backend(EvalOptions(backend="nope", model="x"))
+        make_backend(BackendConfig(backend="nope", model="x"))
+    with pytest.raises(ConfigError, match="backend"):
+        EvalOptions.make(backend="nope", model="x")          # the CLI's options refuse it first
     with pytest.raises(ConfigError, match="needs a model"):
         make_backend(EvalOptions(backend="hf", model=""))
 

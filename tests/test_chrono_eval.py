@@ -61,6 +61,16 @@ def test_knowledge_check_with_the_tiny_model_records_run_and_report(store, graph
     for name in ("report.json", "report.md", "plots/chrono_years.png", "plots/chrono_categories.png"):
         assert (report_dir / name).is_file(), name
     assert "Chronological categories" in (report_dir / "report.md").read_text()
+    # the Known % of each (domain, template, change) has the engine's cluster-bootstrap interval over
+    # the two records, and the solver's table shows the very same interval
+    known = [r for task, rows in run.intervals.items() for r in rows
+             if r["metric"] == "chrono_categories" and r["path"][-1] == "Known %"]
+    assert len(known) >= 3 and all(r["units"] == 2 and r["unit"] == "record_id" for r in known)
+    section = json.loads((report_dir / "report.json").read_text())["extra"][
+        "Chronological categories (facts per template and temporal state)"]
+    for r in known:
+        cell = f"{r['value']:.1f}" + (f" ± {(r['ci'][1] - r['ci'][0]) / 2:.1f}" if r["ci"] else "")
+        assert f"| {cell} |" in section, (cell, section)
     # every sample is an Answer in the graph, sliceable by year
     run_id = chrono["run_id"]
     rows = store.user_query(

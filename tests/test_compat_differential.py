@@ -589,3 +589,70 @@ def test_empty_response_leak_is_documented_not_copied():
     lines = [{"choices": choices, "gold": 1, "response": "B"}, {"choices": choices, "gold": 1, "response": ""}]
     assert ref_choice_file(lines) == [True, True]          # the second line inherits "B"
     assert [newterm.score_choice(r["response"], choices, 1, "official")[0] for r in lines] == [True, False]
+
+
+# ============================== reference: MetricForAutoEval.compute_event_score =================
+def ref_event_score(data):                        # metric.py MetricForAutoEval.compute_event_score
+    counter = Counter()
+    flag_event = "NA"
+    flag = 1
+    counter_per_event = Counter()
+    for item in data["request_states"]:
+        if item["instance"]["local"]:
+            continue
+        if item["instance"]["event"] != flag_event:
+            if flag_event != "NA":
+                for key in counter_per_event:
+                    counter_per_event[key] /= counter_per_event["total"]
+                assert int(counter_per_event["total"]) == 1 or len(counter_per_event) == 0
+                for key in counter_per_event:
+                    counter[key] += counter_per_event[key]
+                counter["full_mark"] += flag
+            flag_event = item["instance"]["event"]
+            counter_per_event = Counter()
+            flag = 1
+        if item["scores"]["overall"] != 5:
+            flag = 0
+        if item["scores"]["overall"] == -1:
+            continue
+        for key in item["scores"]:
+            counter_per_event[key] += item["scores"][key]
+        counter_per_event["total"] += 1
+    for key in counter_per_event:
+        counter[key] += counter_per_event[key]
+    total = counter["total"]
+    for key in counter:
+        counter[key] /= total
+    return counter
+
+
+def exam_states(rng: random.Random, events: int) -> list[dict]:
+    """Open tendency answers with judge scores (some -1: a failed judgement), several per event,
+    some out of scope."""
+    states = []
+    for e in range(events):
+        for _ in range(rng.randint(1, 4)):
+            overall = rng.choice([5, 5, 4, 3, -1]) if rng.random() < 0.9 else 5
+            scores = {"overall": overall, "accuracy": rng.randint(1, 5), "coherence": rng.randint(1, 5),
+                      "comprehensive": rng.randint(1, 5)}
+            states.append({"instance": {"event": f"Event {e} happened.", "id": str(e), "local": rng.random() < 0.2},
+                           "scores": scores})
+    return states
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_judge_event_score_agrees(seed):
+    states = exam_states(random.Random(seed), random.Random(seed).randint(1, 12))
+    theirs = ref_event_score({"request_states": states})
+    ours = helm.judge_event_scores(states, "official")
+    for key in ("overall", "accuracy", "coherence", "comprehensive", "full_mark"):
+        assert ours[key] == pytest.approx(theirs[key]), (key, seed)
+    # ours averages every event alike and counts every event's full mark
+    fair = helm.judge_event_scores(states, "knowforge")
+    inside = [s for s in states if not s["instance"]["local"]]
+    by_event: dict[str, list[dict]] = defaultdict(list)
+    for s in inside:
+        by_event[s["instance"]["id"]].append(s["scores"])
+    assert fair["events"] == len(by_event)
+    assert fair["full_mark"] == pytest.approx(sum(all(x["overall"] == 5 for x in v) for v in by_event.values())
+                                              / len(by_event))

@@ -118,4 +118,5 @@ def test_tendency_mc_and_open_answers_judged(store, llm_server, tmp_path, monkey
     g = report["extra"]["Tendency-G (LLM judge)"]
     assert g["cases"] == 4 and g["unparsed"] == 0
     assert g["full_mark_overall"] == 1.0 and g["full_mark_coherence"] == 0.0
+    assert g["events"] == 2 and g["event_full_mark_overall"] == 1.0       # the event level
     assert g["mean_comprehensiveness"] == 3

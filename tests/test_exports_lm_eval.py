@@ -23,6 +23,7 @@ import yaml
 
 from exports_bench import NAMES, SMALL, invoke, make_benchmarks
 from knowforge.errors import ConfigError
+from knowforge.eval.events.official import ELKEN, ELKEN_UNKNOWN
 from knowforge.eval.lm_eval_export import KINDS, benchmark_prefix, write_lm_eval_tasks
 from knowforge.eval.mc_likelihood import build_choice_question
 from knowforge.eval.prompts import render_prompt
@@ -256,7 +257,8 @@ def agreement(neo4j_server, session_store, tiny_model_dir, tmp_path_factory):
 def kind_of(path: Path) -> str:
     """The kind suffix of a data file name (``..._kd_unknown.jsonl`` → ``unknown``)."""
     stem = path.stem
-    for kind in sorted(KINDS, key=lambda k: -len(k.suffix)):
+    # the generic kinds and the ones ELKEN's fact scorer declares
+    for kind in sorted((*KINDS, ELKEN, ELKEN_UNKNOWN), key=lambda k: -len(k.suffix)):
         if stem.endswith(f"_{kind.suffix}"):
             return kind.suffix
     raise AssertionError(f"no kind in {path.name}")

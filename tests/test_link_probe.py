@@ -9,6 +9,7 @@ from scripted_openai import ScriptedCompletions, serving
 
 from knowforge.eval.link.probe import (first_token, head_tail, known_rate, relative_drop, score_probe,
                                        template_accuracy)
+from knowforge.eval.stats import group_permutation_test
 from knowforge.eval.registry import metric_spec
 from knowforge.eval.unit import MetricInput, SolveContext
 from knowforge.eval.solvers import make_solver
@@ -121,6 +122,18 @@ def test_probe_solver_with_scripted_answers_for_all_13_templates(probe_url, tmp_
     by_rule = metric_spec("link_by_rule").compute(data)
     assert by_rule["outcome_allergy_dish"]["accuracy"]["longtail"] == pytest.approx(16 / 26)
     assert "LINT: accuracy per template" in output.sections
+    # the head - long tail drop: unpaired (different statements), tested by permuting the
+    # distribution labels over the four statements (all 6 splits)
+    drop = metric_spec("link_head_tail").test(data, seed=0, resamples=100)[("accuracy", "relative_drop")]
+    assert drop["paired"] is False and "no pairing exists" in drop["note"]
+    statements = {}
+    for item, sample in zip(items, output.samples):
+        statements.setdefault((item.slices["distribution"], item.metadata["statement_id"]), []).append(sample.score)
+    head = [v for (d, _), v in statements.items() if d == "head"]
+    tail = [v for (d, _), v in statements.items() if d == "longtail"]
+    pooled = lambda us: sum(map(sum, us)) / sum(map(len, us))  # noqa: E731
+    exact = group_permutation_test(head, tail, lambda h, t: relative_drop(pooled(h), pooled(t)), resamples=100)
+    assert exact.exact and exact.permutations == 6 and drop["p_value"] == exact.p_value
 
     # the knowforge mode: any spelling of the answer counts, so "Yes" to a True/False question is right
     ours = options.but(scoring="knowforge")
@@ -128,3 +141,35 @@ def test_probe_solver_with_scripted_answers_for_all_13_templates(probe_url, tmp_
     assert sum(s.score for s in robust.samples) == 26 + 12 + 4 + 2   # bagna cauda: True (3) and Right (4)
     assert {s.rule for s in robust.samples} == {"link-probe:knowforge"}
     assert len(Probe.calls) == 52                                     # answered from the cache
+
+
+class SaysYes:
+    """A scripted model whose likelihood always prefers the positive label (Yes, True, Right)."""
+
+    name, model, revision = "scripted-ll", "yes-1", None
+    capabilities = frozenset({"generate", "loglikelihood"})
+
+    def __init__(self):
+        self.asked = []
+
+    def loglikelihood(self, requests):
+        from knowforge.models.types import LoglikelihoodResult
+
+        self.asked.extend(requests)
+        return [LoglikelihoodResult(total=-1.0 if r.continuation.strip() in ("Yes", "True", "Right") else -3.0,
+                                    token_logprobs=(-1.0,)) for r in requests]
+
+
+def test_likelihood_scores_each_template_by_its_two_labels():
+    items = [i.model_copy(update={"scorer": "link-probe"}) for i in _items()]
+    backend = SaysYes()
+    options = EvalOptions(model="yes-1", mc_scoring="likelihood")
+    output = make_solver(Component(name="link-probe")).solve(items, SolveContext(backend=backend, options=options))
+    assert len(backend.asked) == 2 * 52 and all(r.context == i.question for r, i in
+                                                zip(backend.asked[::2], items))
+    pairs = {(backend.asked[2 * k].continuation, backend.asked[2 * k + 1].continuation) for k in range(52)}
+    assert pairs == {(" Yes", " No"), (" True", " False"), (" Right", " Wrong")}
+    templates = template_accuracy(items, output.samples)
+    # a model that always says yes: right exactly where the label is positive (templates 1-6)
+    assert {t: r["accuracy"] for t, r in templates.items()} == {t: 1.0 if t <= 6 else 0.0 for t in range(1, 14)}
+    assert all(s.rule == "likelihood:knowforge" for s in output.samples)

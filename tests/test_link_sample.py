@@ -196,13 +196,21 @@ def test_the_command_line(graph, graph_env, tmp_path, monkeypatch):
         result = runner.invoke(cli, ["eval", "--benchmark", "link:cli", "--backend", "openai", "--base-url",
                                      url, "--model", "scripted",
                                      "--limit", "2", "--out", str(tmp_path / "runs"), "--cache-dir",
-                                     str(tmp_path / "cache"), "--silent"], catch_exceptions=False)
+                                     str(tmp_path / "cache"), "--bootstrap", "50", "--silent"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "runs" / "link-cli" / "summary.json").read_text())
     metrics = summary["runs"]["link-probe"]["metrics"]["link/entailment"]
     assert metrics["accuracy"] == 1.0 and metrics["link_known"]["statements"] == 2
     assert metrics["link_known"]["rate"] == 1.0 and metrics["link_head_tail"]["accuracy"]["longtail"] == 1.0
     assert set(metrics["link_templates"]) == {str(n) for n in range(1, 14)}
+    # every rate has its interval over the two statements, with its chance level
+    intervals = {r["name"]: r for r in summary["runs"]["link-probe"]["intervals"]["link/entailment"]}
+    rate = intervals["link_known.rate"]
+    assert (rate["units"], rate["unit"], rate["resamples"], rate["ci"]) == (2, "statement_id", 50, [1.0, 1.0])
+    assert rate["chance"] == 0.5 ** 13 and rate["excludes_chance"] is False     # two statements cannot tell
+    assert intervals["link_templates.1.accuracy"]["chance"] == 0.5
+    drop = intervals["link_head_tail.accuracy.relative_drop"]          # no head statements: no drop, no test
+    assert drop["value"] is None and not drop["paired"] and "a side is empty" in drop["note"]
     assert graph.user_query("MATCH (a:Answer) RETURN count(a) AS n")[0]["n"] == 26
     # the docs' recipes over a run's answers agree with the metrics
     run_id = summary["runs"]["link-probe"]["run_id"]

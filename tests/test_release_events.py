@@ -145,7 +145,7 @@ def test_import_stores_events_the_solvers_read_like_generated_ones(store, graph_
         "sum(COUNT { (:Question)-[:TESTS]->(e) }) AS questions, collect(DISTINCT e.origin) AS origin")
     assert rows == [{"events": 40, "facts": 113, "questions": 566, "origin": ["imported"]}]
     # what ft fine-tunes on: the event text, then one statement per in-scope answer
-    from knowforge.eval.editing import edit_statements, memory_of
+    from knowforge.eval.events.editing import edit_statements, memory_of
 
     memory = memory_of(items)
     statements = edit_statements(store, memory.ids, dict(zip(memory.ids, memory.texts)))

@@ -55,13 +55,24 @@ def test_item_status_by_membership_and_dates():
     assert item_status([], 2020) == UNTESTED
 
 
-def test_separation_flags_a_benchmark_that_does_not_separate():
+def test_separation_flags_a_benchmark_whose_gap_interval_includes_zero():
     good = separation([1.0] * 8 + [0.0] * 2, [0.0] * 9 + [1.0])
-    assert good["gap"] == pytest.approx(0.7) and not good["flagged"] and good["z"] > 3
+    assert good["gap"] == pytest.approx(0.7) and not good["flagged"] and good["excludes_zero"]
+    assert good["ci"][0] > 0 and good["p_value"] < 0.01 and good["test"] == "permutation"
+    assert good["note"].startswith("the interval excludes 0 (+70.0 points, 95% interval [")
+    assert good["comparison"].startswith("unpaired")
     bad = separation([1.0] * 5 + [0.0] * 5, [1.0] * 5 + [0.0] * 5)
-    assert bad["gap"] == 0 and bad["flagged"]
+    assert bad["gap"] == 0 and bad["flagged"] and bad["excludes_zero"] is False
+    assert "the interval includes 0" in bad["note"] and "no difference shown" in bad["note"]
+    # a real but small gap: the interval excludes 0 and lies below the 10-point target
+    small = separation([1.0] * 1080 + [0.0] * 920, [1.0] * 1000 + [0.0] * 1000, min_gap=0.10)
+    assert small["flagged"] and small["excludes_zero"] and "lies below 10 points" in small["note"]
+    # items of one unit count once: two units of ten identical items give no interval to speak of
+    clustered = separation([1.0] * 10 + [0.0] * 10, [0.0] * 20, seen_units=["a"] * 10 + ["b"] * 10,
+                           unseen_units=["c"] * 10 + ["d"] * 10)
+    assert clustered["seen_units"] == 2 and clustered["flagged"] and not clustered["excludes_zero"]
     few = separation([1.0], [1.0])
-    assert not few["flagged"] and "fewer than" in few["note"]
+    assert not few["flagged"] and "fewer than two units" in few["note"] and few["ci"] is None
     assert separation([], [1.0])["note"] == "no seen items"
 
 
@@ -186,7 +197,8 @@ def test_seen_unseen_accuracy_and_flags_from_the_graph(store, tmp_path):
     assert task[f"n {MIXED}"] == 2 and task[f"n {UNTESTED}"] == 2
     assert task["unseen_items"] == 6 and task["unseen_accuracy"] == pytest.approx(1 / 6)
     assert task["gap"] == pytest.approx(0.75 - 1 / 6)
-    assert not task["flagged"]                                               # too few items to flag
+    # four seen items against six unseen: a gap of 58 points whose interval still reaches 0
+    assert task["flagged"] and task["excludes_zero"] is False and task["ci"][0] <= 0 < task["ci"][1]
     # the run knows its control model and cutoff, and every report is sliced by the cutoff
     from knowforge.eval.report import build_report
 
@@ -202,7 +214,9 @@ def test_a_benchmark_that_does_not_separate_is_flagged(store, tmp_path):
     run_id = _record(store, model_dir, items, [[1]] * 5 + [[0]] * 5 + [[1]] * 5 + [[0]] * 5)
     report = validity_report(store, run_id)
     assert report["runs"][0]["tasks"][0]["flagged"]
-    assert any("differ by less than 10 points" in f for f in report["flags"])
+    assert any("seen − unseen: the interval includes 0 (+0.0 points" in f for f in report["flags"])
+    from knowforge.eval.validity import render_validity_markdown
+    assert "| +0.0 ± " in render_validity_markdown(report)
 
 
 def test_chrono_confusion_table_from_answers_in_the_graph(store, tmp_path):
@@ -257,29 +271,39 @@ def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):
     # the no-context solver's run answers the same questions without their passage
     last = _record(store, model_dir, ku, [[0], [0], [1], [0]], extra={"setting": "no-context"})
 
+    # the editing runs answer the same questions (six in-scope ones of two events)
+    questions = _items("ev-", [[]] * 4, benchmark="events:e", task="events/fact", slices={"scope": "in"},
+                       metadata={"event_id": "ev1"})
+    questions += _items("ev2-", [[]] * 2, benchmark="events:e", task="events/fact", slices={"scope": "in"},
+                        metadata={"event_id": "ev2"})
+
     def events(method, right):
-        items = _items(f"ev-{method}-", [[]] * 4, benchmark="events:e", task="events/fact",
-                       slices={"scope": "in"}, metadata={"event_id": "ev1"})
-        items += _items(f"ev2-{method}-", [[]] * 2, benchmark="events:e", task="events/fact",
-                        slices={"scope": "in"}, metadata={"event_id": "ev2"})
-        return _record(store, model_dir, items, [[x] for x in right],
-                       extra={"editing_method": method, "locality": 0.9})
+        return _record(store, model_dir, questions, [[x] for x in right], extra={"editing_method": method,
+                                                                                 "locality": 0.9})
 
     events("none", [0, 0, 0, 1, 1, 1])
     events("ice", [1, 1, 1, 1, 1, 0])
     report = validity_report(store, last)
     s = report["sections"]["knowgen"]["data"]["summary"]
-    assert (s["ku_with_context"], s["ku_without_context"]) == (0.75, 0.25) and not s["flagged"]
+    assert (s["ku_with_context"], s["ku_without_context"], s["questions"]) == (0.75, 0.25, 4)
+    # +50 points on four questions: McNemar's exact test (2 discordant) and an interval reaching 0
+    assert s["gap"] == 0.5 and s["test"] == "mcnemar-exact" and s["p_value"] == 0.5
+    assert s["flagged"] and s["excludes_zero"] is False and "the interval includes 0" in s["note"]
+    assert s["comparison"].startswith("paired")
     rows = {r["method"]: r for r in report["sections"]["elken"]["data"]["runs"]}
     assert rows["none"]["question-level reliability"] == pytest.approx(0.5)
     assert rows["ice"]["question-level reliability"] == pytest.approx(5 / 6)
     assert rows["ice"]["edit-level reliability"] == 0.5 and rows["none"]["edit-level reliability"] == 0.5
     [ice] = report["sections"]["elken"]["data"]["summary"]
-    assert ice["method"] == "ice" and ice["gain"] == pytest.approx(1 / 3) and not ice["flagged"]
+    assert ice["method"] == "ice" and ice["gain"] == pytest.approx(1 / 3) and ice["shared questions"] == 6
+    # two events: a sign-flip test over them, and an interval that cannot exclude 0
+    assert ice["test"] == "sign-flip" and ice["flagged"] and ice["excludes_zero"] is False
+    assert any(f.startswith("ELKEN events:e: ICE − no edit: the interval includes 0") for f in report["flags"])
 
     out = write_validity(store, last, tmp_path / "report")
     assert json.loads((out / "validity.json").read_text())["sections"]["knowgen"]["data"]["summary"]["gap"] == 0.5
-    assert "ELKEN" in (out / "validity.md").read_text()
+    md = (out / "validity.md").read_text()
+    assert "ELKEN" in md and "| ice | 6 | 83.3 | 50.0 | +33.3 ± " in md and "KU questions answered both ways" in md
 
 
 def test_a_run_of_another_model_has_no_validity_but_gets_cutoff_slices(store, tmp_path):
@@ -305,16 +329,19 @@ def test_chrono_records_pure_with_sampled_answers():
     assert row["category"] == PARTIAL_KNOWN and row["truth"] == STABLE
 
 
-def test_knowgen_summary_flags_a_small_context_gain_by_its_size():
-    def rows(with_acc, without_acc):
-        return [{"run_id": "a", "setting": "zero-shot", "type": "KU", "context": "with", "samples": 60,
-                 "accuracy": with_acc},
-                {"run_id": "b", "setting": "zero-shot", "type": "KU", "context": "without", "samples": 60,
-                 "accuracy": without_acc}]
+def test_knowgen_summary_judges_the_context_gain_by_its_paired_interval():
+    from knowforge.eval.knowgen.unit import KuPair
 
-    small = knowgen_summary(rows(0.133, 0.050))
-    assert small["flagged"] and small["note"] == "the passage in context raises KU accuracy by only 8.3 points (less than 10)"
-    worse = knowgen_summary(rows(0.0, 0.117))
-    assert worse["flagged"] and worse["note"] == "the passage in context does not raise KU accuracy (-11.7 points)"
-    clear = knowgen_summary(rows(0.40, 0.05))
-    assert not clear["flagged"] and clear["note"] == "" and abs(clear["gap"] - 0.35) < 1e-9
+    def pairs(right_with, right_without, n=60):
+        """n KU questions of n / 3 entities (the unit); question k right in each run by rule."""
+        return [KuPair(f"q{k}", f"entity:{k // 3}", float(right_with(k)), float(right_without(k))) for k in range(n)]
+
+    unclear = knowgen_summary(pairs(lambda k: k % 15 == 0, lambda k: k % 20 == 0), seed=1)   # +1.7 points
+    assert unclear["flagged"] and not unclear["excludes_zero"] and unclear["units"] == 20
+    assert unclear["note"].startswith("the passage in context changes KU accuracy: the interval includes 0")
+    worse = knowgen_summary(pairs(lambda k: False, lambda k: k % 2 == 0), seed=1)               # -50 points
+    assert worse["flagged"] and worse["excludes_zero"] and "lies below it" in worse["note"]
+    clear = knowgen_summary(pairs(lambda k: k % 5 != 0, lambda k: k % 10 == 0), seed=1)         # +70 points
+    assert not clear["flagged"] and clear["excludes_zero"] and abs(clear["gap"] - 0.7) < 1e-9
+    assert clear["test"] == "sign-flip" and clear["p_value"] < 0.001 and clear["ci"][0] > 0.1
+    assert knowgen_summary([])["note"].startswith("needs KU runs with and without the passage")

@@ -348,6 +348,11 @@ def test_a_sample_shows_prompt_answer_gold_score_explanation_rule_and_facts(view
     assert esc(row["explanation"]) in body
     assert all(esc(g) in body for g in row["gold"])
     assert 'id="rule"' in body
+    # the task scores LINK's boolean questions with its own scorer: the page names the one used
+    rule = session_store.user_query("MATCH (a:Answer {id: $id}) RETURN a.rule AS rule",
+                                    {"id": f"{run}:{row['qid']}:{row['i']}"})[0]["rule"]
+    scorer, _, mode = rule.partition(":")
+    assert scorer == "link-probe" and f'<dt>scorer</dt><dd>{scorer} · rule <code id="rule">{mode}</code>' in body
     assert f'href="/entity?id=' in body                                   # facts link to their entities
     assert f'/view/link/statement?key={q(row["fact"])}' in body            # and the statement's view
     status, body = fetch(viewer, f"/runs/{run}/sample?q={q(row['qid'])}&i=7")

@@ -18,7 +18,7 @@ from knowforge.models.types import BenchmarkItem
 
 def options_of(*pairs: str, **kw) -> EvalOptions:
     """EvalOptions as ``knowforge eval`` builds them from its --engine-arg values."""
-    return EvalOptions(backend="vllm", model="org/model", extra={"vllm_engine_kwargs": parse_engine_args(pairs)},
+    return EvalOptions(backend="vllm", model="org/model", engine_args=parse_engine_args(pairs),
                        **kw)
 
 

@@ -16,14 +16,16 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score
 from knowforge.eval.chrono.categories import (FACT_CATEGORIES, RIGHT, THRESHOLD, YEAR_CATEGORIES, classify_timeline,
                                               classify_year, fuzzy_in)
 from knowforge.eval.scorers import extract_choice_letter, extract_yes_no, first_line
+from knowforge.eval.stats import cluster_mean
 from knowforge.eval.types import SampleResult, Score
+from knowforge.eval.unit import UnitCopy
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 log = logging.getLogger(__name__)
@@ -79,6 +81,28 @@ class CheckResult:
     requests: int = 0             # requests sent (identical ones once)
     errors: int = 0
     extra: dict = field(default_factory=dict)
+
+    def remap(self, copies: Sequence[UnitCopy]) -> CheckResult:
+        """The check of the resampled items: each copy's years under their new item ids, and
+        the facts (record, template) of its records, each copy's record ids renamed so that a
+        record drawn twice counts twice."""
+        years = defaultdict(list)
+        for y in self.years:
+            years[y.item_id].append(y)
+        facts = defaultdict(list)
+        for f in self.facts:
+            facts[f.record_id].append(f)
+        out_years: list[YearCheck] = []
+        out_facts: list[FactCheck] = []
+        for c in copies:
+            records: dict[str, None] = {}
+            for old, new in c.ids.items():
+                for y in years.get(old, ()):
+                    records[y.record_id] = None
+                    out_years.append(y if not c.tag else replace(y, item_id=new, record_id=c.rename(y.record_id)))
+            for rid in records:
+                out_facts += [f if not c.tag else replace(f, record_id=c.rename(rid)) for f in facts.get(rid, ())]
+        return CheckResult(out_years, out_facts, [], self.requests, self.errors, self.extra)
 
 
 # ---- prompts and parsing (pure) --------------------------------------------------------------
@@ -212,15 +236,22 @@ def run_knowledge_check(items: Sequence[BenchmarkItem], backend: Backend, config
 
 # ---- summaries ---------------------------------------------------------------------------------
 def year_curves(result: CheckResult) -> dict[str, dict[int, dict[str, float]]]:
-    """"<template>/<change>" -> year -> {n, correct, known} (known = correct or partial)."""
+    """"<template>/<change>" -> year -> {n, correct, known, correct_ci, known_ci} (known =
+    correct or partial). A fact appears once per year and template, so the facts of a point are
+    independent: each share has lm-eval's analytic standard error and its normal 95% interval
+    (``stats.cluster_mean``; none below two facts)."""
     acc: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     for y in result.years:
         acc[f"{y.template}/{y.change}"][y.year].append(y.category)
     out: dict[str, dict[int, dict[str, float]]] = {}
     for key, per_year in sorted(acc.items()):
-        out[key] = {year: {"n": len(cats), "correct": sum(c == "correct" for c in cats) / len(cats),
-                           "known": sum(c in RIGHT for c in cats) / len(cats)}
-                    for year, cats in sorted(per_year.items())}
+        out[key] = {}
+        for year, cats in sorted(per_year.items()):
+            correct = cluster_mean([float(c == "correct") for c in cats])
+            known = cluster_mean([float(c in RIGHT) for c in cats])
+            out[key][year] = {"n": len(cats), "correct": correct.estimate, "known": known.estimate,
+                              "correct_ci": list(correct.ci) if correct.ci else None,
+                              "known_ci": list(known.ci) if known.ci else None}
     return out
 
 

@@ -21,13 +21,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import ask
 from knowforge.eval.chrono.categories import (CORRECT, KNOWN, PARTIAL_KNOWN, RIGHT, THRESHOLD, fuzzy_in,
                                               known_after_chronoprompt, majority_object)
 from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck
+from knowforge.eval.unit import CannotResample, UnitCopy
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 SPANS = ("total", "previous")
@@ -136,6 +137,25 @@ class PromptResult:
     facts: dict[str, FactCheck]
     requests: int = 0
 
+    def remap(self, copies: Sequence[UnitCopy]) -> PromptResult:
+        """The result on the resampled records (the run's unit is the record): each copy's
+        facts, traversals and verdicts under its renamed record id."""
+        by_record: dict[str, list[Traversal]] = defaultdict(list)
+        for t in self.traversals:
+            by_record[t.record_id].append(t)
+        out = PromptResult(self.span, [], {}, {}, {}, self.requests)
+        for c in copies:
+            if c.unit is None:
+                raise CannotResample("ChroKnowPrompt's results follow records, and the run's unit is not the record")
+            if c.unit not in self.facts:
+                continue
+            rid = c.rename(c.unit)
+            out.facts[rid] = self.facts[c.unit] if not c.tag else replace(self.facts[c.unit], record_id=rid)
+            out.known_before[rid] = self.known_before[c.unit]
+            out.known_after[rid] = self.known_after[c.unit]
+            out.traversals += [t if not c.tag else replace(t, record_id=rid) for t in by_record.get(c.unit, ())]
+        return out
+
 
 def plan_chronoprompt(check: CheckResult, items: Sequence[BenchmarkItem], *, span: str = "total",
                       template: str = "generation", threshold: int = THRESHOLD
@@ -200,6 +220,6 @@ def gain_table(results: Sequence[PromptResult]) -> list[dict]:
             n = len(rids)
             rows.append({"span": res.span, "domain": domain, "change": change, "facts": n,
                          "Known % before": round(100 * before / n, 1), "Known % after": round(100 * after / n, 1),
-                         "gain": round(100 * (after - before) / n, 1),
+                         "Known % gain": round(100 * (after - before) / n, 1),
                          "targets": len(targets), "chrono-correct": sum(t.chrono_correct for t in targets)})
     return rows

@@ -20,7 +20,8 @@ def _pyplot():
 
 def plot_year_curves(path: Path, curves: Mapping[str, Mapping[int, Mapping[str, float]]], title: str) -> Path:
     """One panel per template (rows) and temporal state (columns); "known" (correct or partial)
-    and "correct" shares per year, as the paper's Figures 2-3 split them."""
+    and "correct" shares per year, as the paper's Figures 2-3 split them, each point with its
+    95% interval as an error bar (``check.year_curves``)."""
     plt = _pyplot()
     templates = sorted({k.split("/")[0] for k in curves})
     changes = sorted({k.split("/")[1] for k in curves})
@@ -32,7 +33,12 @@ def plot_year_curves(path: Path, curves: Mapping[str, Mapping[int, Mapping[str, 
             points = curves.get(f"{template}/{change}", {})
             years = sorted(int(y) for y in points)
             for key, style in (("known", "-o"), ("correct", "--s")):
-                ax.plot(years, [100 * points[y][key] for y in years], style, label=key, markersize=3)
+                values = [points[y][key] for y in years]
+                cis = [points[y].get(f"{key}_ci") for y in years]
+                low = [max(0.0, 100 * (v - ci[0])) if ci else 0.0 for v, ci in zip(values, cis)]
+                high = [max(0.0, 100 * (ci[1] - v)) if ci else 0.0 for v, ci in zip(values, cis)]
+                ax.errorbar(years, [100 * v for v in values], yerr=[low, high], fmt=style, label=key, markersize=3,
+                            capsize=2)
             ax.set_title(f"{template} / {change}", fontsize=9)
             ax.set_ylim(0, 100)
             if years:

@@ -24,6 +24,7 @@ from knowforge.eval.chrono.check import (CheckConfig, CheckResult, category_tabl
                                          run_knowledge_check, year_category_counts, year_curves)
 from knowforge.eval.chrono.prompt import SPANS, PromptResult, gain_table, run_chronoprompt
 from knowforge.eval.chrono.report import markdown_table, plot_categories, plot_year_curves, write_json
+from knowforge.eval.metric_stats import format_number, is_percent, resampled_intervals
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem
@@ -68,13 +69,20 @@ def solve_chrono(items: Sequence[BenchmarkItem], ctx: SolveContext, args: Chrono
     curves = year_curves(result)
     categories = category_table(result)
     gains = gain_table(prompt_results)
+    # the engine's resamples of the run's records (same units, same seed): these tables carry
+    # the intervals of the task metrics chrono_categories and chronoprompt_gain
+    interval = dict(items=items, samples=[], key=ctx.unit_key, resamples=options.bootstrap, seed=options.seed)
+    category_cells = with_intervals(categories, resampled_intervals(
+        lambda sample: category_table(result.remap(sample.copies)), categories, **interval))
+    gain_cells = with_intervals(gains, resampled_intervals(
+        lambda sample: gain_table([p.remap(sample.copies) for p in prompt_results]), gains, **interval))
     requests = result.requests + sum(p.requests for p in prompt_results)
     run_extra = {"chrono_check": "slick", "chrono_shot_sets": args.shot_sets, "verdict_samples": args.shot_sets,
                  "chrono_requests": requests,
                  "chrono_check_seconds": round(check_seconds, 3), "chrono_facts": len(result.facts),
                  "chrono_spans": [p.span for p in prompt_results]}
     sections = {
-        "Chronological categories (facts per template and temporal state)": markdown_table(categories),
+        "Chronological categories (facts per template and temporal state)": markdown_table(category_cells),
         "Per-year categories": markdown_table([{"template": t, **c} for t, c in year_category_counts(result).items()]),
         "Knowledge check cost": markdown_table([{"requests": result.requests,
                                                  "before dedup": result.extra.get("requests_before_dedup"),
@@ -82,7 +90,11 @@ def solve_chrono(items: Sequence[BenchmarkItem], ctx: SolveContext, args: Chrono
                                                  "seconds": round(check_seconds, 2)}]),
     }
     if prompt_results:
-        sections["ChroKnowPrompt (Known % before/after, like the paper's Table 3)"] = markdown_table(gains)
+        sections["ChroKnowPrompt (Known % before/after, like the paper's Table 3)"] = markdown_table(gain_cells)
+    if options.bootstrap >= 2:
+        sections["ChroKnow: how to read these tables"] = (
+            "Shares in %, ± half the width of the 95% interval of a cluster bootstrap over records "
+            f"({options.bootstrap} resamples; a record's years and templates are resampled together).")
     bench = ",".join(sorted({i.benchmark for i in items}))
 
     def finalize(run_dir: Path, run_id: str) -> None:
@@ -108,6 +120,21 @@ def solve_chrono(items: Sequence[BenchmarkItem], ctx: SolveContext, args: Chrono
     return SolverOutput(items=list(items), samples=list(result.samples), run_extra=run_extra,
                         sections=sections, finalize=finalize,
                         details={CHECK: result, CHRONOPROMPT: prompt_results})
+
+
+def with_intervals(rows: Sequence[dict], estimates: dict) -> list[dict]:
+    """Table rows with each "... %" share shown as ``50.0 ± 12.3`` (± half its 95% interval)."""
+    out = []
+    for row in rows:
+        label = "[" + ", ".join(f"{k}={v}" for k, v in row.items() if isinstance(v, (str, bool)) or v is None) + "]"
+        cells = dict(row)
+        for key, value in row.items():
+            if isinstance(value, float) and is_percent((key,)):
+                est = estimates.get((label, key))
+                cells[key] = format_number(value, est.ci if est is not None else None, percent=True,
+                                           signed="gain" in key)
+        out.append(cells)
+    return out
 
 
 @dataclass(frozen=True)

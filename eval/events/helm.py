@@ -408,6 +408,73 @@ def judge_scores(exam_states: Sequence[Mapping]) -> dict:
     return out
 
 
+def judge_event_scores(exam_states: Sequence[Mapping], mode: str = DEFAULT_SCORING) -> dict:
+    """``MetricForAutoEval.compute_event_score``: the judge's scores per event (every in-scope
+    open answer of an event), averaged over events, and the share of events whose every answer
+    got overall 5 (``full_mark``).
+
+    ``official`` is the script line for line: events are runs of consecutive answers with the
+    same event text; an answer scored -1 (the judge failed) is left out of the means but still
+    breaks the full mark; and, as released, the *last* event is added unaveraged (its score sums
+    and its answer count go into the totals) and its full mark is never counted. ``knowforge``
+    groups by event id and text, averages every event the same way and counts every event's
+    full mark.
+    """
+    states = [s for s in exam_states if not s["instance"]["local"]]
+    if mode == "official":
+        return _official_event_scores(states)
+    events: dict[str, list[Mapping]] = defaultdict(list)
+    for state in states:
+        events[_event_key(state["instance"])].append(state["scores"])
+    out: dict[str, Any] = {"events": len(events)}
+    means: dict[str, list[float]] = defaultdict(list)
+    for scores in events.values():
+        valid = [s for s in scores if s["overall"] != -1]
+        for key in JUDGE_KEYS:
+            if valid:
+                means[key].append(sum(s[key] for s in valid) / len(valid))
+    for key in JUDGE_KEYS:
+        out[key] = sum(means[key]) / len(means[key]) if means[key] else None
+    out["full_mark"] = (sum(all(s["overall"] == 5 for s in scores) for scores in events.values()) / len(events)
+                        if events else None)
+    return out
+
+
+def _official_event_scores(states: Sequence[Mapping]) -> dict:
+    # metric.py MetricForAutoEval.compute_event_score, kept with its handling of the last event
+    counter: Counter = Counter()
+    flag_event, flag = "NA", 1
+    per_event: Counter = Counter()
+    for state in states:
+        if state["instance"]["event"] != flag_event:
+            if flag_event != "NA":
+                for key in per_event:
+                    per_event[key] /= per_event["total"]
+                for key in per_event:
+                    counter[key] += per_event[key]
+                counter["full_mark"] += flag
+            flag_event = state["instance"]["event"]
+            per_event = Counter()
+            flag = 1
+        scores = state["scores"]
+        if scores["overall"] != 5:
+            flag = 0
+        if scores["overall"] == -1:
+            continue
+        for key in scores:
+            per_event[key] += scores[key]
+        per_event["total"] += 1
+    for key in per_event:
+        counter[key] += per_event[key]
+    total = counter["total"]
+    if not total:
+        return {"events": 0, **{k: None for k in JUDGE_KEYS}, "full_mark": None}
+    out = {key: value / total for key, value in counter.items()}
+    out["events"] = len({s["instance"]["event"] for s in states})
+    out.setdefault("full_mark", 0.0)
+    return out
+
+
 # --- scoring files as a user hands them over ------------------------------------------------------
 @dataclass(frozen=True)
 class PredictionFile:
@@ -450,7 +517,8 @@ def score_files(paths: Iterable[str | Path], mode: str = DEFAULT_SCORING) -> lis
             row["before_file"] = str(local[0].path)
         out.append(row)
     for f in by_kind[TENDENCY_EXAM]:
-        out.append({"file": str(f.path), "kind": TENDENCY_EXAM, "scoring": mode, "judge": judge_scores(f.states)})
+        out.append({"file": str(f.path), "kind": TENDENCY_EXAM, "scoring": mode, "judge": judge_scores(f.states),
+                    "judge_events": judge_event_scores(f.states, mode)})
     if not out:
         raise InputError("no after-edit prediction file among the files (fact.json, tendency_mc.json "
                          "or a judge's *_exam.json)")

@@ -5,6 +5,7 @@ building and parsing are pure; unparseable judgements are counted, never guessed
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 
 from knowforge.eval.ask import ask
@@ -92,6 +93,15 @@ def tendency_generation(model: Backend, judge: Backend, items: Sequence[Benchmar
               "answer": a.texts[0] if a.texts and a.error is None else "",
               "label": i.choices[i.answer_index] if i.answer_index is not None else i.answers[0]}
              for i, a in zip(tend, answers)]
-    return judge_tendency(judge, cases)
+    judged = judge_tendency(judge, cases)
+    # the event level (MetricForAutoEval.compute_event_score's full mark, every event counted):
+    # an event counts when every open answer of it got overall 5; an unparsed judgement does not
+    by_event: dict[str, list[bool]] = defaultdict(list)
+    for item, judgement in zip(tend, judged["judgements"]):
+        by_event[str(item.metadata.get("event_id", item.metadata["event"]))].append(
+            judgement is not None and judgement["overall"] == 5)
+    judged["events"] = len(by_event)
+    judged["event_full_mark_overall"] = _rate([all(v) for v in by_event.values()])
+    return judged
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from knowforge.eval.events import rules
 from knowforge.eval.types import DEFAULT_SCORING
-from knowforge.eval.unit import MetricInput
+from knowforge.eval.unit import MetricInput, UnitCopy
 from knowforge.models.types import BenchmarkItem
 
 EDITING = "elken-editing"        # the solver detail ELKEN's locality reads
@@ -36,6 +36,11 @@ class EditingDetails:
     before: Mapping[str, str | None]
     retrieval_top1_accuracy: float | None = None
     tendency_generation: dict = field(default_factory=dict)
+
+    def remap(self, copies: Sequence[UnitCopy]) -> EditingDetails:
+        """The answers without the edit of the resampled items (the run-level numbers stay)."""
+        before = {new: self.before[old] for c in copies for old, new in c.ids.items() if old in self.before}
+        return EditingDetails(self.method, before, self.retrieval_top1_accuracy, self.tendency_generation)
 
 
 def part(item: BenchmarkItem) -> str:

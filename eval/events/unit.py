@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from knowforge.eval.events import validity
 from knowforge.eval.events.editing import DenseArgs, EditingSolver, FineTuneArgs, JudgeArgs
-from knowforge.eval.events.metrics import (EDITING, metric_locality, metric_reliability, metric_tendency,
-                                           metric_tendency_locality)
+from knowforge.eval.events.metrics import (EDITING, in_scope, metric_locality, metric_reliability,
+                                           metric_tendency, metric_tendency_locality)
 from knowforge.eval.events.official import HelmArgs, fact_lm_eval, files_table, score_files, write_helm
 from knowforge.eval.events.rules import (score_fact_item, score_fact_item_official, score_tendency_item,
                                          score_tendency_item_official)
+from knowforge.eval.metric_stats import chance_of
 from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec,
                                  ValiditySpec)
 
@@ -38,7 +39,8 @@ UNIT = EvalUnit(
                         "question- and edit-level reliability of in-scope fact questions, with splits"),
              MetricSpec("locality", metric_locality, "out-of-scope fact answers unchanged by the edit",
                         needs=EDITING),
-             MetricSpec("tendency_accuracy", metric_tendency, "tendency multiple-choice accuracy (in scope)"),
+             MetricSpec("tendency_accuracy", metric_tendency, "tendency multiple-choice accuracy (in scope)",
+                        chance=lambda data: {"accuracy": chance_of([i for i in data.items if in_scope(i)])}),
              MetricSpec("tendency_locality", metric_tendency_locality,
                         "out-of-scope tendency answers unchanged by the edit", needs=EDITING)),
     run_exports=(RunExportSpec("helm", "ELKEN's request_states files (fact.json, fact_local.json, tendency_mc.json, "

@@ -31,7 +31,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.errors import ConfigError
+from knowforge.eval.ask import Ask, ask_and_score, ask_choices
+from knowforge.eval.mc_likelihood import ChoiceQuestion
+from knowforge.eval.metric_stats import format_number, resampled_intervals
+from knowforge.eval.stats import child_seed, group_permutation_test
 from knowforge.eval.scorers import score_boolean
 from knowforge.eval.types import SampleResult, Score
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
@@ -66,21 +70,46 @@ def score_probe_robust(item: BenchmarkItem, response: str | None) -> Score:
     return score_boolean(item, response or "")
 
 
+# --- likelihood ----------------------------------------------------------------------------------
+OTHER_LABEL = {"Yes": "No", "No": "Yes", "True": "False", "False": "True", "Right": "Wrong", "Wrong": "Right"}
+
+
+def label_question(item: BenchmarkItem) -> ChoiceQuestion:
+    """A probe item as a likelihood question (``--mc-scoring likelihood``, as lm-evaluation-harness
+    scores yes/no tasks): the template's prompt, then its two labels (Yes/No, True/False,
+    Right/Wrong), the more likely one being the answer."""
+    gold = item.answers[0] if item.answers else ""
+    if gold not in OTHER_LABEL:
+        raise ConfigError(f"LINK item {item.id}: its label {gold!r} is not one of {', '.join(OTHER_LABEL)}")
+    pair = tuple(sorted((gold, OTHER_LABEL[gold]), key=lambda label: label not in ("Yes", "True", "Right")))
+    return ChoiceQuestion(item, pair, pair, pair, pair.index(gold), item.question)
+
+
 # --- the solver ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LinkProbeSolver:
-    """Ask every probe item as it is (plain prompt, or one user message with ``--chat``)."""
+    """Ask every probe item as it is (plain prompt, or one user message with ``--chat``); with
+    ``--mc-scoring likelihood`` score its two labels instead (``label_question``)."""
 
     component: Component
 
     def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput:
         options = ctx.options
-        common = dict(n=options.n, temperature=options.temperature, top_p=options.top_p, seed=options.seed,
-                      max_tokens=options.max_tokens)
-        asks = [Ask(i, GenerationRequest(messages=(("user", i.question),), **common) if options.chat
-                    else GenerationRequest(prompt=i.question, **common)) for i in items]
-        samples = ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress)
-        tables = probe_tables(items, samples)
+        if options.mc_scoring == "likelihood":
+            if options.chat:
+                raise ConfigError("likelihood scoring scores answers after a plain prompt; drop --chat")
+            samples = ask_choices([label_question(i) for i in items], ctx.backend, progress=ctx.progress)
+        else:
+            common = dict(n=options.n, temperature=options.temperature, top_p=options.top_p, seed=options.seed,
+                          max_tokens=options.max_tokens)
+            asks = [Ask(i, GenerationRequest(messages=(("user", i.question),), **common) if options.chat
+                        else GenerationRequest(prompt=i.question, **common)) for i in items]
+            samples = ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress)
+        split = head_tail(items, samples)
+        # the engine's resamples of the run's statements: the task metric link_head_tail's intervals
+        estimates = resampled_intervals(lambda sample: head_tail(sample.items, sample.samples), split, items, samples,
+                                        ctx.unit_key, resamples=options.bootstrap, seed=options.seed)
+        tables = probe_tables(items, samples, {"all": estimates})
         sections = {"LINT: accuracy per template": tables["templates"],
                     "LINT: head vs long tail (accuracy and all-13 known rate)": tables["head_tail"],
                     "LINT: by domain": tables["domain"], "LINT: by rule": tables["rule"],
@@ -170,7 +199,7 @@ def template_accuracy(items: Sequence[BenchmarkItem], samples: Iterable[SampleRe
             t = int(item.slices.get("template", 0))
             groups[t].append(scores[item.id])
             labels[t].add(item.answers[0] if item.answers else "")
-    return {t: {"n": len(v), "correct": sum(v), "accuracy": sum(v) / len(v), "label": "/".join(sorted(labels[t]))}
+    return {t: {"n": len(v), "correct": round(sum(v)), "accuracy": sum(v) / len(v), "label": "/".join(sorted(labels[t]))}
             for t, v in sorted(groups.items())}
 
 
@@ -193,26 +222,39 @@ def by_slice(items: Sequence[BenchmarkItem], samples: Iterable[SampleResult], ke
             for v in sorted({value(i) for i in items if i.id in scores})}
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}"
+def _pct(x: float | None, ci=None) -> str:
+    return format_number(x, ci)
 
 
-def _drop(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:+.1f}%"
+def _drop(x: float | None, ci=None) -> str:
+    """A relative drop in % (it can pass -100 % .. +100 %), ± half its interval."""
+    if x is None:
+        return "-"
+    return format_number(100 * x, [100 * c for c in ci] if ci else None, percent=True, signed=True) + "%"
 
 
-def _rows(groups: dict[str, dict], key: str) -> list[dict]:
-    return [{key: k, "statements": g["statements"], "acc head": _pct(g["accuracy"]["head"]),
-             "acc long tail": _pct(g["accuracy"]["longtail"]), "acc drop": _drop(g["accuracy"]["relative_drop"]),
-             "known head": _pct(g["known"]["head"]), "known long tail": _pct(g["known"]["longtail"]),
-             "known drop": _drop(g["known"]["relative_drop"])} for k, g in groups.items()]
+def _rows(groups: dict[str, dict], key: str, estimates: dict | None = None) -> list[dict]:
+    """Head vs long tail per group; with ``estimates`` ({group: {path: Estimate}}) each number
+    ± half its 95% interval."""
+    def ci(k, *path):
+        est = ((estimates or {}).get(k) or {}).get(path)
+        return est.ci if est is not None else None
+
+    return [{key: k, "statements": g["statements"], "acc head": _pct(g["accuracy"]["head"], ci(k, "accuracy", "head")),
+             "acc long tail": _pct(g["accuracy"]["longtail"], ci(k, "accuracy", "longtail")),
+             "acc drop": _drop(g["accuracy"]["relative_drop"], ci(k, "accuracy", "relative_drop")),
+             "known head": _pct(g["known"]["head"], ci(k, "known", "head")),
+             "known long tail": _pct(g["known"]["longtail"], ci(k, "known", "longtail")),
+             "known drop": _drop(g["known"]["relative_drop"], ci(k, "known", "relative_drop"))}
+            for k, g in groups.items()]
 
 
-def probe_tables(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult]) -> dict[str, list[dict]]:
-    """Markdown-ready tables for the run report."""
+def probe_tables(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult],
+                 estimates: dict | None = None) -> dict[str, list[dict]]:
+    """Markdown-ready tables for the run report (``estimates``: the head/tail intervals)."""
     templates = [{"template": t, "label": r["label"], "n": r["n"], "accuracy": _pct(r["accuracy"])}
                  for t, r in template_accuracy(items, samples).items()]
-    return {"templates": templates, "head_tail": _rows({"all": head_tail(items, samples)}, "set"),
+    return {"templates": templates, "head_tail": _rows({"all": head_tail(items, samples)}, "set", estimates),
             "domain": _rows(by_slice(items, samples, "domain"), "domain"),
             "rule": _rows(by_slice(items, samples, "rule"), "rule"),
             "graph_premises": _rows(by_slice(items, samples, "graph_premises"), "graph/hidden")}
@@ -231,6 +273,68 @@ def metric_head_tail(data: MetricInput) -> dict:
     return head_tail(data.items, data.samples)
 
 
+# --- chance and the head-tail test ------------------------------------------------------------
+TEMPLATES = 13
+ANSWER_CHANCE = 0.5               # every template is answered by one of two labels
+
+
+def _split_chance() -> dict:
+    """A head/tail split's chance levels: 1/2 per answer, (1/2)^13 to get all 13 right."""
+    known = ANSWER_CHANCE ** TEMPLATES
+    return {"accuracy": {k: ANSWER_CHANCE for k in ("all", "head", "longtail")},
+            "known": {k: known for k in ("all", "head", "longtail")}}
+
+
+def chance_templates(data: MetricInput) -> dict:
+    return {str(t): {"accuracy": ANSWER_CHANCE} for t in template_accuracy(data.items, data.samples)}
+
+
+def chance_known(data: MetricInput) -> dict:
+    return {k: ANSWER_CHANCE ** TEMPLATES for k in ("rate", *DISTRIBUTIONS)}
+
+
+def chance_head_tail(data: MetricInput) -> dict:
+    return _split_chance()
+
+
+def chance_by(key: str):
+    def chance(data: MetricInput) -> dict:
+        return {v: _split_chance() for v in by_slice(data.items, data.samples, key)}
+    return chance
+
+
+def drop_p_values(data: MetricInput, *, seed: int = 0, resamples: int = 1000) -> dict:
+    """The head − long-tail relative drops tested by permutation of the distribution labels
+    over statements: head and long-tail are different statements, so nothing is paired (the
+    interval of each drop is a bootstrap over statements)."""
+    outcomes = statement_outcomes(data.items, data.samples)
+    scores = _first(data.samples)
+    per_statement: dict[str, list[float]] = defaultdict(list)
+    for item in data.items:
+        if item.id in scores:
+            per_statement[_statement(item)].append(scores[item.id])
+    note = "unpaired: head and long-tail are different statements (no pairing exists)"
+    out = {}
+    for name, value in (("accuracy", lambda sid: per_statement[sid]),
+                        ("known", lambda sid: [float(_known(outcomes[sid]))] if len(outcomes[sid]["templates"]) == 13
+                         else [])):
+        head = [value(s) for s, o in outcomes.items() if o["distribution"] == "head"]
+        tail = [value(s) for s, o in outcomes.items() if o["distribution"] == "longtail"]
+        head, tail = [v for v in head if v], [v for v in tail if v]
+
+        def drop(h, t):
+            mean = lambda us: sum(x for u in us for x in u) / sum(len(u) for u in us)  # noqa: E731
+            return relative_drop(mean(h), mean(t))
+
+        if not head or not tail or drop(head, tail) is None:
+            out[(name, "relative_drop")] = {"paired": False, "note": note + "; no test (a side is empty or head is 0)"}
+            continue
+        result = group_permutation_test(head, tail, drop, resamples=resamples, seed=child_seed(seed, name))
+        out[(name, "relative_drop")] = {"p_value": result.p_value, "test": "permutation (distribution labels)",
+                                        "paired": False, "note": note}
+    return out
+
+
 def metric_by(key: str):
     def metric(data: MetricInput) -> dict:
         return by_slice(data.items, data.samples, key)
@@ -238,6 +342,7 @@ def metric_by(key: str):
     return metric
 
 
-__all__ = ["LinkProbeSolver", "by_slice", "first_token", "head_tail", "known_rate", "metric_by", "metric_head_tail",
+__all__ = ["LinkProbeSolver", "OTHER_LABEL", "by_slice", "label_question", "chance_by", "chance_head_tail", "chance_known", "chance_templates",
+           "drop_p_values", "first_token", "head_tail", "known_rate", "metric_by", "metric_head_tail",
            "metric_known", "metric_templates", "probe_tables", "relative_drop", "score_probe", "score_probe_robust",
            "statement_outcomes", "template_accuracy"]

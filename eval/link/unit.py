@@ -3,7 +3,8 @@ the metrics the paper reports (per template, all-13 "known", head vs long tail).
 
 from __future__ import annotations
 
-from knowforge.eval.link.probe import (LinkProbeSolver, metric_by, metric_head_tail, metric_known, metric_templates,
+from knowforge.eval.link.probe import (LinkProbeSolver, chance_by, chance_head_tail, chance_known, chance_templates,
+                                       drop_p_values, metric_by, metric_head_tail, metric_known, metric_templates,
                                        score_probe, score_probe_robust)
 from knowforge.eval.unit import EvalUnit, MetricSpec, NoArgs, ScorerSpec, SolverSpec
 
@@ -13,12 +14,16 @@ UNIT = EvalUnit(
     scorers=(ScorerSpec("link-probe", score_probe_robust, official=score_probe,
                         description="official: the reply's first token is the label (LINK's ProbingModel); "
                                     "knowforge: any spelling of the label's side"),),
-    metrics=(MetricSpec("link_templates", metric_templates, "accuracy per template (1-13) with its label"),
-             MetricSpec("link_known", metric_known, "share of statements whose 13 templates are all right"),
+    metrics=(MetricSpec("link_templates", metric_templates, "accuracy per template (1-13) with its label",
+                        chance=chance_templates),
+             MetricSpec("link_known", metric_known, "share of statements whose 13 templates are all right",
+                        chance=chance_known),
              MetricSpec("link_head_tail", metric_head_tail,
-                        "head vs long tail accuracy and known rate, with the relative drop"),
-             MetricSpec("link_by_domain", metric_by("domain"), "head/tail by domain"),
-             MetricSpec("link_by_rule", metric_by("rule"), "head/tail by rule"),
+                        "head vs long tail accuracy and known rate, with the relative drop (unpaired: different "
+                        "statements; a permutation test of the distribution labels)",
+                        chance=chance_head_tail, test=drop_p_values),
+             MetricSpec("link_by_domain", metric_by("domain"), "head/tail by domain", chance=chance_by("domain")),
+             MetricSpec("link_by_rule", metric_by("rule"), "head/tail by rule", chance=chance_by("rule")),
              MetricSpec("link_by_graph_premises", metric_by("graph_premises"),
-                        "head/tail by graph premises / hidden premises")),
+                        "head/tail by graph premises / hidden premises", chance=chance_by("graph_premises"))),
 )

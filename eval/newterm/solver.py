@@ -14,6 +14,13 @@ prompts (``compare``; answered from the response cache when the Base run came fi
 report the gap Base − Gold per task (those answers are recorded as the run's variant answers), per term category and per year, with a plot of Base vs
 Gold by year. ``knowforge eval --benchmark newterm:2022+2023+2024`` evaluates several years'
 benchmarks in one run, so the year table and plot show the trend.
+
+With ``--mc-scoring likelihood`` (not the paper's protocol, which generates) each phrasing is
+scored as lm-evaluation-harness scores multiple choice: the same official prompt, then the
+log-likelihood of each answer the system prompt asks for (the letters A-D for COMA and COST;
+the phrasing's own pair for CSJ: YES/NO, Correct/Incorrect, Acceptable/Unacceptable), the most
+likely one being the model's answer. A small model that never writes a parseable letter then
+still gives a number that can be told from chance.
 """
 
 from __future__ import annotations
@@ -21,17 +28,21 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from knowforge.errors import ConfigError
-from knowforge.eval.ask import Ask, ask_and_score
+from knowforge.eval.ask import Ask, ask_and_score, ask_choices
+from knowforge.eval.mc_likelihood import ChoiceQuestion
+from knowforge.eval.metric_stats import chance_of, format_number, resampled_intervals
 from knowforge.eval.metrics import balanced_accuracy
+from knowforge.eval.stats import child_seed, paired_difference, paired_permutation
 from knowforge.eval.types import EvalOptions, SampleResult
-from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
+from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, UnitCopy
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem, GenerationRequest
 
@@ -126,6 +137,38 @@ def asks(items: Sequence[BenchmarkItem], options: EvalOptions, setting: str,
             for item in items for p in range(PHRASINGS)]
 
 
+CSJ_WORDS = (("YES", "NO"), ("Correct", "Incorrect"), ("Acceptable", "Unacceptable"))   # per phrasing
+
+
+def choice_question(item: BenchmarkItem, phrasing: int, setting: str, options: EvalOptions) -> ChoiceQuestion:
+    """One phrasing of an item as a likelihood question (``--mc-scoring likelihood``): the
+    official prompt, whose trailing space becomes the delimiter of each continuation (lm-eval's
+    " " before a target), then the answer the system prompt asks for: the letter of each choice
+    (COMA, COST), or the phrasing's two words (CSJ: YES/NO, Correct/Incorrect,
+    Acceptable/Unacceptable), recorded as true/false."""
+    context = render(item, phrasing, setting, options).prompt.rstrip(" ")
+    if base_task(item) == "CSJ":
+        words = CSJ_WORDS[phrasing]
+        return ChoiceQuestion(item, words, ("true", "false"), words, 0 if item.metadata["gold"] else 1, context)
+    letters = tuple("ABCD"[:len(item.choices)])
+    if item.answer_index is None or not 0 <= item.answer_index < len(letters):
+        raise ConfigError(f"NewTerm item {item.id} has no gold choice (answer_index)")
+    return ChoiceQuestion(item, tuple(item.choices), letters, letters, item.answer_index, context)
+
+
+def ask_by_likelihood(items: Sequence[BenchmarkItem], options: EvalOptions, settings: Sequence[tuple[str, str | None]],
+                      ctx: SolveContext) -> list[SampleResult]:
+    """Every item under every phrasing of each (setting, variant), scored by the likelihood of
+    its answers; a sample's index is its phrasing, as when answers are generated."""
+    if options.chat:
+        raise ConfigError("likelihood scoring scores answers after a plain prompt; drop --chat")
+    keys = [(item, p, variant) for setting, variant in settings for item in items for p in range(PHRASINGS)]
+    questions = [choice_question(item, p, setting, options)
+                 for setting, _ in settings for item in items for p in range(PHRASINGS)]
+    scored = ask_choices(questions, ctx.backend, progress=ctx.progress)
+    return [replace(sample, sample_index=p, variant=variant) for sample, (_, p, variant) in zip(scored, keys)]
+
+
 def answers_of(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult]) -> list[Answer]:
     """The pooled answers of scored samples (one per item and phrasing)."""
     by_id = {i.id: i for i in items}
@@ -176,19 +219,68 @@ def breakdown(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]
     return out
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.2f}"
+SCORES = ("base", "gold", "gap")
+ROW_FIELDS = ("task", "category", "year")       # what names a row of the breakdown
 
 
-def section_rows(rows: Sequence[dict]) -> list[dict]:
-    """Rows for the markdown report: scores in percent, the gap in points."""
-    return [{**{k: v for k, v in r.items() if k not in ("base", "gold", "gap")},
-             "Base": _pct(r["base"]), "Gold": _pct(r["gold"]),
-             "gap (Base - Gold)": "-" if r["gap"] is None else f"{100 * r['gap']:+.2f}"} for r in rows]
+def with_intervals(table: dict[str, list[dict]], items: Sequence[BenchmarkItem], detail: NewTermAnswers,
+                   unit_key: str | None, *, resamples: int, seed: int) -> dict[str, list[dict]]:
+    """The breakdown with each score's 95% interval (``base_ci``, ``gold_ci``, ``gap_ci``): the
+    engine's cluster bootstrap over the run's units (``metric_stats.resampled_intervals``), so
+    these intervals are those of the task metrics of the same items. Base and Gold answers of a
+    term are resampled together: the gap's interval is a paired one."""
+    estimates = resampled_intervals(lambda sample: breakdown(sample.items, detail.remap(sample.copies).answers),
+                                    table, items, [], unit_key, rows=ROW_FIELDS, resamples=resamples, seed=seed)
+    out = {}
+    for name, rows in table.items():
+        out[name] = []
+        for row in rows:
+            label = "[" + ", ".join(f"{f}={row[f]}" for f in ROW_FIELDS if f in row) + "]"
+            extra = {}
+            for score in SCORES:
+                est = estimates.get((name, label, score))
+                extra[f"{score}_ci"] = list(est.ci) if est is not None and est.ci else None
+            out[name].append({**row, **extra})
+    return out
+
+
+def gap_tests(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]], *, resamples: int,
+              seed: int) -> dict[str, dict]:
+    """Per task (``COMA_clean``): the paired test of Base − Gold (``gap_test``), with the seed
+    the engine gives the task's ``newterm_gap`` test, so both report the same p-value."""
+    out = {}
+    for task in sorted({i.task for i in items}):
+        mine = [i for i in items if i.task == task]
+        ids = {i.id for i in mine}
+        base = [a for a in by_setting.get("base", ()) if a.item_id in ids]
+        gold = [a for a in by_setting.get("gold", ()) if a.item_id in ids]
+        if base and gold:
+            out[task.split("/", 1)[-1]] = gap_test(mine, base, gold, resamples=max(resamples, 2),
+                                                   seed=child_seed(seed, "test", task, "newterm_gap"))
+    return out
+
+
+def section_rows(rows: Sequence[dict], tests: dict[str, dict] | None = None) -> list[dict]:
+    """Rows for the markdown report: each score in % ± half its 95% interval (the gap in
+    points, signed), and the gap's p-value where a test was made."""
+    out = []
+    for r in rows:
+        row = {k: v for k, v in r.items() if k not in SCORES and not k.endswith("_ci")}
+        row.update({"Base": format_number(r["base"], r.get("base_ci")),
+                    "Gold": format_number(r["gold"], r.get("gold_ci")),
+                    "gap (Base - Gold)": format_number(r["gap"], r.get("gap_ci"), signed=True)})
+        if tests is not None:
+            test = tests.get(r["task"]) or {}
+            p = test.get("p_value")
+            row["p"] = "-" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
+            row["test"] = test.get("test") or test.get("note") or "-"
+        out.append(row)
+    return out
 
 
 def plot_by_year(path: Path, rows: Sequence[dict]) -> Path | None:
-    """Base and Gold (solid and dashed) by year, one colour per task."""
+    """Base and Gold (solid and dashed) by year, one colour per task, with the 95% interval of
+    each point as an error bar (``with_intervals``)."""
     points = [r for r in rows if r.get("year") is not None]
     if not points:
         return None
@@ -199,19 +291,27 @@ def plot_by_year(path: Path, rows: Sequence[dict]) -> Path | None:
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    for index, task in enumerate(sorted({r["task"] for r in points})):
+    tasks = sorted({r["task"] for r in points})
+    series = [(t, s) for t in tasks for s in ("base", "gold")]
+    for index, task in enumerate(tasks):
         mine = sorted((int(r["year"]), r) for r in points if r["task"] == task)
         colour = f"C{index}"
         for setting, style in (("base", "-"), ("gold", "--")):
-            xy = [(y, 100 * r[setting]) for y, r in mine if r[setting] is not None]
-            if xy:
-                ax.plot([p[0] for p in xy], [p[1] for p in xy], style, marker="o", color=colour,
-                        label=f"{task} {setting.capitalize()}")
+            # each series a little apart, so that error bars of one year do not hide each other
+            shift = 0.3 * (series.index((task, setting)) / max(1, len(series) - 1) - 0.5)
+            points_ = [(y + shift, r[setting], r.get(f"{setting}_ci")) for y, r in mine if r[setting] is not None]
+            if points_:
+                low = [max(0.0, 100 * (v - ci[0])) if ci else 0.0 for _, v, ci in points_]
+                high = [max(0.0, 100 * (ci[1] - v)) if ci else 0.0 for _, v, ci in points_]
+                ax.errorbar([p[0] for p in points_], [100 * p[1] for p in points_], yerr=[low, high], fmt=style,
+                            marker="o", color=colour, capsize=3, label=f"{task} {setting.capitalize()}")
+    years = sorted({int(r["year"]) for r in points})
+    ax.set_xlim(years[0] - 0.5, years[-1] + 0.5)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("year")
     ax.set_ylabel("score (%)")
     ax.set_ylim(-2, 102)
-    ax.set_title("NewTerm: Base vs Gold by year")
+    ax.set_title("NewTerm: Base vs Gold by year (95% intervals)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -240,6 +340,22 @@ class NewTermAnswers:
     setting: str
     answers: dict[str, list[Answer]]
 
+    @cached_property
+    def _by_item(self) -> dict[str, dict[str, list[Answer]]]:
+        out: dict[str, dict[str, list[Answer]]] = {s: defaultdict(list) for s in self.answers}
+        for setting, answers in self.answers.items():
+            for a in answers:
+                out[setting][a.item_id].append(a)
+        return out
+
+    def remap(self, copies: Sequence[UnitCopy]) -> NewTermAnswers:
+        """Both settings' answers of the resampled items, so Base and Gold stay paired."""
+        by_item = self._by_item
+        return NewTermAnswers(self.setting, {
+            setting: [a if new == old else replace(a, item_id=new)
+                      for c in copies for old, new in c.ids.items() for a in by_item[setting].get(old, ())]
+            for setting in self.answers})
+
 
 @dataclass(frozen=True)
 class NewTermSolver:
@@ -250,20 +366,25 @@ class NewTermSolver:
         options = ctx.options
         if options.n != 1:
             raise ConfigError("NewTerm asks each item once per phrasing (three samples, pooled): use --n 1")
-        if options.mc_scoring != "generate":
-            raise ConfigError("NewTerm scores generated answers with the official parsing: drop --mc-scoring")
         setting = self.args.setting
         compare = self.args.compare if self.args.compare is not None else setting == "gold"
         other = "base" if setting == "gold" else "gold"
         # the other setting's answers are variants of the same questions, asked in memory
-        asked = asks(items, options, setting) + (asks(items, options, other, variant=other) if compare else [])
-        scored = ask_and_score(asked, ctx.backend, scoring=options.scoring, progress=ctx.progress)
+        if options.mc_scoring == "likelihood":
+            scored = ask_by_likelihood(items, options, [(setting, None)] + ([(other, other)] if compare else []),
+                                       ctx)
+        else:
+            asked = asks(items, options, setting) + (asks(items, options, other, variant=other) if compare else [])
+            scored = ask_and_score(asked, ctx.backend, scoring=options.scoring, progress=ctx.progress)
         samples = [s for s in scored if s.variant is None]
         variants = [s for s in scored if s.variant is not None]
         by_setting = {setting: answers_of(items, samples)}
         if compare:
             by_setting[other] = answers_of(items, variants)
-        table = breakdown(items, by_setting)
+        detail = NewTermAnswers(setting, by_setting)
+        table = with_intervals(breakdown(items, by_setting), items, detail, ctx.unit_key,
+                               resamples=options.bootstrap, seed=options.seed)
+        tests = gap_tests(items, by_setting, resamples=options.bootstrap, seed=options.seed) if compare else None
         run_extra: dict[str, Any] = {"newterm_setting": setting, "newterm_compare": compare}
         for row in table["task"]:
             for key in ("base", "gold", "gap"):
@@ -271,7 +392,13 @@ class NewTermSolver:
                     run_extra[f"newterm_{row['task'].lower()}_{key}"] = row[key]
         sections: dict[str, Any] = {}
         if compare:
-            sections["NewTerm: Base vs Gold by task (CSJ: balanced accuracy)"] = section_rows(table["task"])
+            sections["NewTerm: Base vs Gold by task (CSJ: balanced accuracy)"] = section_rows(table["task"], tests)
+            sections["NewTerm: how to read these tables"] = (
+                "Scores in %, ± half the width of the 95% interval: a cluster bootstrap over terms that "
+                "resamples a term's Base and Gold answers together, so the gap's interval is a paired one. "
+                "p: Base vs Gold paired by term (a sign-flip test of the terms' score sums, McNemar when every "
+                "term is one right/wrong answer; CSJ: a permutation test swapping a term's Base and Gold "
+                "answers). Chance: 25% (one of four choices), CSJ 50% (balanced accuracy).")
             sections["NewTerm: Base vs Gold by term category"] = section_rows(table["category"])
             sections["NewTerm: Base vs Gold by year"] = section_rows(table["year"])
             sections["NewTerm: plot"] = f"![Base vs Gold by year](plots/{PLOT})"
@@ -283,8 +410,7 @@ class NewTermSolver:
                 plot_by_year(Path(run_dir) / "plots" / PLOT, table["year"])
 
         return SolverOutput(items=list(items), samples=samples, variants=variants, run_extra=run_extra,
-                            sections=sections, details={ANSWERS: NewTermAnswers(setting, by_setting)},
-                            finalize=finalize)
+                            sections=sections, details={ANSWERS: detail}, finalize=finalize)
 
 
 # --- task metrics ----------------------------------------------------------------------------
@@ -319,6 +445,65 @@ def metric_gap(data: MetricInput) -> float | None:
     return base - gold if base is not None and gold is not None else None
 
 
+def unit_of(item: BenchmarkItem) -> str:
+    """The unit of NewTerm's intervals and tests: the term (``Method.cluster_key``)."""
+    return str(item.metadata.get("term") or item.id)
+
+
+def gap_test(items: Sequence[BenchmarkItem], base: Sequence[Answer], gold: Sequence[Answer], *, seed: int = 0,
+             resamples: int = 1000) -> dict[str, Any]:
+    """Base − Gold of the same items (both settings asked in one run), paired by term: for
+    accuracy (COMA, COST) ``stats.paired_difference`` over each term's score sums (McNemar when
+    every term is one right/wrong answer in both settings, else a sign-flip test); for CSJ's
+    balanced accuracy a paired permutation test that swaps a term's Base and Gold answers."""
+    unit = {i.id: unit_of(i) for i in items}
+    terms = sorted({unit[a.item_id] for a in (*base, *gold) if a.item_id in unit})
+    per_base: dict[str, list[Answer]] = defaultdict(list)
+    per_gold: dict[str, list[Answer]] = defaultdict(list)
+    for a in base:
+        if a.item_id in unit:
+            per_base[unit[a.item_id]].append(a)
+    for a in gold:
+        if a.item_id in unit:
+            per_gold[unit[a.item_id]].append(a)
+    shared = [t for t in terms if per_base.get(t) and per_gold.get(t)]
+    if not shared:
+        return {"note": "no term answered in both settings"}
+    out: dict[str, Any] = {"paired": True, "units_paired": len(shared)}
+    if all(a.gold is not None for t in shared for a in (*per_base[t], *per_gold[t])):
+        result = paired_permutation([(per_base[t], per_gold[t]) for t in shared],
+                                    lambda b, g: _difference(task_score, b, g), resamples=resamples, seed=seed)
+        out.update(p_value=result.p_value, test="permutation (Base/Gold swapped within terms)")
+        return out
+    sizes = [len(per_base[t]) for t in shared]
+    if sizes != [len(per_gold[t]) for t in shared]:
+        out["note"] = "the settings answered different numbers of prompts: no paired test"
+        return out
+    result = paired_difference([sum(a.score for a in per_base[t]) for t in shared],
+                               [sum(a.score for a in per_gold[t]) for t in shared], sizes, resamples=2, seed=seed)
+    out.update(p_value=result.p_value, test=result.test)
+    return out
+
+
+def _difference(score, base_units, gold_units) -> float | None:
+    base = score([a for u in base_units for a in u])
+    gold = score([a for u in gold_units for a in u])
+    return None if base is None or gold is None else base - gold
+
+
+def gap_p_value(data: MetricInput, *, seed: int = 0, resamples: int = 1000) -> dict:
+    """The test of ``newterm_gap`` (the metric's own path, ``()``)."""
+    base, gold = _answers(data, "base"), _answers(data, "gold")
+    if not base or not gold:
+        return {}
+    return {(): gap_test(data.items, base, gold, seed=seed, resamples=resamples)}
+
+
+def chance(data: MetricInput) -> float | None:
+    """Random guessing: one of four choices (COMA, COST), balanced accuracy 1/2 (CSJ)."""
+    return chance_of(data.items)
+
+
 def metric_breakdown(data: MetricInput) -> dict | None:
     detail: NewTermAnswers | None = data.detail
     if detail is None:
@@ -330,5 +515,5 @@ def metric_breakdown(data: MetricInput) -> dict | None:
 
 
 __all__ = ["ANSWERS", "CHOICE_SYSTEM", "CSJ_SYSTEMS", "GOLD_PREFIX", "NewTermAnswers", "NewTermArgs", "NewTermSolver",
-           "answers_of", "asks", "breakdown", "metric_base", "metric_breakdown", "metric_gap", "metric_gold",
-           "metric_score", "render", "system_prompt", "task_score", "user_prompt"]
+           "answers_of", "asks", "breakdown", "chance", "gap_test", "metric_base", "metric_breakdown", "metric_gap",
+           "metric_gold", "metric_score", "render", "system_prompt", "task_score", "gap_p_value", "unit_of", "user_prompt"]

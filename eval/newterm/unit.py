@@ -8,8 +8,8 @@ from __future__ import annotations
 from knowforge.eval.newterm.official import ResultsArgs, results_table, score_files, write_run_results
 from knowforge.eval.newterm.rules import (score_choice_item, score_choice_item_official, score_judgement_item,
                                           score_judgement_item_official)
-from knowforge.eval.newterm.solver import (ANSWERS, NewTermArgs, NewTermSolver, metric_base, metric_breakdown,
-                                           metric_gap, metric_gold, metric_score)
+from knowforge.eval.newterm.solver import (ANSWERS, ROW_FIELDS, NewTermArgs, NewTermSolver, chance, metric_base, metric_breakdown,
+                                           metric_gap, metric_gold, metric_score, gap_p_value)
 from knowforge.eval.unit import EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec
 
 UNIT = EvalUnit(
@@ -20,12 +20,13 @@ UNIT = EvalUnit(
              ScorerSpec("newterm-csj", score_judgement_item, official=score_judgement_item_official,
                         description="CSJ: official substring rule (NO/No/... first); knowforge: whole words")),
     metrics=(MetricSpec("newterm_score", metric_score, "the run's setting pooled over phrasings (CSJ balanced)",
-                        needs=ANSWERS),
-             MetricSpec("newterm_base", metric_base, "Base, pooled", needs=ANSWERS),
-             MetricSpec("newterm_gold", metric_gold, "Gold, pooled", needs=ANSWERS),
-             MetricSpec("newterm_gap", metric_gap, "Base - Gold", needs=ANSWERS),
+                        needs=ANSWERS, chance=chance),
+             MetricSpec("newterm_base", metric_base, "Base, pooled", needs=ANSWERS, chance=chance),
+             MetricSpec("newterm_gold", metric_gold, "Gold, pooled", needs=ANSWERS, chance=chance),
+             MetricSpec("newterm_gap", metric_gap, "Base - Gold (paired by term: both settings of the same items)",
+                        needs=ANSWERS, test=gap_p_value),
              MetricSpec("newterm_breakdown", metric_breakdown, "Base, Gold and the gap by category and year",
-                        needs=ANSWERS)),
+                        needs=ANSWERS, rows=ROW_FIELDS)),
     run_exports=(RunExportSpec("newterm-results", "NewTerm's results_{year}/{TASK}_{model}[_gold].jsonl, one line per "
                                "phrasing (clean/ and raw/ sets; -O year=Y for items without one)",
                                write_run_results, ResultsArgs),),

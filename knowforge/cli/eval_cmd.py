@@ -108,13 +108,16 @@ def _options(**kw):
                    "items into facts that changed before / after it. Default: a control model's own cutoff "
                    "(knowforge train-control).")
 @click.option("--name", default=None, help="A name stored on the Run (file benchmarks).")
+@click.option("--bootstrap", "bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Resamples of the seeded cluster bootstrap that gives every task metric its 95% interval "
+                   "(over the method's units: events, records, terms, statements, entities); 0 turns it off.")
 @home_option
 @silent_option
 @handle_errors
 def eval_cmd(benchmark, tasks, solver, solver_args, metrics, backend, model, base_url, temperature, top_p, n, seed,
              max_tokens, limit, chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir,
              device, batch_size, revision, tensor_parallel_size, engine_args, concurrency, timeout,
-             model_cutoff, name, home, silent):
+             model_cutoff, name, bootstrap, home, silent):
     """Evaluate a model on a benchmark: each task under its solvers, one run per solver; results go
     to the graph and to OUT/.
 
@@ -153,7 +156,7 @@ def eval_cmd(benchmark, tasks, solver, solver_args, metrics, backend, model, bas
                        batch_size=batch_size, revision=revision, mc_scoring=mc_scoring,
                        mc_continuation=mc_continuation, scoring=scoring, chat=chat, model_cutoff=model_cutoff,
                        tensor_parallel_size=tensor_parallel_size, concurrency=concurrency, timeout=timeout,
-                       engine_args=parse_engine_args(engine_args))
+                       engine_args=parse_engine_args(engine_args), bootstrap=bootstrap)
     args = parse_solver_args(solver_args)
     if args and not solver:
         raise ConfigError("--solver-arg needs --solver")

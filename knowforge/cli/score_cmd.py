@@ -32,7 +32,9 @@ class FileScoringGroup(click.Group):
 def _score_command(name: str, description: str) -> click.Command:
     @click.command(name, help=f"Score {description}.\n\nUse it for predictions made elsewhere, or to check "
                               "knowforge's numbers against the published script's (--scoring official is the "
-                              "default here).")
+                              "default here).\n\n\b\nExamples:\n"
+                              f"  knowforge score {name} FILE [FILE ...]\n"
+                              f"  knowforge score {name} FILE [FILE ...] --scoring knowforge --json")
     @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
     @click.option("--scoring", type=click.Choice(["official", "knowforge"]), default="official", show_default=True,
                   help="official: the released script's rules (to compare with published numbers); knowforge: ours.")
@@ -72,8 +74,8 @@ def _export_formats() -> list[str]:
 @click.command("run")
 @click.argument("run_id")
 @click.option("--format", "fmt", required=True, metavar="FORMAT",
-              help="An official layout a method declares, e.g. helm (ELKEN's request_states files) or "
-                   "newterm-results (NewTerm's results_{year}/ files); `knowforge methods --solvers` lists them.")
+              help="An official layout a method declares (`knowforge methods --solvers` lists them), "
+                   "e.g. helm (ELKEN's request_states files), newterm-results (NewTerm's results files).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Output folder.")
 @click.option("--option", "-O", "options", multiple=True, metavar="KEY=VALUE",

@@ -96,6 +96,12 @@ class Sample:
     metadata: dict
 
     @property
+    def scorer(self) -> str | None:
+        """The scorer that scored this sample: the one its answer records, else the question's."""
+        recorded = self.answer.get("rule")
+        return str(recorded).partition(":")[0] if recorded else self.question.get("scorer")
+
+    @property
     def slices(self) -> list[tuple[str, Any]]:
         return sorted((k[len("slice_"):], v) for k, v in self.question.items() if k.startswith("slice_"))
 
@@ -119,7 +125,15 @@ def read_sample(store, run_id: str, question_id: str, index: int) -> Sample:
         metadata = {}
     return Sample(run=run, answer=rows[0]["answer"], question=question, facts=facts,
                   entities=links["entities"], events=links["events"],
-                  rule=scoring_rule_of(run, question.get("scorer")), metadata=metadata)
+                  # the answer records the rule that scored it (a task may score with another
+                  # scorer than its questions name); runs from before that fall back to the run's
+                  rule=_rule_name(rows[0]["answer"].get("rule")) or scoring_rule_of(run, question.get("scorer")),
+                  metadata=metadata)
+
+
+def _rule_name(recorded: str | None) -> str | None:
+    """``scorer:rule`` as a sample records it -> ``rule`` (the page names the scorer beside it)."""
+    return str(recorded).partition(":")[2] or None if recorded else None
 
 
 def scoring_rule_of(run: Mapping, scorer: str | None) -> str | None:

@@ -1,0 +1,439 @@
+"""Intervals on every task metric: a seeded cluster bootstrap over the run's units.
+
+A task metric is a pure function of its ``MetricInput`` (items, samples, the solver detail it
+reads, the scoring mode). Its uncertainty comes from recomputing it on resamples of the run:
+
+1. **Units.** The run's items are grouped into units by the method's unit key (``metadata[key]``:
+   the event, the record, the term, the statement, the entity; ``Method.unit_key``); an item
+   without it, or a run without a key, is its own unit. A unit's items travel with all their
+   samples.
+2. **Resamples.** ``resamples`` rows of unit indices are drawn with replacement
+   (``stats.resample_indices``, seeded by ``child_seed(seed, "metrics")``: the same draws for
+   every task and metric of the run, so a solver that computes its own tables through
+   ``resample_run`` with the same seed and key gets the same intervals). The first draw of a
+   unit keeps its ids; each further copy gets a tag (``~b1``, ``~b2`` ...) appended to its
+   items' ids, to its samples' item ids and to its value of the unit key, so a metric that
+   counts events or statements counts the copies apart. A solver detail the metric reads is
+   remapped to the resample through its ``remap(copies)`` (``unit.Remappable``); a detail
+   without one makes its metrics "not resampled", said in the output.
+3. **Numbers.** Every float in a metric's value is a number with an interval: the value
+   itself, a float member of a dict (``edit_reliability.question_level``), a float field of
+   a table's rows, the row named by its text fields or ``MetricSpec.rows``
+   (``chrono_categories[domain=general, template=generation, change=dynamic].Known %``).
+   Integers are counts and get none. For each number: the percentile interval of its
+   resampled values and their standard deviation (``stats.percentile_estimate``); a resample
+   where it is undefined (None, a row absent) is dropped and counted.
+4. **Chance and tests.** ``MetricSpec.chance`` gives the number's chance level (each interval
+   says whether it excludes it), ``MetricSpec.test`` the p-value of a gap, computed once on
+   the task's own input.
+
+Where units are paired inside one run (NewTerm's Base and Gold answers to the same items), the
+resample keeps the pairs together, so the interval of their difference is a paired one.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from knowforge.eval.registry import metric_spec
+from knowforge.eval.stats import DEFAULT_RESAMPLES, Estimate, child_seed, percentile_estimate, resample_indices
+from knowforge.eval.types import SampleResult
+from knowforge.eval.unit import CannotResample, MetricInput, MetricSpec, SolverOutput, UnitCopy
+from knowforge.models.task import Task
+from knowforge.models.types import BenchmarkItem
+
+log = logging.getLogger(__name__)
+
+TAG = "~b"                     # appended (with the copy number) to the ids of a unit's further copies
+BOOLEAN_FORMS = ("boolean", "true-false")
+Path = tuple[str, ...]
+
+
+# --- units and resamples ---------------------------------------------------------------------------
+def unit_value(item: BenchmarkItem, key: str | None) -> str | None:
+    """The item's value of the unit key, or None (the item is its own unit)."""
+    value = item.metadata.get(key) if key else None
+    return None if value is None else str(value)
+
+
+def unit_name(item: BenchmarkItem, key: str | None) -> str:
+    """The unit an item belongs to: ``<key>:<value>``, or ``item:<id>``."""
+    value = unit_value(item, key)
+    return f"item:{item.id}" if value is None else f"{key}:{value}"
+
+
+@dataclass(frozen=True)
+class Units:
+    """The run's items grouped into units, in first-seen order."""
+
+    key: str | None
+    names: tuple[str, ...]
+    values: tuple[str | None, ...]
+    items: tuple[tuple[BenchmarkItem, ...], ...]
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def group_units(items: Sequence[BenchmarkItem], key: str | None) -> Units:
+    members: dict[str, list[BenchmarkItem]] = {}
+    values: dict[str, str | None] = {}
+    for item in items:
+        name = unit_name(item, key)
+        members.setdefault(name, []).append(item)
+        values.setdefault(name, unit_value(item, key))
+    return Units(key, tuple(members), tuple(values[n] for n in members), tuple(tuple(m) for m in members.values()))
+
+
+@dataclass(frozen=True)
+class Resample:
+    """One bootstrap resample of a run: its items and samples (copies renamed), the original id
+    of each item, and the copies a detail's ``remap`` follows."""
+
+    items: list[BenchmarkItem]
+    origin: list[str]
+    samples: list[SampleResult]
+    copies: list[UnitCopy]
+
+
+def _renamed_item(item: BenchmarkItem, new_id: str, key: str | None, tag: str) -> BenchmarkItem:
+    update: dict[str, Any] = {"id": new_id}
+    if key and item.metadata.get(key) is not None:
+        update["metadata"] = {**item.metadata, key: f"{item.metadata[key]}{tag}"}
+    return item.model_copy(update=update)
+
+
+def _renamed_sample(sample: SampleResult, new_id: str) -> SampleResult:
+    # a shallow copy with one field set: dataclasses.replace re-runs __init__, several times slower
+    out = copy.copy(sample)
+    object.__setattr__(out, "item_id", new_id)
+    return out
+
+
+def resample_run(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult], key: str | None, *,
+                 resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Iterator[Resample]:
+    """The run's bootstrap resamples over its units (see the module docstring)."""
+    units = group_units(items, key)
+    by_item: dict[str, list[SampleResult]] = defaultdict(list)
+    for s in samples:
+        by_item[s.item_id].append(s)
+    if len(units) < 2:
+        return
+    for row in resample_indices(len(units), resamples, seed):
+        drawn: dict[int, int] = defaultdict(int)
+        out_items: list[BenchmarkItem] = []
+        origin: list[str] = []
+        out_samples: list[SampleResult] = []
+        copies: list[UnitCopy] = []
+        for u in row.tolist():
+            k = drawn[u]
+            drawn[u] += 1
+            tag = f"{TAG}{k}" if k else ""
+            ids = {}
+            for item in units.items[u]:
+                new_id = f"{item.id}{tag}"
+                ids[item.id] = new_id
+                out_items.append(_renamed_item(item, new_id, key, tag) if tag else item)
+                origin.append(item.id)
+                if tag:
+                    out_samples.extend(_renamed_sample(s, new_id) for s in by_item[item.id])
+                else:
+                    out_samples.extend(by_item[item.id])
+            copies.append(UnitCopy(units.values[u], ids, tag))
+        yield Resample(out_items, origin, out_samples, copies)
+
+
+def remap_detail(detail: Any, copies: Sequence[UnitCopy]) -> Any:
+    """A solver detail as it reads for a resample (``Remappable``); raises ``CannotResample``."""
+    if detail is None:
+        return None
+    if isinstance(detail, (list, tuple)):
+        return type(detail)(remap_detail(d, copies) for d in detail)
+    remap = getattr(detail, "remap", None)
+    if remap is None:
+        raise CannotResample(f"its solver detail ({type(detail).__name__}) cannot follow a resample (no remap)")
+    return remap(copies)
+
+
+def resampled_intervals(compute: Callable[[Resample], Any], value: Any, items: Sequence[BenchmarkItem],
+                        samples: Sequence[SampleResult], key: str | None, *, rows: Sequence[str] = (),
+                        resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> dict[Path, Estimate]:
+    """{path: estimate} of every number of ``value`` (a solver's own table, computed on the run)
+    from ``compute`` on the engine's resamples of the run (``resample_run`` with the engine's
+    seed, ``child_seed(seed, "metrics")``): a solver's tables then carry the very intervals the
+    engine gives the task metrics computed from the same items. Empty without two resamples."""
+    leaves = numeric_leaves(value, rows)
+    units = len(group_units(items, key))
+    if resamples < 2 or units < 2 or not leaves:
+        return {}
+    replicates: dict[Path, list[float]] = defaultdict(list)
+    drawn = 0
+    for sample in resample_run(items, samples, key, resamples=resamples, seed=child_seed(seed, "metrics")):
+        drawn += 1
+        found = numeric_leaves(compute(sample), rows)
+        for path in leaves:
+            v = found.get(path)
+            replicates[path].append(float("nan") if v is None else v)
+    return {path: percentile_estimate(v, np.asarray(replicates[path]), units, drawn) for path, v in leaves.items()}
+
+
+# --- the numbers of a metric's value ---------------------------------------------------------------
+def _row_label(row: Mapping[str, Any], fields: Sequence[str]) -> tuple[str, list[str]]:
+    names = [f for f in fields if f in row] if fields else \
+        [k for k, v in row.items() if isinstance(v, (str, bool)) or v is None]
+    return "[" + ", ".join(f"{f}={row[f]}" for f in names) + "]", names
+
+
+def numeric_leaves(value: Any, rows: Sequence[str] = (), path: Path = ()) -> dict[Path, float | None]:
+    """{path: number} of every float in ``value`` (see the module docstring); a None where a
+    number belongs (an empty group) is kept as None so a resample can say it is undefined."""
+    out: dict[Path, float | None] = {}
+    if isinstance(value, bool) or isinstance(value, int):
+        return out
+    if isinstance(value, float):
+        out[path] = value if math.isfinite(value) else None
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            if v is None and path:          # an undefined member of a dict: keep its place
+                out[(*path, str(k))] = None
+            else:
+                out.update(numeric_leaves(v, rows, (*path, str(k))))
+    elif isinstance(value, (list, tuple)):
+        for index, element in enumerate(value):
+            if isinstance(element, Mapping):
+                label, names = _row_label(element, rows)
+                out.update(numeric_leaves({k: v for k, v in element.items() if k not in names}, rows,
+                                          (*path, label)))
+            else:
+                out.update(numeric_leaves(element, rows, (*path, str(index))))
+    return out
+
+
+def leaf_name(metric: str, path: Path) -> str:
+    """``edit_reliability.question_level``, ``chrono_categories[domain=general, ...].Known %``."""
+    return metric + "".join(p if p.startswith("[") else f".{p}" for p in path)
+
+
+def is_percent(path: Path) -> bool:
+    """A number already in percent (a field named with a "%": "Known %", "Known % gain") rather
+    than a share."""
+    return bool(path) and "%" in path[-1]
+
+
+# --- chance ---------------------------------------------------------------------------------------
+def item_chance(item: BenchmarkItem) -> float | None:
+    """The chance of a random guess at one item: 1/k for k options, 1/2 for yes/no; None for an
+    open question."""
+    if item.choices:
+        return 1.0 / len(item.choices)
+    if item.form in BOOLEAN_FORMS:
+        return 0.5
+    return None
+
+
+def chance_of(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult] | None = None) -> float | None:
+    """The accuracy a random guesser expects on these items (weighted by their samples when
+    given); None when any of them is an open question, which has no chance level."""
+    by_id = {i.id: i for i in items}
+    weights = [by_id[s.item_id] for s in samples if s.item_id in by_id] if samples is not None else list(items)
+    values = [item_chance(i) for i in weights]
+    if not values or any(v is None for v in values):
+        return None
+    return sum(values) / len(values)
+
+
+def excludes(ci: Sequence[float] | None, value: float | None, units: int | None = None,
+             scale: float = 1.0) -> bool | None:
+    """Whether an interval lies wholly above or below ``value`` (None without both).
+
+    A zero-width interval says only that every unit scored the same, which a bootstrap (or a
+    standard error) cannot weigh: a share of 0 (or 1, or 100 % with ``scale`` 100) over
+    ``units`` units is then judged by the rule of three, the one-sided 95% bound 3/n of a
+    proportion seen 0 times in n (so 0 of 40 statements excludes 50 % but not 0.01 %); any
+    other zero-width interval decides nothing (None)."""
+    if ci is None or value is None:
+        return None
+    if ci[0] == ci[1]:
+        if not units:
+            return None
+        bound = scale * min(1.0, 3.0 / units)
+        if ci[0] == 0.0:
+            return bool(value > bound)
+        if ci[0] == scale:
+            return bool(value < scale - bound)
+        return None
+    return bool(ci[0] > value or ci[1] < value)
+
+
+# --- the engine's entry point ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Plan:
+    task: Task
+    spec: MetricSpec
+    leaves: dict[Path, float | None]
+
+
+def _task_inputs(items: Sequence[BenchmarkItem], origin: Sequence[str], samples: Sequence[SampleResult],
+                 matches: Mapping[str, bool]) -> tuple[list[BenchmarkItem], list[SampleResult]]:
+    mine = [i for i, o in zip(items, origin) if matches[o]]
+    ids = {i.id for i in mine}
+    return mine, [s for s in samples if s.item_id in ids]
+
+
+def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mapping[str, Mapping[str, Any]],
+                     scoring: str, *, key: str | None, resamples: int = DEFAULT_RESAMPLES,
+                     seed: int = 0) -> dict[str, list[dict]]:
+    """For each task, one row per number of its metrics (``metrics``: the values computed on the
+    run): ``name``, ``metric``, ``path``, ``value``, ``stderr``, ``ci``, ``ci_method``,
+    ``units`` (the task's units), ``resamples``; ``chance`` and ``excludes_chance`` where the
+    metric has a chance level; ``p_value``, ``test``, ``paired`` where it has a test; ``note``
+    where it could not be resampled."""
+    units = group_units(output.items, key)
+    unit_of = {item.id: name for name, members in zip(units.names, units.items) for item in members}
+    out: dict[str, list[dict]] = {}
+    plans: list[_Plan] = []
+    matches = {task.name: {i.id: task.dataset.matches(i) for i in output.items} for task in tasks}
+    task_units: dict[str, int] = {}
+    extras: dict[tuple[str, str, Path], dict] = {}
+    for task in tasks:
+        mine = [i for i in output.items if matches[task.name][i.id]]
+        ids = {i.id for i in mine}
+        task_units[task.name] = len({unit_of[i.id] for i in mine})
+        data_samples = [s for s in output.samples if s.item_id in ids]
+        for name, value in metrics.get(task.name, {}).items():
+            spec = metric_spec(name)
+            leaves = numeric_leaves(value, spec.rows)
+            if not leaves:
+                continue
+            detail = output.details.get(spec.needs) if spec.needs is not None else None
+            data = MetricInput(mine, data_samples, detail, scoring)
+            if spec.chance is not None:
+                chance = numeric_leaves(spec.chance(data), spec.rows)
+                for path in leaves:
+                    extras.setdefault((task.name, name, path), {})["chance"] = chance.get(path)
+            if spec.test is not None:
+                for path, result in spec.test(data, seed=child_seed(seed, "test", task.name, name),
+                                              resamples=max(resamples, 2)).items():
+                    if path in leaves:
+                        extras.setdefault((task.name, name, path), {}).update(result)
+            plans.append(_Plan(task, spec, leaves))
+    if not plans:
+        return out
+    replicates: dict[tuple[str, str, Path], list[float]] = defaultdict(list)
+    notes: dict[str, str] = {}                    # detail kind -> why it cannot be resampled
+    drawn = 0
+    if resamples >= 2 and len(units) >= 2:
+        kinds = sorted({p.spec.needs for p in plans if p.spec.needs is not None})
+        for sample in resample_run(output.items, output.samples, key, resamples=resamples,
+                                   seed=child_seed(seed, "metrics")):
+            drawn += 1
+            details: dict[str, Any] = {}
+            for kind in kinds:
+                if kind in notes:
+                    continue
+                try:
+                    details[kind] = remap_detail(output.details.get(kind), sample.copies)
+                except CannotResample as exc:
+                    notes[kind] = str(exc)
+            inputs: dict[str, tuple[list[BenchmarkItem], list[SampleResult]]] = {}
+            for plan in plans:
+                needs = plan.spec.needs
+                if needs is not None and needs in notes:
+                    continue
+                if plan.task.name not in inputs:
+                    inputs[plan.task.name] = _task_inputs(sample.items, sample.origin, sample.samples,
+                                                          matches[plan.task.name])
+                mine, mine_samples = inputs[plan.task.name]
+                value = plan.spec.compute(MetricInput(mine, mine_samples, details.get(needs) if needs else None,
+                                                      scoring))
+                found = numeric_leaves(value, plan.spec.rows)
+                for path in plan.leaves:
+                    v = found.get(path)
+                    replicates[(plan.task.name, plan.spec.name, path)].append(float("nan") if v is None else v)
+        log.info("metric intervals: %d resamples of %d %s units", drawn, len(units), key or "item")
+    for plan in plans:
+        rows = out.setdefault(plan.task.name, [])
+        note = notes.get(plan.spec.needs) if plan.spec.needs else None
+        for path, value in plan.leaves.items():
+            row: dict[str, Any] = {"name": leaf_name(plan.spec.name, path), "metric": plan.spec.name,
+                                   "path": list(path), "value": value, "unit": key or "item",
+                                   "units": task_units[plan.task.name]}
+            samples = replicates.get((plan.task.name, plan.spec.name, path))
+            if note is not None:
+                row.update(stderr=None, ci=None, note=f"not resampled: {note}")
+            elif resamples < 2:
+                row.update(stderr=None, ci=None, note="no interval: --bootstrap 0")
+            elif not samples:
+                row.update(stderr=None, ci=None, note="no interval: fewer than two units")
+            else:
+                est = percentile_estimate(value, np.asarray(samples), task_units[plan.task.name], drawn)
+                row.update(_estimate_fields(est))
+            extra = extras.get((plan.task.name, plan.spec.name, path), {})
+            row.update(extra)
+            scale = 100.0 if is_percent(path) else 1.0
+            if "chance" in extra:
+                row["excludes_chance"] = excludes(row.get("ci"), extra["chance"], row["units"], scale)
+            if row.get("ci") is not None and "p_value" in extra:
+                row["excludes_zero"] = excludes(row["ci"], 0.0)
+            rows.append(row)
+    return out
+
+
+def _estimate_fields(est: Estimate) -> dict[str, Any]:
+    fields = est.as_dict()
+    fields.pop("units", None)              # the task's units, set by the caller
+    return fields
+
+
+def interval_rows(estimates: Mapping[str, Sequence[Mapping]], task: str, metric: str) -> dict[Path, Mapping]:
+    """{path: row} of one metric of one task, from ``metric_intervals``' output."""
+    return {tuple(r["path"]): r for r in estimates.get(task, ()) if r["metric"] == metric}
+
+
+# --- text ---------------------------------------------------------------------------------------
+def format_number(value: float | None, ci: Sequence[float] | None = None, *, percent: bool = False,
+                  signed: bool = False) -> str:
+    """The reports' one format: a share (or a number in percent) as ``41.0 ± 2.8`` (in %, ±
+    half the width of its 95% interval); other floats to three significant digits."""
+    if value is None:
+        return "-"
+    if not percent and not -1.0 <= value <= 1.0:
+        text = f"{value:.3g}"
+        return text if not ci else f"{text} ± {(ci[1] - ci[0]) / 2:.3g}"
+    scale = 1.0 if percent else 100.0
+    text = f"{scale * value:+.1f}" if signed or value < 0 else f"{scale * value:.1f}"
+    return text if not ci else f"{text} ± {scale * (ci[1] - ci[0]) / 2:.1f}"
+
+
+def row_text(row: Mapping[str, Any]) -> dict[str, str]:
+    """The cells of one number in a report table: value ± interval, chance, p."""
+    percent = is_percent(tuple(row.get("path") or ()))
+    gap = "paired" in row or "p_value" in row          # a difference: signed
+    cells = {"value": format_number(row.get("value"), row.get("ci"), percent=percent, signed=gap)}
+    if row.get("ci"):
+        low, high = row["ci"]
+        scale = 1.0 if percent or not (-1.0 <= (row.get("value") or 0.0) <= 1.0) else 100.0
+        cells["95% interval"] = f"[{scale * low:.1f}, {scale * high:.1f}]"
+    else:
+        cells["95% interval"] = row.get("note") or "-"
+    chance = row.get("chance")
+    cells["chance"] = "-" if chance is None else format_number(chance, percent=percent)
+    if chance is not None and row.get("excludes_chance") is not None:
+        cells["chance"] += " (excluded)" if row["excludes_chance"] else " (not excluded)"
+    if row.get("p_value") is not None:
+        p = row["p_value"]
+        cells["p"] = ("<0.001" if p < 0.001 else f"{p:.3f}") + (f" ({row['test']})" if row.get("test") else "")
+    return cells
+
+
+__all__ = ["Resample", "TAG", "Units", "chance_of", "excludes", "format_number", "group_units", "interval_rows",
+           "is_percent", "item_chance", "leaf_name", "metric_intervals", "numeric_leaves", "remap_detail",
+           "resample_run", "resampled_intervals", "row_text", "unit_name", "unit_value"]

@@ -1,0 +1,278 @@
+"""Intervals on task metrics (eval/metric_stats.py), without a graph: the cluster bootstrap of a
+metric is the one eval/stats.py computes, further copies of a unit are renamed consistently
+(items, samples, the unit key, the details metrics read), gaps get paired or unpaired tests,
+and what cannot be resampled says so."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck
+from knowforge.eval.events.metrics import EditingDetails, metric_locality, metric_reliability
+from knowforge.eval.metric_stats import (TAG, chance_of, format_number, group_units, leaf_name, metric_intervals,
+                                         numeric_leaves, remap_detail, resample_run)
+from knowforge.eval.newterm.solver import ANSWERS, NewTermAnswers, answers_of
+from knowforge.eval.stats import bootstrap_ratio, child_seed, paired_difference
+from knowforge.eval.tasks import render_summary, task_metrics
+from knowforge.eval.types import SampleResult
+from knowforge.eval.unit import CannotResample, MetricInput, SolverOutput
+from knowforge.models.task import Component, ItemFilter, Task
+from knowforge.models.types import BenchmarkItem
+
+
+def _items(n: int, per_unit: int, *, task: str = "t/a", key: str = "g", **kw) -> list[BenchmarkItem]:
+    return [BenchmarkItem(id=f"i{k}", benchmark="b:1", task=task, form=kw.get("form", "multi-choice"),
+                          question="q", choices=kw.get("choices", ["w", "x", "y", "z"]), answer_index=0,
+                          slices=kw.get("slices", {}), metadata={key: f"u{k // per_unit}", **kw.get("metadata", {})})
+            for k in range(n)]
+
+
+def _task(name: str = "t/a", metrics=("accuracy",)) -> Task:
+    return Task(name=name, dataset=ItemFilter(tasks=(name,)), solver=Component(name="zero-shot"), metrics=metrics)
+
+
+def test_a_metrics_interval_is_the_cluster_bootstrap_of_its_units():
+    """For accuracy the engine's resamples are stats.bootstrap_ratio's over the same units
+    with the same seed: the same interval to the last digit."""
+    rng = np.random.default_rng(0)
+    items = _items(30, 3)
+    samples = [SampleResult(i.id, k, "A", "A", float(rng.random() < 0.5)) for i in items for k in range(2)]
+    output = SolverOutput(items=items, samples=samples)
+    metrics = task_metrics([_task()], output, "knowforge")
+    [row] = metric_intervals([_task()], output, metrics, "knowforge", key="g", resamples=400, seed=3)["t/a"]
+    units = group_units(items, "g")
+    sums = [sum(s.score for s in samples if s.item_id in {i.id for i in u}) for u in units.items]
+    reference = bootstrap_ratio(sums, [6] * 10, resamples=400, seed=child_seed(3, "metrics"))
+    assert row["value"] == pytest.approx(reference.estimate)
+    assert row["ci"] == pytest.approx(list(reference.ci), abs=1e-15) and row["stderr"] == pytest.approx(reference.stderr)
+    assert (row["units"], row["unit"], row["resamples"], row["ci_method"]) == (10, "g", 400, "bootstrap")
+    assert row["chance"] == 0.25 and row["excludes_chance"] == (row["ci"][0] > 0.25 or row["ci"][1] < 0.25)
+    # without a unit key every item is a unit
+    [by_item] = metric_intervals([_task()], output, metrics, "knowforge", key=None, resamples=400, seed=3)["t/a"]
+    assert by_item["units"] == 30 and by_item["unit"] == "item"
+
+
+def test_further_copies_of_a_unit_are_renamed_in_items_samples_and_unit_key():
+    items = _items(6, 2)                                   # units u0, u1, u2
+    samples = [SampleResult(i.id, k, "A", "A", 1.0) for i in items for k in range(2)]
+    for resample in resample_run(items, samples, "g", resamples=50, seed=1):
+        ids = [i.id for i in resample.items]
+        assert len(ids) == len(set(ids)) == 6               # every copy distinct, sizes kept
+        assert sorted(s.item_id for s in resample.samples) == sorted(i for i in ids for _ in range(2))
+        for item, origin in zip(resample.items, resample.origin):
+            tag = item.id[len(origin):]
+            assert item.id.startswith(origin) and (tag == "" or tag.startswith(TAG))
+            assert item.metadata["g"] == f"u{int(origin[1:]) // 2}{tag}"     # the unit key follows the copy
+        copies = [c for c in resample.copies]
+        assert [c.tag for c in copies].count("") == len({c.unit for c in copies})    # first draws keep their ids
+        assert all(set(c.ids) == {f"i{2 * int(c.unit[1:])}", f"i{2 * int(c.unit[1:]) + 1}"} for c in copies)
+    assert any(len({c.unit for c in r.copies}) < 3 for r in resample_run(items, samples, "g", resamples=50, seed=1))
+
+
+def test_the_numbers_of_a_metric_value():
+    value = {"questions": 12, "question_level": 0.5, "by": {"a": 0.25, "b": None},
+             "rows": [{"domain": "general", "template": "generation", "facts": 4, "Known %": 50.0}],
+             "flag": True}
+    leaves = numeric_leaves(value)
+    assert leaves == {("question_level",): 0.5, ("by", "a"): 0.25, ("by", "b"): None,
+                      ("rows", "[domain=general, template=generation]", "Known %"): 50.0}
+    assert leaf_name("m", ("rows", "[domain=general, template=generation]", "Known %")) == \
+        "m.rows[domain=general, template=generation].Known %"
+    # declared row fields name a row even when they are numbers (a year)
+    table = [{"task": "COMA", "year": 2022, "items": 3, "base": 0.5, "gold": 0.75, "gap": -0.25}]
+    assert numeric_leaves(table, ("task", "year")) == {("[task=COMA, year=2022]", "base"): 0.5,
+                                                       ("[task=COMA, year=2022]", "gold"): 0.75,
+                                                       ("[task=COMA, year=2022]", "gap"): -0.25}
+    assert numeric_leaves(7) == {} and numeric_leaves(0.3) == {(): 0.3}
+    assert format_number(0.41, [0.38, 0.44]) == "41.0 ± 3.0" and format_number(-0.25) == "-25.0"
+    assert format_number(50.0, [40.0, 60.0], percent=True) == "50.0 ± 10.0"
+
+
+def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled():
+    class Opaque:
+        pass
+
+    with pytest.raises(CannotResample):
+        remap_detail(Opaque(), [])
+    items = _items(8, 2)
+    samples = [SampleResult(i.id, 0, "A", "A", 1.0) for i in items]
+    output = SolverOutput(items=items, samples=samples, details={ANSWERS: Opaque()})
+    task = _task(metrics=("newterm_score",))
+    metrics = {"t/a": {"newterm_score": 0.5}}
+    [row] = metric_intervals([task], output, metrics, "knowforge", key="g", resamples=20)["t/a"]
+    assert row["ci"] is None and row["note"].startswith("not resampled: its solver detail (Opaque)")
+    [off] = metric_intervals([_task()], output, {"t/a": {"accuracy": 1.0}}, "knowforge", key="g", resamples=0)["t/a"]
+    assert off["ci"] is None and off["note"] == "no interval: --bootstrap 0"
+
+
+def test_each_copy_of_an_event_counts_as_an_event():
+    """Edit-level reliability counts events: a resample that draws an event twice has two of
+    them, and locality reads the answers without the edit under the copies' ids."""
+    items = [BenchmarkItem(id=f"q{k}", benchmark="events:e", task="events/fact", form="generation", question="q",
+                           answers=["a"], scorer="elken-fact", slices={"scope": "in" if k % 3 else "out"},
+                           metadata={"event_id": f"ev{k // 3}"}) for k in range(12)]
+    samples = [SampleResult(i.id, 0, "a", "a", 1.0) for i in items]
+    details = EditingDetails("ice", {i.id: "a" for i in items if i.slices["scope"] == "out"})
+    for resample in resample_run(items, samples, "event_id", resamples=20, seed=2):
+        remapped = remap_detail(details, resample.copies)
+        data = MetricInput(resample.items, resample.samples, remapped)
+        assert metric_reliability(data)["events"] == 4                 # four draws, copies apart
+        assert set(remapped.before) == {i.id for i in resample.items if i.slices["scope"] == "out"}
+        assert metric_locality(data)["question_level"] == 1.0
+
+
+def test_each_copy_of_a_chrono_record_counts_as_a_fact():
+    def year(rid, y, cat):
+        return YearCheck(f"{rid}-{y}", rid, "generation", y, "general", "P54", "dynamic", ("o",), ("o",), (), cat)
+
+    years = [year(r, y, "correct" if r == "r0" else "incorrect") for r in ("r0", "r1", "r2") for y in (2020, 2021)]
+    facts = [FactCheck(r, "generation", "general", "P54", "dynamic", "s", {2020: "x"}, "Known" if r == "r0" else "Unknown")
+             for r in ("r0", "r1", "r2")]
+    check = CheckResult(years, facts, [])
+    items = [BenchmarkItem(id=y.item_id, benchmark="chrono:g", task="chrono/generation", form="generation",
+                           question="q", answers=["o"], slices={"year": y.year, "template": "generation"},
+                           metadata={"record_id": y.record_id}) for y in years]
+    for resample in resample_run(items, [], "record_id", resamples=20, seed=4):
+        remapped = check.remap(resample.copies)
+        assert len(remapped.facts) == 3 and len({f.record_id for f in remapped.facts}) == 3
+        drawn_r0 = sum(c.unit == "r0" for c in resample.copies)
+        assert sum(f.category == "Known" for f in remapped.facts) == drawn_r0
+        assert {y.item_id for y in remapped.years} == {i.id for i in resample.items}
+
+
+def _newterm(task: str, n_terms: int, base_right, gold_right):
+    """NewTerm-like items (two per term) and Base/Gold answers over three phrasings."""
+    csj = task == "CSJ"
+    items = [BenchmarkItem(id=f"{task}{k}", benchmark="newterm:x", task=f"newterm/{task}",
+                           form="true-false" if csj else "multi-choice", question="q",
+                           choices=[] if csj else ["a", "b", "c", "d"], answer_index=None if csj else 0,
+                           answers=["true" if k % 2 else "false"] if csj else ["a"],
+                           metadata={"term": f"t{k // 2}", **({"gold": bool(k % 2)} if csj else {})})
+             for k in range(2 * n_terms)]
+
+    def answers(right):
+        out = []
+        for k, item in enumerate(items):
+            for p in range(3):
+                ok = right(k, p)
+                parsed = (("true" if k % 2 else "false") if ok else ("false" if k % 2 else "true")) if csj \
+                    else ("A" if ok else "B")
+                out.append(SampleResult(item.id, p, parsed, parsed, float(ok)))
+        return out
+
+    base, gold = answers(base_right), answers(gold_right)
+    detail = NewTermAnswers("gold", {"base": answers_of(items, base), "gold": answers_of(items, gold)})
+    task_ = Task(name=f"newterm/{task}", dataset=ItemFilter(tasks=(f"newterm/{task}",)),
+                 solver=Component(name="newterm", args={"setting": "gold"}),
+                 metrics=("newterm_base", "newterm_gold", "newterm_gap"))
+    return items, base, gold, SolverOutput(items=items, samples=gold, details={ANSWERS: detail}), task_
+
+
+def test_newterm_gap_is_paired_by_term_with_its_test():
+    rng = np.random.default_rng(5)
+    right_b = rng.random((24, 3)) < 0.4
+    right_g = rng.random((24, 3)) < 0.8
+    items, base, gold, output, task = _newterm("COMA", 12, lambda k, p: right_b[k, p], lambda k, p: right_g[k, p])
+    metrics = task_metrics([task], output, "knowforge")
+    rows = {r["name"]: r for r in metric_intervals([task], output, metrics, "knowforge", key="term",
+                                                   resamples=300, seed=1)[task.name]}
+    gap = rows["newterm_gap"]
+    assert gap["value"] == pytest.approx(right_b.mean() - right_g.mean())
+    assert gap["ci"][0] <= gap["value"] <= gap["ci"][1] and gap["paired"] and gap["units"] == 12
+    sums_b = [right_b[2 * t:2 * t + 2].sum() for t in range(12)]
+    sums_g = [right_g[2 * t:2 * t + 2].sum() for t in range(12)]
+    reference = paired_difference(sums_b, sums_g, [6] * 12, resamples=2, seed=child_seed(1, "test", task.name,
+                                                                                           "newterm_gap"))
+    assert gap["p_value"] == pytest.approx(reference.p_value) and gap["test"] == "sign-flip"
+    assert gap["excludes_zero"] == (gap["ci"][1] < 0 or gap["ci"][0] > 0)
+    assert rows["newterm_base"]["chance"] == 0.25 and "chance" not in gap
+    # paired: the interval of the gap is narrower than the two settings' intervals combined
+    half = lambda r: (r["ci"][1] - r["ci"][0]) / 2  # noqa: E731
+    assert half(gap) < half(rows["newterm_base"]) + half(rows["newterm_gold"])
+
+    # CSJ: balanced accuracy, tested by swapping a term's Base and Gold answers
+    _, _, _, csj, csj_task = _newterm("CSJ", 10, lambda k, p: k % 4 == 0, lambda k, p: True)
+    csj_rows = {r["name"]: r for r in metric_intervals([csj_task], csj, task_metrics([csj_task], csj, "knowforge"),
+                                                       "knowforge", key="term", resamples=200, seed=1)[csj_task.name]}
+    assert csj_rows["newterm_gap"]["test"].startswith("permutation") and csj_rows["newterm_gap"]["p_value"] < 0.05
+    assert csj_rows["newterm_gold"]["chance"] == 0.5
+
+
+def test_the_summary_shows_chance_intervals_and_which_exclude_chance():
+    summary = {"benchmark": "b:1", "model": "m", "backend": "hf", "items": 40, "limit": 20, "scoring": "knowforge",
+               "bootstrap": 500,
+               "runs": {"zero-shot": {"run_id": "r1", "items": 20, "accuracy": 0.6, "accuracy_ci": [0.4, 0.8],
+                                      "chance": 0.25,
+                                      "metrics": {"t/a": {"accuracy": 0.6, "gap": -0.2}},
+                                      "intervals": {"t/a": [{"name": "accuracy", "ci": [0.4, 0.8], "chance": 0.25,
+                                                             "excludes_chance": True},
+                                                            {"name": "gap", "ci": [-0.3, -0.1], "p_value": 0.004}]},
+                                      "by": {"form": {"multi-choice": {"accuracy": 0.3, "ci": [0.1, 0.5],
+                                                                       "chance": 0.25}}}}}}
+    md = render_summary(summary, ["form"])
+    assert "| all | 25.0 | 60.0 ± 20.0 * |" in md
+    assert "| t/a · accuracy | 25.0 | 60.0 ± 20.0 * |" in md
+    assert "| t/a · gap | - | -20.0 ± 10.0 (p 0.004) |" in md
+    assert "| multi-choice | 25.0 | 30.0 ± 20.0 |" in md                # the interval holds chance: no *
+    assert "500 resamples" in md and "`*`: the interval excludes chance" in md
+
+
+def test_a_zero_width_interval_is_judged_by_the_rule_of_three():
+    from knowforge.eval.metric_stats import excludes
+
+    assert excludes([0.2, 0.4], 0.25) is False and excludes([0.3, 0.4], 0.25) is True
+    # every one of 40 statements wrong: below 50 % for sure, but not below (1/2)^13
+    assert excludes([0.0, 0.0], 0.5, units=40) is True
+    assert excludes([0.0, 0.0], 0.5 ** 13, units=40) is False
+    assert excludes([1.0, 1.0], 0.5, units=40) is True and excludes([1.0, 1.0], 0.95, units=40) is False
+    assert excludes([0.0, 0.0], 0.5, units=4) is False                 # 3/4: four units cannot tell
+    assert excludes([0.5, 0.5], 0.25, units=40) is None and excludes([0.0, 0.0], 0.5) is None
+    assert excludes([0.0, 0.0], 25.0, units=40, scale=100.0) is True    # a share in percent
+
+
+def test_chance_of_items():
+    mc = _items(4, 1)
+    yes_no = _items(2, 1, form="boolean", choices=[])
+    assert chance_of(mc) == 0.25 and chance_of(yes_no) == 0.5 and chance_of(mc + yes_no) == pytest.approx(1 / 3)
+    assert chance_of(_items(2, 1, form="generation", choices=[])) is None
+
+
+def test_newterm_tables_carry_the_intervals_and_p_values_of_the_task_metrics():
+    """The solver's Base-vs-Gold tables resample the engine's units with the engine's seed: a
+    task's row has exactly the interval and p-value of its task metrics."""
+    from knowforge.eval.newterm.solver import breakdown, gap_tests, section_rows, with_intervals
+
+    rng = np.random.default_rng(6)
+    right_b, right_g = rng.random((20, 3)) < 0.45, rng.random((20, 3)) < 0.7
+    items, base, gold, output, task = _newterm("COMA", 10, lambda k, p: right_b[k, p], lambda k, p: right_g[k, p])
+    detail = output.details[ANSWERS]
+    table = with_intervals(breakdown(items, detail.answers), items, detail, "term", resamples=300, seed=4)
+    tests = gap_tests(items, detail.answers, resamples=300, seed=4)
+    rows = {r["name"]: r for r in metric_intervals([task], output, task_metrics([task], output, "knowforge"),
+                                                   "knowforge", key="term", resamples=300, seed=4)[task.name]}
+    [row] = table["task"]
+    assert row["base_ci"] == rows["newterm_base"]["ci"] and row["gold_ci"] == rows["newterm_gold"]["ci"]
+    assert row["gap_ci"] == rows["newterm_gap"]["ci"]
+    assert tests["COMA"]["p_value"] == rows["newterm_gap"]["p_value"]
+    [cells] = section_rows(table["task"], tests)
+    half = 100 * (row["gap_ci"][1] - row["gap_ci"][0]) / 2
+    assert cells["gap (Base - Gold)"] == f"{100 * row['gap']:+.1f} ± {half:.1f}"
+    assert cells["test"] == "sign-flip"
+
+
+def test_summary_slices_take_their_intervals_from_the_report():
+    from knowforge.eval.tasks import accuracy_by
+
+    items = _items(4, 1) + _items(2, 1, form="boolean", choices=[])
+    items = [i.model_copy(update={"id": f"x{k}", "slices": {"form": i.form}}) for k, i in enumerate(items)]
+    samples = [SampleResult(i.id, 0, "A", "A", float(k % 2)) for k, i in enumerate(items)]
+    report = {"by_form": {"multi-choice": {"ci": [0.1, 0.9], "stderr": 0.2, "units": 4},
+                          "boolean": {"ci": [0.0, 1.0], "stderr": 0.5, "units": 2}},
+              "slices": {"form": {}}}
+    by = accuracy_by(items, samples, "form", {k: v for k, v in report.items() if k != "slices"})
+    assert by["multi-choice"] == {"accuracy": 0.5, "samples": 4, "stderr": 0.2, "ci": [0.1, 0.9], "units": 4,
+                                  "chance": 0.25}
+    assert by["boolean"]["chance"] == 0.5 and by["boolean"]["ci"] == [0.0, 1.0]
+    # a slice of the items' own slices comes from report["slices"]
+    assert accuracy_by(items, samples, "form", report)["boolean"]["ci"] is None
