@@ -154,13 +154,23 @@ def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None
     if missing:
         raise InputError(f"{len(missing)} answered questions are not in the graph (e.g. {missing[0]!r}); a run "
                          "never writes questions: generate or import the benchmark first")
-    allowed = set(benchmark.split(",")) if benchmark else None
+    allowed = _benchmark_parts(benchmark) if benchmark else None
     for item in items:
         expected = allowed or {item.benchmark}
         if found[item.id] not in expected:
             raise InputError(f"question {item.id!r} belongs to benchmark {found[item.id]!r}, not "
                              f"{', '.join(sorted(expected))!r}: a run does not attach answers to another "
                              "benchmark's questions")
+
+
+def _benchmark_parts(benchmark: str) -> set[str]:
+    """The benchmarks a run's benchmark names: ``a:x,b:y`` (a file of several) and ``newterm:2022+2024``
+    (several names of one method, joined for one evaluation) each name every part."""
+    parts = set()
+    for one in benchmark.split(","):
+        method, _, names = one.partition(":")
+        parts |= {f"{method}:{name}" for name in names.split("+")} if names else {one}
+    return parts
 
 
 def write_samples_log(path: Path, items: Sequence[BenchmarkItem], results: Sequence[SampleResult]) -> Path:
