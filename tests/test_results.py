@@ -105,6 +105,20 @@ def test_a_run_never_writes_questions_nor_answers_another_benchmarks(store):
         ensure_questions(store, [changed], "f.jsonl")
 
 
+def test_a_run_of_joined_benchmarks_answers_each_part(store):
+    """``newterm:2022+2024`` evaluates two yearly benchmarks in one run: a question of either
+    belongs to the run, a question of a third does not."""
+    items = [i.model_copy(update={"id": f"{i.id}-{year}", "benchmark": f"t:{year}"})
+             for year in (2022, 2024) for i in make_items()[:2]]
+    options = EvalOptions(model="scripted-1")
+    ensure_questions(store, items, "test items")
+    results = evaluate_items(items, ScriptedBackend(SCRIPT), options)
+    run_id = record_run(store, options, items, results, benchmark="t:2022+2024")
+    assert store.user_query("MATCH (r:Run {id: $id}) RETURN r.benchmark AS b", {"id": run_id}) == [{"b": "t:2022+2024"}]
+    with pytest.raises(InputError, match="belongs to benchmark 't:2024', not 't:2022, t:2023'"):
+        record_run(store, options, items, results, benchmark="t:2022+2023")
+
+
 def test_unknown_run_and_bad_keys(store):
     with pytest.raises(RunNotFound):
         results_by(store, "run-nope", ["year"])
