@@ -11,7 +11,7 @@ files they mention. What stands for a model (``M``, ``Qwen/...`` with ``--backen
 tiny local model the examples themselves build; an OpenAI-compatible server at 127.0.0.1 is
 the scripted one of tests/newterm_llm.py, also behind ``OPENAI_BASE_URL``; ``RUN_ID`` and its
 kin are the runs the examples made, chosen for what the example needs (a run of the control
-model for ``--validity``, ELKEN's ice and no-edit runs for ``export run --format helm``).
+model for ``--validity``, the ice run on the imported ELKEN release for ``export run --format helm``).
 Sizes are cut to keep the test short (``SMALL``), nothing else of an example changes.
 
 A command passes when it exits 0 and prints something; a Cypher example or a recipe when it
@@ -54,8 +54,9 @@ SKIP = {
     "knowforge eval --benchmark chrono:released --backend vllm --model M": "vLLM",
     "knowforge eval --benchmark items.jsonl --backend vllm --model M --mc-scoring likelihood "
     "--mc-continuation letter": "vLLM",
-    "knowforge eval --benchmark events:e0 --backend vllm --model M --solver ice --scoring official": "vLLM",
-    "knowforge eval --benchmark events:e0 --backend vllm --model M --solver no-edit --scoring official": "vLLM",
+    "knowforge eval --benchmark events:elken-test --backend vllm --model M --solver ice --scoring official": "vLLM",
+    "knowforge eval --benchmark newterm:2022 --task COMA_clean --task COST_clean --task CSJ_clean --backend vllm "
+    "--model M --scoring official": "vLLM",
     "knowforge eval --benchmark link:lint --backend vllm --model M --max-tokens 16": "vLLM",
     "knowforge eval --backend vllm --model Qwen/Qwen2.5-72B-Instruct --benchmark bench.jsonl --engine-arg "
     "tensor_parallel_size=4 --engine-arg max_num_seqs=256 --engine-arg enable_prefix_caching=true": "vLLM, 4 GPUs",
@@ -102,7 +103,7 @@ RECIPE_PARAMS = {
     "knowgen_accuracy_by_difference": {"benchmark": "knowgen:alcuna1"},
     "knowgen_diff_against_parent": {"entity": "gen:alcuna1:000001"},
     "knowgen_ka_chains": {"entity": "gen:alcuna1:000001", "limit": 50},
-    "knowgen_list_artificial_entities": {"class": "Camelidae", "batch": None},
+    "knowgen_list_artificial_entities": {"class": "Camelus", "batch": None},
     "knowgen_question_sources": {"question": "gen:alcuna1:000001:q003"},
     "link_accuracy_by_template": {"run": "RUN:link"},
     "link_chains_to_conclusion": {"benchmark": "link:chain",
@@ -116,7 +117,7 @@ RECIPE_PARAMS = {
 CYPHER_RUNS = {"run": "RUN:chrono", "a": "RUN:newterm-gold", "b": "RUN:newterm-base", "run_id": "RUN:newterm-base"}
 
 # Stand-ins the docs use for ids the reader's graph has (an event id, an entity, runs).
-RUN_TOKENS = {"RUN_ID", "RUN", "run-A", "run-B", "OTHER_RUN_ID", "RUN_ICE", "RUN_NONE", "RUN_WITHOUT_EDIT",
+RUN_TOKENS = {"RUN_ID", "RUN", "run-A", "run-B", "OTHER_RUN_ID", "RUN_ICE", "RUN_GOLD",
               "run-20261122T175956-9a3de278"}
 ENTITY_TOKENS = {"ENTITY_ID": "gen:alcuna1:000001"}
 # An environment value that names a model folder: the fixture that builds a local one.
@@ -132,7 +133,7 @@ WORDS = ["inebriated", "joyful", "feeling", "walk", "party", "garden", "excellen
 QIDS = ["Q76", "Q30", "Q11571", "Q8682", "Q145", "Q11696"]
 
 # Order of the examples: what a reader does first comes first.
-PHASES = ("load", "generate", "train", "import", "export", "eval", "look", "score", "query", "drop", "stop")
+PHASES = ("load", "generate", "train", "import", "export", "reimport", "eval", "look", "score", "query", "drop", "stop")
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,10 @@ def phase_of(example: Example) -> str:
     if command in ("tiny-model", "load", "init"):
         return "load"
     if command == "generate":
-        return "drop" if "--drop" in argv else "import" if "--import" in argv else "generate"
+        if "--import" in argv:
+            # a release the examples exported first (exports/lint) is imported after the exports
+            return "reimport" if argv[argv.index("--import") + 1].startswith("exports/") else "import"
+        return "drop" if "--drop" in argv else "generate"
     if command == "train-control":
         return "train"
     if command == "export":
@@ -165,22 +169,28 @@ def phase_of(example: Example) -> str:
         return "eval"
     if command == "score":
         return "score"
+    if command == "query":
+        return "query"
     if command == "neo4j" and argv[1:2] == ["stop"]:
         return "stop"
     return "look"
 
 
-# Commands of the test that make what examples read and no example makes: the inputs of the
-# ELKEN import examples (an ELKEN file of the sample's events), item files for `--benchmark
-# items.jsonl`, and NewTerm runs against the scripted server (Base and Gold, for the recipes
-# that read a run's distractor choices).
+# Commands of the test that make what examples read and no example makes: the benchmark `b1`
+# of docs/eval.md's exports, the ELKEN training file of the import example (an ELKEN file of the
+# sample's events), the item file behind `--benchmark items.jsonl` / `bench.jsonl` (links made
+# by _layout), NewTerm runs against the scripted server (Base and Gold, for the recipes that
+# read a run's distractor choices) and the official-mode run on the 2022 release whose Gold
+# run README's "Compare with published numbers" exports (docs/fidelity.md runs it with vLLM).
 PREPARE = {
-    "import": [("export", "events", "--name", "e0", "--format", "elken", "--out", "data/original/test.json"),
-               ("export", "events", "--name", "e0", "--format", "elken", "--out", "train.json"),
-               ("export", "knowgen", "--name", "alcuna1", "--format", "jsonl", "--out", "items.jsonl"),
-               ("export", "knowgen", "--name", "alcuna1", "--format", "jsonl", "--out", "bench.jsonl")],
+    "generate": [("generate", "knowgen", "--name", "b1", "--n", "3", "--seed", "0")],
+    "import": [("export", "events", "--name", "e0", "--format", "elken", "--out", "train.json"),
+               ("export", "knowgen", "--name", "alcuna1", "--format", "jsonl", "--out", "exports/items")],
     "eval": [("eval", "--benchmark", "newterm:2024", "--backend", "openai", "--base-url", "SCRIPTED",
-              "--model", "scripted", "--silent")],
+              "--model", "scripted", "--silent"),
+             ("eval", "--benchmark", "newterm:2022", "--task", "COMA_clean", "--task", "COST_clean", "--task",
+              "CSJ_clean", "--backend", "openai", "--base-url", "SCRIPTED", "--model", "scripted",
+              "--scoring", "official", "--limit", "8", "--silent")],
 }
 
 
@@ -212,8 +222,7 @@ class World:
             "newterm-base": lambda r: r["benchmark"] == "newterm:2024" and "base" in str(r["solver"]),
             "newterm-gold": lambda r: r["benchmark"] == "newterm:2024" and "gold" in str(r["solver"]),
             "newterm-2022-gold": lambda r: r["benchmark"] == "newterm:2022" and "gold" in str(r["solver"]),
-            "ice": lambda r: r["benchmark"] == "events:e0" and str(r["solver"]).startswith("ice"),
-            "no-edit": lambda r: r["benchmark"] == "events:e0" and str(r["solver"]).startswith("no-edit"),
+            "ice": lambda r: r["benchmark"] == "events:elken-test" and str(r["solver"]).startswith("ice"),
             "knowgen-A": lambda r: r["benchmark"] == "knowgen:alcuna1" and r["solver"] == "zero-shot",
             "knowgen-B": lambda r: r["benchmark"] == "knowgen:alcuna1" and r["solver"] == "few-shot",
         }[what]
@@ -227,7 +236,7 @@ class World:
         if "newterm-results" in argv:
             return self.run_for("newterm-2022-gold")
         if "helm" in argv:
-            return self.run_for("no-edit" if token in ("RUN_NONE", "RUN_WITHOUT_EDIT") else "ice")
+            return self.run_for("ice")
         if argv[0] == "report":
             return self.run_for("knowgen-B" if token in ("OTHER_RUN_ID", "run-B") else "knowgen-A")
         return self.run_for("chrono")
@@ -238,15 +247,19 @@ class World:
         backend = argv[argv.index("--backend") + 1] if "--backend" in argv else "hf"
         for i, token in enumerate(argv):
             before = argv[i - 1] if i else ""
-            if token in RUN_TOKENS:
-                token = self._run_token(token, argv)
-            elif token in ENTITY_TOKENS:
-                token = ENTITY_TOKENS[token]
-            elif token == EVENT_TOKEN:
-                token = self.event_id()
-            elif LOCAL_URL.match(token):
-                token = self.url
-            elif before == "--model" and backend == "hf" and not (self.root / token).exists():
+            # a stand-in is a whole argument or the value of KEY=VALUE (-p entity=ENTITY_ID, -S k=URL)
+            key, sep, value = token.partition("=") if "=" in token else ("", "", token)
+            key += sep
+            if value in RUN_TOKENS:
+                token = key + self._run_token(value, argv)
+            elif value in ENTITY_TOKENS:
+                token = key + ENTITY_TOKENS[value]
+            elif value == EVENT_TOKEN:
+                token = key + self.event_id()
+            elif LOCAL_URL.match(value):
+                token = key + self.url
+            elif ((before == "--model" and backend == "hf") or before == "--scorer-model") \
+                    and not (self.root / token).exists():
                 token = TINY
             elif token == "/usr/share/wordnet" and not Path(token).is_dir():
                 from knowforge.kg.loaders.wordnet import default_dir
@@ -325,13 +338,17 @@ def _layout(root: Path) -> None:
              "TimeVariant_Biomedical_Dynamic.jsonl": releases / "chroknowbench" / "TimeVariant_Biomedical_Dynamic.jsonl",
              "Fewshots": releases / "chroknowbench" / "Fewshots",
              "lint_head.jsonl": releases / "lint" / "lint_head.jsonl",
-             "lint_longtail.jsonl": releases / "lint" / "lint_longtail.jsonl"}
+             "lint_longtail.jsonl": releases / "lint" / "lint_longtail.jsonl",
+             "test.json": releases / "elken" / "test_truncated.json",
+             "data/original/test.json": releases / "elken" / "test_truncated.json",
+             # exported by a PREPARE step before the examples read them
+             "items.jsonl": root / "exports" / "items" / "items.jsonl",
+             "bench.jsonl": root / "exports" / "items" / "items.jsonl"}
     for name, target in links.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).symlink_to(target)
     rules = sorted((ROOT / "generators" / "link" / "rules").glob("*.yaml"))[0]
     shutil.copy(rules, root / "my_rules.yaml")
-    (root / "data" / "original").mkdir(parents=True)
 
 
 @pytest.fixture(scope="module")
@@ -398,7 +415,7 @@ def test_documented_example(world, step, request, monkeypatch):
         assert result.exit_code == 0, f"{example.where}: {result.output}"
         assert json.loads(result.stdout), f"{example.where}: no rows with {params}"
         return
-    params = world.params({**example.params, **{k: v for k, v in CYPHER_RUNS.items() if f"${k}" in example.key}})
+    params = world.params({**example.params, **{k: v for k, v in CYPHER_RUNS.items() if re.search(rf"\${k}\b", example.key)}})
     rows = world.store.user_query(example.key, params)
     assert rows, f"{example.where}: no rows with {params}"
 
