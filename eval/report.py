@@ -40,6 +40,8 @@ from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced
                                       paired_runs, plan_for_gap)
 from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed
 from knowforge.eval.validity import UNDATED, question_sides
+from knowforge.kg.relations import labelled, relation_labels
+from knowforge.models.tables import add_columns, table_of
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +135,8 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
     for key in slice_keys:
         name = key[len("slice_"):]
         report["slices"][name] = _group(samples, lambda q, key=key: q.get(key), units)
+    if "relation" in report["slices"]:      # shown beside the ids: P551 (residence)
+        report["relation_labels"] = relation_labels(store, report["slices"]["relation"])
     if "slice_year" in slice_keys:
         curves: dict[str, dict] = {}
         for task in sorted({q.get("task") for q, _ in samples}, key=str):
@@ -309,17 +313,12 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
     title = (f"run {d['run']} · {d['benchmark']} · {d['model']} · solver "
              f"{report['run'].get('solver') or report['run'].get('setting')} · tasks {d['tasks']} · "
              f"items {d['items']} · scoring {_scoring(report)['mode']} · % ± 95% half-width")
-    table = Table(title=title)
-    table.add_column("task")
-    table.add_column("items", justify="right")
-    table.add_column("samples", justify="right")
-    table.add_column("accuracy", justify="right")
+    headers = ["task", "items", "samples", "accuracy"]
     paired = (compare or {}).get("paired") or {}
     if compare:
-        table.add_column(f"{compare['run_id']}", justify="right")
-        table.add_column("Δ (paired)" if "paired" in compare else "Δ", justify="right")
-        table.add_column("p", justify="right")
-    table.add_column("errors", justify="right")
+        headers += ["compared", "Δ (paired)" if "paired" in compare else "Δ", "p"]
+    headers.append("errors")
+    rows: list[tuple[list[str], str | None]] = []
     tasks = list(report["by_task"])
     for task in tasks + ["(all)"]:
         stats = report["overall"] if task == "(all)" else report["by_task"][task]
@@ -337,7 +336,13 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
                 acc, oacc = stats["accuracy"], other.get("accuracy")
                 row += [_pct(acc - oacc, signed=True) if acc is not None and oacc is not None else "-", "-"]
         row.append(str(stats.get("errors", 0)))
-        table.add_row(*row, style="bold" if task == "(all)" else None)
+        rows.append((row, "bold" if task == "(all)" else None))
+    # the compared run's id, whole, under the table rather than cut in a column header
+    caption = f"compared: {compare['run_id']}" if compare else None
+    table = add_columns(Table(title=title, caption=caption), headers, [r for r, _ in rows],
+                        right=set(headers) - {"task"}, ids={"task"})
+    for row, style in rows:
+        table.add_row(*row, style=style)
     return table
 
 
@@ -348,13 +353,11 @@ def _trend_tasks(rows: Sequence[Mapping]) -> list[str]:
 def trend_table(rows: Sequence[Mapping]) -> Table:
     """The terminal form of ``trend_rows``: one row per run, accuracy overall and per task."""
     tasks = _trend_tasks(rows)
-    table = Table(title="Trend over the compared runs (% ± 95% half-width)")
-    for name in ("run", "benchmark", "setting", "items", *tasks):
-        table.add_column(name, justify="right" if name not in ("run", "benchmark", "setting") else "left")
-    for r in rows:
-        table.add_row(r["run_id"], str(r["benchmark"]), str(r["setting"]), str(r["items"]),
-                      *[_pm(r[t], (r.get("ci") or {}).get(t)) for t in tasks])
-    return table
+    headers = ["run", "benchmark", "setting", "items", *tasks]
+    cells = [[r["run_id"], str(r["benchmark"]), str(r["setting"]), str(r["items"]),
+              *[_pm(r[t], (r.get("ci") or {}).get(t)) for t in tasks]] for r in rows]
+    return table_of(headers, cells, right=set(headers) - {"run", "benchmark", "setting"}, ids={"run", "benchmark"},
+                    title="Trend over the compared runs (% ± 95% half-width)")
 
 
 def plan_table(planning: Mapping) -> Table:
@@ -366,10 +369,10 @@ def plan_table(planning: Mapping) -> Table:
     if clustered:
         columns += [f"{planning['unit']} clusters per run", "ICC", "design effect"]
     columns += ["items (paired)"]
-    for c in columns:
-        table.add_column(c, justify="left" if c == "task" else "right")
-    for name, row in _plan_rows(planning):
-        table.add_row(*_plan_cells(name, row, clustered))
+    cells = [_plan_cells(name, row, clustered) for name, row in _plan_rows(planning)]
+    add_columns(table, columns, cells, right=set(columns) - {"task"}, ids={"task"})
+    for row in cells:
+        table.add_row(*row)
     return table
 
 
@@ -440,7 +443,8 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
         if len(groups) <= MAX_CATEGORIES:
             lines += _md_table(f"By {name}", name, groups,
                                compare.get("slices", {}).get(name) if compare else None,
-                               (((compare or {}).get("paired") or {}).get("slices") or {}).get(name))
+                               (((compare or {}).get("paired") or {}).get("slices") or {}).get(name),
+                               names=_slice_names(report, name))
     if planning:
         lines += _plan_markdown(planning)
     for title, body in (extra_sections or {}).items():
@@ -451,13 +455,21 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
     return "\n".join(lines)
 
 
+def _slice_names(report: Mapping, name: str) -> Mapping[str, str] | None:
+    """How a slice's values are shown: relations with their labels, ``P551 (residence)``."""
+    if name != "relation":
+        return None
+    labels = report.get("relation_labels") or {}
+    return {k: labelled(k, labels.get(k)) for k in report.get("slices", {}).get(name, {})}
+
+
 def _md_table(title: str, key: str, groups: Mapping, other: Mapping | None,
-              paired: Mapping | None = None) -> list[str]:
+              paired: Mapping | None = None, names: Mapping[str, str] | None = None) -> list[str]:
     head = f"| {key} | n | accuracy |" + (" compared | Δ (paired) | p |" if other is not None else "")
     sep = "|---|---:|---:|" + ("---:|---:|---:|" if other is not None else "")
     lines = [f"## {title}", "", head, sep]
     for k, stats in groups.items():
-        row = f"| {k} | {stats['n']} | {_pm(stats['accuracy'], stats.get('ci'))} |"
+        row = f"| {(names or {}).get(k, k)} | {stats['n']} | {_pm(stats['accuracy'], stats.get('ci'))} |"
         if other is not None:
             o = other.get(k, {})
             pair = (paired or {}).get(k)
@@ -617,7 +629,9 @@ def write_plots(report: Mapping, plots_dir: Path, compare: Mapping | None = None
         written.append(_year_curves(plots_dir / "accuracy_by_year.png", report["by_year"]))
     for name, groups in report.get("slices", {}).items():
         if name != "year" and 2 <= len(groups) <= MAX_CATEGORIES:
-            written.append(_bar(plots_dir / f"accuracy_by_{name}.png", f"Accuracy by {name}", groups))
+            names = _slice_names(report, name) or {}
+            written.append(_bar(plots_dir / f"accuracy_by_{name}.png", f"Accuracy by {name}",
+                                {names.get(k, k): g for k, g in groups.items()}))
     if compare:
         written.append(_comparison(plots_dir / "comparison.png", report, compare))
     return written

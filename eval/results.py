@@ -36,9 +36,10 @@ from knowforge.eval.ask import summarize
 from knowforge.eval.run_stats import Units, accuracy_estimate
 from knowforge.eval.scoring import scoring_rule
 from knowforge.eval.types import EvalOptions, SampleResult
+from knowforge.kg.relations import relation_labels
 from knowforge.models.control import read_card
 from knowforge.models.provenance import git_revision
-from knowforge.models.questions import property_value, slice_property
+from knowforge.models.questions import QUESTION_KEYS, property_value, slice_property
 from knowforge.models.types import BenchmarkItem
 from knowforge.models.urls import redact_url
 
@@ -153,13 +154,23 @@ def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None
     if missing:
         raise InputError(f"{len(missing)} answered questions are not in the graph (e.g. {missing[0]!r}); a run "
                          "never writes questions: generate or import the benchmark first")
-    allowed = set(benchmark.split(",")) if benchmark else None
+    allowed = _benchmark_parts(benchmark) if benchmark else None
     for item in items:
         expected = allowed or {item.benchmark}
         if found[item.id] not in expected:
             raise InputError(f"question {item.id!r} belongs to benchmark {found[item.id]!r}, not "
                              f"{', '.join(sorted(expected))!r}: a run does not attach answers to another "
                              "benchmark's questions")
+
+
+def _benchmark_parts(benchmark: str) -> set[str]:
+    """The benchmarks a run's benchmark names: ``a:x,b:y`` (a file of several) and ``newterm:2022+2024``
+    (several names of one method, joined for one evaluation) each name every part."""
+    parts = set()
+    for one in benchmark.split(","):
+        method, _, names = one.partition(":")
+        parts |= {f"{method}:{name}" for name in names.split("+")} if names else {one}
+    return parts
 
 
 def write_samples_log(path: Path, items: Sequence[BenchmarkItem], results: Sequence[SampleResult]) -> Path:
@@ -209,7 +220,9 @@ def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None
     Each row: the key values, items, samples, correct, accuracy, errors, and the accuracy's
     ``stderr``, 95% ``ci`` and the ``units`` they rest on (``eval.run_stats``): the unit is the
     item (its samples together), or ``metadata[cluster_key]`` of the items (default: the Run's
-    ``cluster_key`` when recorded). Sorted by key values.
+    ``cluster_key`` when recorded). Sorted by key values. A key that none of the run's
+    questions has (a typo: ``relaton``) is a ConfigError that lists the run's keys. Slicing by
+    ``relation`` adds each relation's ``relation_label`` from the graph's vocabulary.
     """
     if not by:
         raise ConfigError("give at least one slice key, e.g. relation,year")
@@ -229,9 +242,29 @@ def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None
                      correct=sum(sum(r["scores"]) for r in rows), accuracy=estimate.estimate,
                      errors=sum(r["errors"] for r in rows), **estimate.as_dict(), unit=units.name)
         out.append(entry)
+    if out:
+        _check_keys(store, run_id, by, out)
+    if "relation" in by:       # the id, and for people its label: P551 (residence)
+        labels = relation_labels(store, [r["relation"] for r in out])
+        for r in out:
+            r["relation_label"] = labels.get(r["relation"])
     out.sort(key=lambda r: tuple((r[k] is None, str(type(r[k])), r[k] if r[k] is not None else 0)
                                  for k in by))
     return out
+
+
+def _check_keys(store, run_id: str, by: Sequence[str], rows: Sequence[dict]) -> None:
+    """A key whose value is missing on every row is on none of the run's questions (Neo4j stores
+    no null property): say so, with the keys the run has, rather than return one ``-`` bucket."""
+    missing = [k for k in by if all(r[k] is None for r in rows)]
+    if not missing:
+        return
+    found = [r["key"] for r in store.read("eval/run_slice_keys", run_id=run_id, plain=list(QUESTION_KEYS))]
+    names = sorted({k.removeprefix("slice_") for k in found})
+    unknown = [k for k in missing if slice_property(k) not in found]
+    if unknown:
+        raise ConfigError(f"no question of run {run_id} has the slice key(s) {', '.join(unknown)}; "
+                          f"its keys: {', '.join(names) or '(none)'}")
 
 
 def _hashable(value):

@@ -11,7 +11,8 @@ is listed with the path that reached it and classified:
 * ``candidate``: only reachable by a path, so a possibly missed ripple (e.g. the new club's
   country's capital, the spouse's residence).
 
-The declared impacted triplets of an event are listed too (``changes``).
+The declared impacted triplets of an event are listed too (``changes``). Relations are shown
+with their labels, ``P54 (member of sports team)``, in every output a person reads.
 
 ``ripple_graph`` turns a report into a networkx multigraph (entities as nodes, facts as
 edges keyed by fact id) for graph algorithms and for a GraphML export (``write_graphml``)
@@ -32,6 +33,7 @@ import yaml
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.kg.cypher import load_cypher
+from knowforge.kg.relations import labelled, relation_labels
 from knowforge.kg.store import Store
 
 @lru_cache(maxsize=None)
@@ -42,6 +44,7 @@ def ignored_relations() -> frozenset[str]:
 
 
 EDIT_SYNTAX = re.compile(r"^\s*([^,\s]+)\s*,\s*([^,\s]+)\s*,\s*([^,\s]*)\s*->\s*([^,\s]+)\s*$")
+EDIT_TEXT = re.compile(r"\s*(,|->)\s*")
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,10 @@ class FactRef:
     relation: str
     object_id: str | None
     object: str | None
+    relation_label: str | None = None
 
     def text(self) -> str:
-        return f"({self.subject}, {self.relation}, {self.object})"
+        return f"({self.subject}, {labelled(self.relation, self.relation_label)}, {self.object})"
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ class RippleReport:
 
 def _ref(rec: dict) -> FactRef:
     return FactRef(rec["fact_id"], rec["subject_id"], rec["subject"], rec["relation"],
-                   rec["object_id"], rec["object"])
+                   rec["object_id"], rec["object"], rec.get("relation_label"))
 
 
 def parse_edit(text: str) -> tuple[str, str, str | None, str]:
@@ -159,11 +163,13 @@ def ripple_event(store: Store, event_id: str, hops: int = 1) -> RippleReport:
     report = RippleReport(target=event_id, hops=hops)
     report.edited = [(e["change"], facts[e["fact_id"]]) for e in edits if e["fact_id"] in facts]
     sources: dict[str, str] = {}
+    labels = relation_labels(store, [impact["relation"] for impact in plan["impacts"]])
     for impact in plan["impacts"]:
         for obj in impact["objects"]:
             for hop in obj["path"]:
                 sources.setdefault(hop["fact_id"], f"answer source of {impact['declared']}")
         report.changes.append({"subject": impact["subject"]["name"], "relation": impact["relation"],
+                               "relation_label": impact.get("relation_label") or labels.get(impact["relation"]),
                                "object": impact["objects"][0]["name"], "unknown": impact["unknown"],
                                "needs_background": impact["needs_background"],
                                "declared": impact["declared"]})
@@ -196,9 +202,10 @@ def ripple_edit(store: Store, edit: str, hops: int = 1) -> RippleReport:
     new_id = None if new == "unknown" else new
     if new_id is not None and new_id not in names:
         raise ConfigError(f"no entity {new!r} in the graph")
+    label = relation_labels(store, [relation]).get(relation)
     report.edited.append(("asserted", FactRef(None, subject, names[subject], relation, new_id,
-                                              names.get(new, "unknown"))))
-    report.changes.append({"subject": names[subject], "relation": relation,
+                                              names.get(new, "unknown"), label)))
+    report.changes.append({"subject": names[subject], "relation": relation, "relation_label": label,
                            "object": names.get(new, "unknown"), "unknown": new_id is None,
                            "needs_background": False, "declared": edit})
     starts = sorted({x for _, f in report.edited for x in (f.subject_id, f.object_id) if x})
@@ -217,8 +224,9 @@ def ripple_graph(report: RippleReport) -> nx.MultiDiGraph:
 
     Node attributes: ``name``, ``kind`` (``entity``; ``value`` for a literal or unknown object,
     one node per fact, id ``value:<fact key>``) and ``edited`` (a start of the walk). Edge
-    attributes: ``relation``, ``kind`` (``retracted``, ``asserted``, ``declared``,
-    ``candidate``), ``depth`` (0 for the edited facts), ``reason`` and ``fact_id`` when the
+    attributes: ``relation`` (the id), ``relation_label`` (its label, when the graph has one),
+    ``label`` (both, ``P54 (member of sports team)``: what Gephi and Cytoscape show), ``kind``
+    (``retracted``, ``asserted``, ``declared``, ``candidate``), ``depth`` (0 for the edited facts), ``reason`` and ``fact_id`` when the
     fact exists in the graph (an ad-hoc edit's new fact does not). Only GraphML scalar types.
     """
     graph = nx.MultiDiGraph(target=report.target, hops=report.hops)
@@ -234,7 +242,10 @@ def ripple_graph(report: RippleReport) -> nx.MultiDiGraph:
         else:
             target = f"value:{key}"
             graph.add_node(target, name=fact.object or "unknown", kind="value", edited=False)
-        attrs = {"relation": fact.relation, "kind": kind, "depth": depth, "reason": reason}
+        attrs = {"relation": fact.relation, "label": labelled(fact.relation, fact.relation_label),
+                 "kind": kind, "depth": depth, "reason": reason}
+        if fact.relation_label:
+            attrs["relation_label"] = fact.relation_label
         if fact.fact_id:
             attrs["fact_id"] = fact.fact_id
         graph.add_edge(fact.subject_id, target, key=key, **attrs)
@@ -260,8 +271,11 @@ def ripple_table_rows(report: RippleReport) -> list[list[str]]:
     for change, f in report.edited:
         rows.append(["edited", change, f.text(), "0", ""])
     for c in report.changes:
-        rows.append(["change", "declared", f"({c['subject']}, {c['relation']}, {c['object']})",
-                     "0", c["declared"]])
+        relation = labelled(c["relation"], c.get("relation_label"))
+        # an ad-hoc edit as the user typed it is one long token: spaced, it wraps between ids
+        declared = " ".join(EDIT_TEXT.sub(lambda m: ", " if m.group(1) == "," else " -> ", c["declared"]).split())
+        rows.append(["change", "declared", f"({c['subject']}, {relation}, {c['object']})",
+                     "0", declared])
     for f in report.facts:
         rows.append([f.kind, f.reason, f.fact.text(), str(f.depth),
                      " → ".join(p.text() for p in f.path)])

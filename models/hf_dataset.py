@@ -174,7 +174,10 @@ def dataset_card(*, pretty_name: str, licence: str, description: str, provenance
     lines += ["", "## Loading", "", "```python", "import datasets",
               'ds = datasets.load_dataset("<this folder>", split="test")',
               "from knowforge.models.hf_dataset import row_to_item",
-              "item = row_to_item(ds[0])   # the BenchmarkItem, exactly", "```", ""]
+              "item = row_to_item(ds[0])   # the BenchmarkItem, exactly", "```", "",
+              "This folder is the Hub's layout (parquet files and this card): `load_dataset` reads it, "
+              "`datasets.load_from_disk` does not (it reads only `save_to_disk`'s Arrow layout; "
+              '`datasets.load_dataset("<this folder>", split="test").save_to_disk(DIR)` makes one).', ""]
     return "\n".join(lines)
 
 

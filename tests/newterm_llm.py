@@ -149,8 +149,10 @@ class Handler(BaseHTTPRequestHandler):
                                    "top_logprobs": None}}
         else:
             choice = {"index": 0, "text": answer(prompt), "finish_reason": "stop", "logprobs": None}
+        # n samples of one prompt: the script answers alike every time
+        choices = [{**choice, "index": i} for i in range(int(body.get("n") or 1))]
         return self._reply(200, {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
-                                 "choices": [choice]})
+                                 "choices": choices})
 
     def _reply(self, status: int, payload: dict) -> None:
         data = json.dumps(payload).encode()

@@ -232,3 +232,12 @@ def test_the_drivers_retry_time_is_bounded_and_configurable(monkeypatch):
         monkeypatch.setenv("KNOWFORGE_NEO4J_RETRY_SECONDS", bad)
         with pytest.raises(ConfigError, match="KNOWFORGE_NEO4J_RETRY_SECONDS must be"):
             retry_seconds()
+
+
+@pytest.mark.parametrize("limit", ["-1", "0"])
+def test_a_limit_below_one_is_refused_before_anything_starts(limit, tmp_path):
+    # it once evaluated 30 of 31 items (-1) or said the benchmark had no items (0)
+    result = CliRunner().invoke(cli, ["eval", "--benchmark", "knowgen:any", "--model", str(tmp_path / "m"),
+                                      "--limit", limit])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"Invalid value for '--limit': {limit} is not in the range x>=1" in result.output

@@ -62,6 +62,12 @@ def test_hf_export_reads_back_with_datasets(benchmarks, session_store, graph_env
         for key, value in item.slices.items():
             assert slice_value(row[f"slice_{key}"], value) == value, key
     assert ds.features["choices"].feature.dtype == "string"
+    # load_from_disk reads only save_to_disk's Arrow layout, not this folder: the card and the
+    # docs say so, and how to make that layout
+    with pytest.raises(FileNotFoundError):
+        datasets.load_from_disk(str(out))
+    ds.save_to_disk(str(tmp_path / "arrow"))
+    assert [row_to_item(r) for r in datasets.load_from_disk(str(tmp_path / "arrow"))] == items
 
     card = (out / "README.md").read_text(encoding="utf-8")
     header = yaml.safe_load(card.split("---\n")[1])
@@ -73,6 +79,7 @@ def test_hf_export_reads_back_with_datasets(benchmarks, session_store, graph_env
     assert f"- source graph sha256: `{node['source_hash']}`" in card
     assert f"- seed: `{SEEDS[method]}`" in card
     assert f"{len(items)} items, one split" in card
+    assert "`datasets.load_from_disk` does not" in card and ".save_to_disk(DIR)" in card
     by_task = {}
     for item in items:
         by_task[item.task] = by_task.get(item.task, 0) + 1

@@ -11,8 +11,8 @@ from knowforge.eval.report import build_report, headline_table, write_report
 from knowforge.eval.results import RunNotFound, list_runs, record_run, results_by, run_answers
 from knowforge.eval.file_benchmark import ensure_questions
 from knowforge.eval.types import EvalOptions
-from knowforge.kg.records import EntityRecord, FactRecord
-from knowforge.kg.writer import write_entities, write_facts
+from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
+from knowforge.kg.writer import write_entities, write_facts, write_relations
 from test_runner import SCRIPT, ScriptedBackend, evaluate_items, make_items
 
 
@@ -105,6 +105,20 @@ def test_a_run_never_writes_questions_nor_answers_another_benchmarks(store):
         ensure_questions(store, [changed], "f.jsonl")
 
 
+def test_a_run_of_joined_benchmarks_answers_each_part(store):
+    """``newterm:2022+2024`` evaluates two yearly benchmarks in one run: a question of either
+    belongs to the run, a question of a third does not."""
+    items = [i.model_copy(update={"id": f"{i.id}-{year}", "benchmark": f"t:{year}"})
+             for year in (2022, 2024) for i in make_items()[:2]]
+    options = EvalOptions(model="scripted-1")
+    ensure_questions(store, items, "test items")
+    results = evaluate_items(items, ScriptedBackend(SCRIPT), options)
+    run_id = record_run(store, options, items, results, benchmark="t:2022+2024")
+    assert store.user_query("MATCH (r:Run {id: $id}) RETURN r.benchmark AS b", {"id": run_id}) == [{"b": "t:2022+2024"}]
+    with pytest.raises(InputError, match="belongs to benchmark 't:2024', not 't:2022, t:2023'"):
+        record_run(store, options, items, results, benchmark="t:2022+2023")
+
+
 def test_unknown_run_and_bad_keys(store):
     with pytest.raises(RunNotFound):
         results_by(store, "run-nope", ["year"])
@@ -113,9 +127,35 @@ def test_unknown_run_and_bad_keys(store):
         results_by(store, run_id, ["year; DROP"])
     with pytest.raises(ConfigError):
         results_by(store, run_id, [])
+    # a key no question of the run has is a typo, not one "-" bucket: the error lists the run's keys
+    with pytest.raises(ConfigError, match=r"slice key\(s\) relaton; its keys: .*\brelation\b.*\btask\b.*\byear\b"):
+        results_by(store, run_id, ["relaton", "year"])
+
+
+def test_results_cli_names_an_unknown_slice_key(store, graph_env, monkeypatch):
+    from click.testing import CliRunner
+
+    from knowforge.cli.main import cli
+
+    write_relations(store, [RelationRecord(id="P2067", label="mass", source="test")])
+    run_id, _ = _run(store, make_items())
+    result = CliRunner().invoke(cli, ["results", run_id, "--by", "relaton"])
+    assert result.exit_code == 1
+    assert "relaton" in result.output and "its keys:" in result.output and "Traceback" not in result.output
+    # by relation: the id beside its label in the table, and in the json rows
+    rows = results_by(store, run_id, ["relation"])
+    assert {(r["relation"], r["relation_label"]) for r in rows} == {("P2067", "mass"), ("P31", None), ("P36", None)}
+    result = CliRunner().invoke(cli, ["results", run_id, "--by", "relation"], catch_exceptions=False)
+    assert result.exit_code == 0 and "P2067 (mass)" in result.output and "│ P36 " in result.output
+    # an 80-column terminal: the run id is listed whole, so it can be copied
+    monkeypatch.setenv("COLUMNS", "80")
+    result = CliRunner().invoke(cli, ["results", "--list"], catch_exceptions=False)
+    assert result.exit_code == 0 and run_id in result.output and "…" not in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
 
 
 def test_report_files_plots_and_comparison(store, tmp_path):
+    write_relations(store, [RelationRecord(id="P36", label="capital", source="test")])
     items = make_items()
     a, _ = _run(store, items, n=2)
     b, _ = _run(store, items, script={**SCRIPT, "Capital of Peru?": "Lima"})
@@ -132,6 +172,9 @@ def test_report_files_plots_and_comparison(store, tmp_path):
         png = out / "plots" / f"{plot}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (out / "report.md").read_text()
+    # relations beside their labels where the graph has them (P2067 has no :Relation here)
+    assert report["relation_labels"] == {"P36": "capital"}
+    assert "| P36 (capital) | 4 |" in md and "| P2067 | 4 |" in md
     assert "## By task" in md and "## Notes" in md and "| k | v |" in md and "plots/comparison.png" in md
     assert report["balanced_accuracy"]["b/bool"]["value"] == 0.5    # gold yes: 1 of 2 samples said yes
     table = headline_table(build_report(store, a), build_report(store, b))

@@ -16,8 +16,8 @@ from knowforge.generators.events.instantiate import Planner
 from knowforge.generators.events.layering import apply_events
 from knowforge.kg.ripple import parse_edit, ripple_edit, ripple_event, ripple_graph
 from knowforge.generators.events.templates import load_templates
-from knowforge.kg.records import EntityRecord, FactRecord
-from knowforge.kg.writer import write_entities, write_facts
+from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
+from knowforge.kg.writer import write_entities, write_facts, write_relations
 
 SAMPLE = Path(__file__).resolve().parents[1] / "kg" / "samples" / "wikidata" / "entities.json"
 
@@ -91,14 +91,24 @@ def test_event_ripple_separates_declared_from_candidates(store):
     assert len(report.changes) == 6
 
 
-def test_cli_formats(store, graph_env):
+def test_cli_formats(store, graph_env, monkeypatch):
     _chain(store)
+    # r1 and r2 in the relation vocabulary (as every loader writes it); r4 only on its fact
+    write_relations(store, [RelationRecord(id="r1", label="first link", source="test"),
+                            RelationRecord(id="r2", label="second link", source="test")])
+    store.user_query("MATCH (f:Fact {relation: 'r4'}) SET f.relation_label = 'fourth link'", write=True)
     runner = CliRunner()
     result = runner.invoke(cli, ["ripple", "--edit", "c:X,r1,c:Y->c:Y2", "--hops", "2", "--format", "json"],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{"):])
     assert len(data["candidates"]) == 6 and data["hops"] == 2
+    # every relation comes with its label where the graph has one
+    assert {(f["change"], f["relation"], f["relation_label"]) for f in data["edited"]} == {
+        ("retracted", "r1", "first link"), ("asserted", "r1", "first link")}
+    labels = {f["fact"]["relation"]: f["fact"]["relation_label"] for f in data["candidates"]}
+    assert labels["r2"] == "second link" and labels["r4"] == "fourth link" and labels["r3"] is None
+    assert data["changes"][0]["relation_label"] == "first link"
     result = runner.invoke(cli, ["ripple", "--edit", "c:X,r1,c:Y->c:Y2", "--format", "cypher"],
                            catch_exceptions=False)
     assert result.exit_code == 0
@@ -107,8 +117,11 @@ def test_cli_formats(store, graph_env):
     assert len(ids) == 5 + 1   # 5 one-hop facts + the retracted edited fact
     rows = store.user_query(query, {"fact_ids": ids})
     assert len(rows) == 6
+    monkeypatch.setenv("COLUMNS", "80")
     result = runner.invoke(cli, ["ripple", "--edit", "c:X,r1,c:Y->c:Y2"], catch_exceptions=False)
     assert result.exit_code == 0 and "0 declared, 5 candidate ripples" in result.output
+    assert "first" in result.output and "fourth" in result.output      # folded to fit 80 columns
+    assert "…" not in result.output and max(len(line) for line in result.output.splitlines()) <= 80
 
 
 def test_graphml_of_a_transfer_on_the_sample(store, graph_env, tmp_path):
@@ -130,6 +143,12 @@ def test_graphml_of_a_transfer_on_the_sample(store, graph_env, tmp_path):
     assert (graph.graph["target"], graph.graph["hops"]) == (plan.id, 1)
     named = {(graph.nodes[u]["name"], d["relation"], graph.nodes[v]["name"], d["kind"], d["depth"])
              for u, v, d in graph.edges(data=True)}
+    # relations carry their labels (the sample's property labels), and both for Gephi's edge label
+    shown = {(d["relation"], d.get("relation_label"), d["label"]) for _, _, d in graph.edges(data=True)}
+    assert {("P54", "member of sports team", "P54 (member of sports team)"),
+            ("P159", "headquarters location", "P159 (headquarters location)")} <= shown
+    assert all(d.get("relation_label") for _, _, d in graph.edges(data=True))
+    assert {(c["relation"], c["relation_label"]) for c in report["changes"]} >= {("P54", "member of sports team")}
     assert {("Cristiano Ronaldo", "P54", "Real Madrid CF", "asserted", 0),
             ("Cristiano Ronaldo", "P54", "Al Nassr FC", "retracted", 0),
             ("Cristiano Ronaldo", "P1618", "unknown", "asserted", 0),     # shirt number unknown

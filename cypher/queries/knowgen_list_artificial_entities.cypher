@@ -1,6 +1,6 @@
 // KnowGen: the artificial entities of a class, with their parent and operation counts.
-// Parameters: $class (class id like 'ncbi:9835' or name like 'Camelidae'), $batch (or null).
-// Neo4j Browser: :param class => 'Camelidae'; :param batch => null
+// Parameters: $class (class id like 'ncbi:9836' or name like 'Camelus'), $batch (or null).
+// Neo4j Browser: :param class => 'Camelus'; :param batch => null
 MATCH (c:Entity)
 WHERE c.id = $class OR c.name = $class
 MATCH (e:Entity:Artificial {class_id: c.id})-[:DERIVED_FROM {op: 'parent'}]->(p:Entity)

@@ -1,6 +1,6 @@
 // Every inference chain that ends in a given conclusion, down to the facts it rests on.
-// Params: $benchmark ('link:demo'), $conclusion (the conclusion's text, e.g.
-// 'PersonX should check the menu carefully at the italian restaurant.').
+// Params: $benchmark (e.g. 'link:chain' of docs/link.md, or the demo's 'link:demo'), $conclusion
+// (the conclusion's text, e.g. 'PersonX should check the menu carefully at the italian restaurant.').
 // A source fact is shown as "subject relation object"; inferred facts by their text; roles say
 // whether a step is an assumed premise, a graph or model premise, or an earlier rule ('chain').
 MATCH (c:Fact {op: 'conclusion'})

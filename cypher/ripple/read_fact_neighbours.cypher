@@ -17,7 +17,9 @@ WHERE f.end_year IS NULL
        OR EXISTS { MATCH (:Event {id: $event_id})-[:ASSERTS]->(f) })
 MATCH (s:Entity {id: f.subject_id})
 OPTIONAL MATCH (f)-[:OBJECT]->(o:Entity)
+OPTIONAL MATCH (rel:Relation {id: f.relation})
 RETURN id AS via, direction, f.id AS fact_id, f.subject_id AS subject_id, s.name AS subject,
-       f.relation AS relation, o.id AS object_id, coalesce(o.name, f.value) AS object,
+       f.relation AS relation, coalesce(f.relation_label, rel.label) AS relation_label, o.id AS object_id,
+       coalesce(o.name, f.value) AS object,
        coalesce(f.layer, 'source') AS layer, coalesce(f.unknown, false) AS unknown
 ORDER BY via, fact_id

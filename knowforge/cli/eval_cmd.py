@@ -289,31 +289,35 @@ def results_cmd(run_id, by, fmt, list_runs, home):
         if list_runs or not run_id:
             rows = results_lib.list_runs(store)
             keys = ["id", "model", "backend", "benchmark", "accuracy", "started_at"]
+            id_keys = {"id", "benchmark"}
         else:
             keys = [k.strip() for k in by.split(",") if k.strip()]
             rows = results_lib.results_by(store, run_id, keys, cluster_key=_cluster_key(store, run_id))
             unit = rows[0]["unit"] if rows else None
+            id_keys = set(keys)
             keys = keys + ["items", "samples", "correct", "accuracy", "units", "errors"]
     finally:
         store.close()
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2, default=str))
         return
-    from rich.table import Table
+    from knowforge.models.tables import table_of
 
     caption = (f"accuracy in %, ± half the width of its 95% interval; unit: {unit}" if unit else None)
-    table = Table(caption=caption)
     numeric = ("items", "samples", "correct", "accuracy", "units", "errors")
-    for key in keys:
-        table.add_column(key, justify="right" if key in numeric else "left")
-    for row in rows:
-        table.add_row(*[_cell(row.get(k), k, row.get("ci")) for k in keys])
-    console.print(table)
+    cells = [[_cell(row.get(k), k, row.get("ci"), row.get(f"{k}_label")) for k in keys] for row in rows]
+    console.print(table_of(keys, cells, right=numeric, ids=id_keys, caption=caption))
 
 
-def _cell(value, key: str, ci=None) -> str:
+def _cell(value, key: str, ci=None, label: str | None = None) -> str:
     if value is None:
         return "-"
+    if label:
+        from knowforge.kg.relations import labelled
+
+        return labelled(value, label)
+    if key == "started_at" and isinstance(value, str):      # to the minute: json has the full time
+        return value[:16].replace("T", " ")
     if key == "accuracy":
         return f"{100 * value:.1f}" + (f" ± {100 * (ci[1] - ci[0]) / 2:.1f}" if ci else "")
     if isinstance(value, float) and value.is_integer():

@@ -8,11 +8,14 @@ import re
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from knowforge.cli.common import console, handle_errors, home_option, open_graph
 from knowforge.errors import ConfigError
 from knowforge.kg.cypher import split_statements
+from knowforge.models.tables import table_of
+
+# columns whose cells are kept whole first in the query table: id, e.id, run_id, fact_id, ...
+_ID_COLUMN = re.compile(r"(?i)(^|[._])id$")
 
 
 @click.command("init")
@@ -51,26 +54,15 @@ def stats_cmd(home, as_json) -> None:
         click.echo(json.dumps(stats, indent=2, sort_keys=True))
         return
     out = console.__class__()  # stdout console for tables
-    t = Table(title="Nodes per label")
-    t.add_column("label")
-    t.add_column("nodes", justify="right")
-    for label, n in stats["labels"].items():
-        t.add_row(label, f"{n:,}")
-    out.print(t)
-    t = Table(title="Relationships per type")
-    t.add_column("type")
-    t.add_column("relationships", justify="right")
-    for typ, n in stats["relationships"].items():
-        t.add_row(typ, f"{n:,}")
-    out.print(t)
-    t = Table(title="Facts per source")
+    out.print(table_of(["label", "nodes"], [[label, f"{n:,}"] for label, n in stats["labels"].items()],
+                       right={"nodes"}, title="Nodes per label"))
+    out.print(table_of(["type", "relationships"], [[typ, f"{n:,}"] for typ, n in stats["relationships"].items()],
+                       right={"relationships"}, title="Relationships per type"))
     cols = ["source", "layer", "facts", "relation_facts", "attribute_facts", "with_interval",
             "with_point_in_time", "with_releases"]
-    for c in cols:
-        t.add_column(c, justify="left" if c in ("source", "layer") else "right")
-    for row in stats["facts_by_source"]:
-        t.add_row(*[f"{row[c]:,}" if isinstance(row[c], int) else str(row[c]) for c in cols])
-    out.print(t)
+    cells = [[f"{row[c]:,}" if isinstance(row[c], int) else str(row[c]) for c in cols]
+             for row in stats["facts_by_source"]]
+    out.print(table_of(cols, cells, right=set(cols) - {"source", "layer"}, title="Facts per source"))
 
 
 def _parse_param(text: str) -> tuple[str, object]:
@@ -156,10 +148,7 @@ def query_cmd(cypher, file, params, fmt, write, unsafe, home) -> None:
     if not rows:
         out.print("(no rows)")
         return
-    t = Table()
-    for col in rows[0]:
-        t.add_column(col)
-    for row in rows:
-        t.add_row(*[json.dumps(v, default=str) if not isinstance(v, str) else v for v in row.values()])
-    out.print(t)
+    cells = [[json.dumps(v, default=str) if not isinstance(v, str) else v for v in row.values()] for row in rows]
+    headers = list(rows[0])
+    out.print(table_of(headers, cells, ids={h for h in headers if _ID_COLUMN.search(h)}))
     out.print(f"{len(rows)} row(s)")

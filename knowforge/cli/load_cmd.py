@@ -7,10 +7,10 @@ import contextlib
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from knowforge.cli.common import handle_errors, home_option, open_graph, progress_bar, silent_option
 from knowforge.kg.loaders.registry import NO_PATH_SOURCES, SOURCES
+from knowforge.models.tables import table_of
 
 
 @click.command("load")
@@ -105,15 +105,12 @@ def load_cmd(source, paths, strict, properties, entities_file, year, endpoint, p
 
 def print_summary(reports) -> None:
     out = Console()
-    table = Table(title="knowforge load")
-    for col in ("source", "records read", "entities", "facts", "relations", "skipped", "seconds"):
-        table.add_column(col, justify="left" if col in ("source", "skipped") else "right",
-                         overflow="fold")
-    for r in reports:
-        skipped = ", ".join(f"{k}: {v:,}" for k, v in sorted(r.skipped.items())) or "0"
-        table.add_row(r.source, f"{r.records_read:,}", f"{r.entities_written:,}",
-                      f"{r.facts_written:,}", f"{r.relations_written:,}", skipped, f"{r.seconds:.1f}")
-    out.print(table)
+    cols = ("source", "records read", "entities", "facts", "relations", "skipped", "seconds")
+    rows = [[r.source, f"{r.records_read:,}", f"{r.entities_written:,}", f"{r.facts_written:,}",
+             f"{r.relations_written:,}", ", ".join(f"{k}: {v:,}" for k, v in sorted(r.skipped.items())) or "0",
+             f"{r.seconds:.1f}"] for r in reports]
+    out.print(table_of(cols, rows, right=set(cols) - {"source", "skipped"}, ids={"source"},
+                       title="knowforge load"))
     for r in reports:
         for p in r.problems:
             out.print(f"[{'red' if p.fatal else 'yellow'}]{r.source}[/]: {escape(str(p))} "

@@ -12,7 +12,8 @@ from knowforge.cli.common import console, handle_errors, home_option, open_graph
 @click.command("ripple")
 @click.argument("event_id", required=False)
 @click.option("--edit", default=None,
-              help='An ad-hoc triplet edit SUBJECT,RELATION,OLD->NEW, e.g. "Q11571,P54,Q1104->Q8682".')
+              help='An ad-hoc triplet edit SUBJECT,RELATION,OLD->NEW, e.g. "Q11571,P54,Q999307907->Q8682" '
+                   '(OLD must be a current fact; empty: every current object of SUBJECT,RELATION).')
 @click.option("--hops", type=int, default=1, show_default=True, help="How many facts away to look.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "cypher"]), default="table",
               show_default=True, help="cypher prints a query that shows the subgraph in Neo4j Browser.")
@@ -30,7 +31,7 @@ def ripple_cmd(event_id, edit, hops, fmt, graphml, home):
     \b
     Examples:
       knowforge ripple ev:0123abcd --hops 2
-      knowforge ripple --edit "Q11571,P54,Q1104->Q8682" --hops 2 --format json
+      knowforge ripple --edit "Q11571,P54,Q999307907->Q8682" --hops 2 --format json
       knowforge ripple ev:0123abcd --format cypher    # paste into Neo4j Browser
       knowforge ripple ev:0123abcd --hops 2 --graphml out/ripple.graphml
     """
@@ -56,13 +57,8 @@ def ripple_cmd(event_id, edit, hops, fmt, graphml, home):
     elif fmt == "cypher":
         click.echo(ripple_cypher(report))
     else:
-        from rich.table import Table
+        from knowforge.models.tables import table_of
 
-        table = Table(title=f"ripple of {report.target} within {hops} hop(s)")
-        for column in ("kind", "why", "fact", "hops", "path"):
-            table.add_column(column)
-        for row in ripple_table_rows(report):
-            table.add_row(*row)
-        console.width = max(console.width, 160)
-        console.print(table)
+        console.print(table_of(("kind", "why", "fact", "hops", "path"), ripple_table_rows(report), right={"hops"},
+                               title=f"ripple of {report.target} within {hops} hop(s)"))
         click.echo(f"{len(report.declared)} declared, {len(report.candidates)} candidate ripples")
