@@ -20,12 +20,14 @@ def test_questions_in_and_out_of_scope(store):
     build_subgraph(store)
     summary = generate_events(store, types=TYPES, n=2, seed=0, batch="q")
     assert summary.plans
+    asked = []
     for plan in summary.plans:
         items = summary.items[plan.id]
         inside = [i for i in items if i.slices["scope"] == "in"]
         outside = [i for i in items if i.slices["scope"] == "out"]
         assert len(inside) == len(plan.impacts)
-        assert 0 < len(outside) <= 5
+        assert len(outside) <= 5
+        asked += [i.question for i in outside]
         impacted = {(i.subject.id, i.relation) for i in plan.impacts}
         for item in outside:
             key = (item.metadata["subject"]["id"], item.slices["relation"])
@@ -35,6 +37,12 @@ def test_questions_in_and_out_of_scope(store):
             assert item.unknown == (not item.slices["known"])
             if item.unknown:
                 assert item.answers == ["unknown"] and item.metadata["answer"]["id"] == "NA"
+    # each out-of-scope question once in the batch (metric.py pairs them by text); on this small
+    # subgraph later events find some of their candidates asked already, so they get fewer (2 of
+    # these 12 get none); the first event, with no earlier ones, gets its share
+    assert len(asked) == len(set(asked))
+    first = summary.plans[0]
+    assert any(i.slices["scope"] == "out" for i in summary.items[first.id])
     win = next(p for p in summary.plans if p.type == "win-election")
     residence = next(i for i in summary.items[win.id] if i.slices["relation"] == "P551")
     assert residence.question.startswith("Which city does ") and residence.slices["needs_background"]
