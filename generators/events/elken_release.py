@@ -348,16 +348,28 @@ def _part_list(record: Mapping, part: str, scope: str, report: ReleaseReport, pr
     return qas
 
 
-def _fact_item(qa: Any, *, benchmark: str, index: int, scope: str, n: int, event_id: str, event_type: str,
-               text: str, report: ReleaseReport, problem, release: dict) -> BenchmarkItem | None:
-    label = release["field"]
+def _validated(model, qa: Any, problem):
+    """``qa`` as a ``model`` record, or None after reporting why it was skipped."""
     try:
-        record = ReleaseFactQA.model_validate(qa)
+        return model.model_validate(qa)
     except ValidationError as exc:
         problem(f"question skipped: {describe_validation_error(exc)}")
         return None
-    at = (f"{report.path}:{release['line']} (byte {release['offset']}), "
-          f"event {release['event']} {label}[{release['index']}]")
+
+
+def _where(report: ReleaseReport, release: dict) -> str:
+    """Where a question stands: file:line (byte offset), its event and its field and index."""
+    return (f"{report.path}:{release['line']} (byte {release['offset']}), "
+            f"event {release['event']} {release['field']}[{release['index']}]")
+
+
+def _fact_item(qa: Any, *, benchmark: str, index: int, scope: str, n: int, event_id: str, event_type: str,
+               text: str, report: ReleaseReport, problem, release: dict) -> BenchmarkItem | None:
+    label = release["field"]
+    record = _validated(ReleaseFactQA, qa, problem)
+    if record is None:
+        return None
+    at = _where(report, release)
 
     def variant(key: str) -> None:
         report.variants.add(key, at)
@@ -422,13 +434,10 @@ def parse_options(candidate: str) -> list[tuple[str, str]]:
 def _tendency_item(qa: Any, *, benchmark: str, index: int, scope: str, n: int, event_id: str, event_type: str,
                    text: str, report: ReleaseReport, problem, release: dict) -> BenchmarkItem | None:
     label = release["field"]
-    try:
-        record = ReleaseTendencyQA.model_validate(qa)
-    except ValidationError as exc:
-        problem(f"question skipped: {describe_validation_error(exc)}")
+    record = _validated(ReleaseTendencyQA, qa, problem)
+    if record is None:
         return None
-    at = (f"{report.path}:{release['line']} (byte {release['offset']}), "
-          f"event {release['event']} {label}[{release['index']}]")
+    at = _where(report, release)
     for key in sorted(set(qa) - TENDENCY_KEYS):
         report.variants.add(f"{label} with extra key {key!r}", at)
     options = parse_options(record.candidate)
