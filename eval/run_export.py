@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from knowforge.errors import ConfigError
 from knowforge.eval.registry import run_export_spec
 from knowforge.eval.results import load_run, run_answers, run_variant_answers
-from knowforge.eval.types import describe_validation
+from knowforge.eval.types import describe_validation, parse_key_values
 from knowforge.eval.unit import RecordedRun, RecordedSample, RunExport
 from knowforge.models.types import BenchmarkItem
 
@@ -57,14 +57,8 @@ def read_recorded_run(store, run_id: str) -> RecordedRun:
 
 
 def parse_export_args(pairs: Sequence[str]) -> dict[str, Any]:
-    """``["year=2022"]`` → {"year": "2022"}; the format's argument model converts the values."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--option {pair!r} is not KEY=VALUE")
-        out[key.strip().replace("-", "_")] = value
-    return out
+    """The ``--option`` pairs as a dict (``parse_key_values``)."""
+    return parse_key_values(pairs, "--option")
 
 
 def export_run(store, run_id: str, out_dir: str | Path, fmt: str, args: Mapping[str, Any] | None = None) -> RunExport:

@@ -27,7 +27,7 @@ from knowforge.eval.mc_likelihood import LIKELIHOOD_SETTINGS, build_choice_quest
 from knowforge.eval.prompts import render_request
 from knowforge.eval.registry import registry, solver_spec
 from knowforge.eval.scorers import final_answer
-from knowforge.eval.types import EvalOptions, SampleResult
+from knowforge.eval.types import EvalOptions, SampleResult, parse_key_values
 from knowforge.eval.unit import SolveContext, Solver, SolverOutput
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem
@@ -96,15 +96,8 @@ class PromptSolver:
 
 
 def parse_solver_args(pairs: Sequence[str]) -> dict[str, Any]:
-    """``["span=both", "shot_sets=3"]`` → {"span": "both", "shot_sets": "3"}; the solver's
-    argument model converts and checks the values."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--solver-arg {pair!r} is not KEY=VALUE")
-        out[key.strip().replace("-", "_")] = value
-    return out
+    """The ``--solver-arg`` pairs as a dict (``parse_key_values``)."""
+    return parse_key_values(pairs, "--solver-arg")
 
 
 def make_solver(component: Component) -> Solver:

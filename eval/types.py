@@ -4,6 +4,7 @@ generators live in ``knowforge.models.types``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -128,6 +129,18 @@ class EvalOptions(BaseModel):
             tensor_parallel_size=self.tensor_parallel_size, prefix_caching=self.prefix_caching,
             concurrency=self.concurrency, timeout=self.timeout, max_retries=self.max_retries,
             openai_api=self.openai_api, dtype=self.dtype, engine_args=dict(self.engine_args))
+
+
+def parse_key_values(pairs: Sequence[str], option: str) -> dict[str, Any]:
+    """``["span=both"]`` → {"span": "both"} for a repeatable ``KEY=VALUE`` option (``-S``,
+    ``-O``); keys take ``_`` for ``-``, and the owner's argument model converts the values."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{option} {pair!r} is not KEY=VALUE")
+        out[key.strip().replace("-", "_")] = value
+    return out
 
 
 def describe_validation(exc: ValidationError, what: str) -> str:
