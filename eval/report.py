@@ -530,6 +530,9 @@ def _md_value(value: Any) -> str:
 def _md_body(body: Any) -> list[str]:
     if isinstance(body, str):
         return [body]
+    if isinstance(body, Mapping) and isinstance(body.get("rows"), list):
+        # a section that keeps its full record (for exports) beside the table a reader wants
+        return _md_body(body["rows"]) + ["", "The section's full record is in report.json."]
     if isinstance(body, list) and body and all(isinstance(r, Mapping) for r in body):
         cols = list(dict.fromkeys(k for r in body for k in r))
         return (["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

@@ -36,7 +36,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from knowforge.errors import ConfigError
-from knowforge.eval.events.judge import event_context, tendency_generation
+from knowforge.eval.events.judge import event_context, judge_rows, overall_event_level, tendency_generation
+from knowforge.eval.events.official import TENDENCY_G
 from knowforge.eval.events.metrics import (EDITING, EditingDetails, in_scope, part, reliability_metrics,
                                            locality_metrics, retrieval_accuracy)
 from knowforge.eval.solvers import solve_prompted
@@ -312,8 +313,12 @@ class EditingSolver:
                 log.warning("a judge was given but the items have no tendency questions (generate "
                             "the batch with an LLM: --llm-backend); Tendency-G has nothing to score")
             judged = {"judge": {"backend": judge.name, "model": judge.model},
-                      **tendency_generation(ctx.backend, judge, items, seed=ctx.options.seed)}
-            sections["Tendency-G (LLM judge)"] = judged
+                      **tendency_generation(ctx.backend, judge, items, seed=ctx.options.seed,
+                                            scoring=ctx.options.scoring)}
+            judged["overall_event_level"] = overall_event_level(items, {k: r.raw for k, r in first.items()},
+                                                                judged, ctx.options.scoring)
+            judged["rows"] = judge_rows(judged)
+            sections[TENDENCY_G] = judged
         details = EditingDetails(method=method, before=before, retrieval_top1_accuracy=retrieval_accuracy(edited),
                                  tendency_generation=judged)
         rel = reliability_metrics(edited, {k: r.score >= 1.0 for k, r in first.items()})

@@ -9,7 +9,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from knowforge.eval.ask import ask
+from knowforge.eval.events import helm
 from knowforge.eval.events.metrics import in_scope, part
+from knowforge.eval.types import DEFAULT_SCORING
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 
@@ -81,27 +83,106 @@ def open_tendency_prompt(item: BenchmarkItem) -> str:
             "Give your judgement first, then explain it in two or three sentences.\nAnswer:")
 
 
+# the judge's dimensions under the names ELKEN's exam files use
+EXAM_KEYS = {"overall": "overall", "correctness": "accuracy", "coherence": "coherence",
+             "comprehensiveness": "comprehensive"}
+FAILED = -1     # ELKEN's evaluator writes -1 where the judge's reply could not be read
+
+
+def exam_states(items: Sequence[BenchmarkItem], answers: Sequence[str],
+                judgements: Sequence[dict[str, int] | None]) -> list[dict]:
+    """The ``*_exam.json`` request states of judged open answers: one per in-scope tendency
+    question, with the judge's scores (all -1 for a judgement that failed to parse)."""
+    states = []
+    for item, answer, judgement in zip(items, answers, judgements):
+        scores = {exam: (judgement[dim] if judgement is not None else FAILED) for dim, exam in EXAM_KEYS.items()}
+        label = item.choices[item.answer_index] if item.answer_index is not None else item.answers[0]
+        states.append(helm.request_state(
+            event_type=item.slices.get("event_type"), event=helm.event_text(item), event_id=helm.event_id(item),
+            input_text=open_tendency_prompt(item), answer=label, local=False, completion=answer, scores=scores))
+    return states
+
+
+def judge_summary(judged: dict, states: Sequence[dict], scoring: str) -> dict:
+    """Means and full-mark rates of the judge's scores, and the event level, by ``scoring``'s rule.
+
+    ``official`` is ``MetricForAutoEval`` through the same functions ``knowforge score elken``
+    uses (``helm.judge_scores``/``judge_event_scores``): a failed judgement stays in the totals
+    as -1, so the means and full-mark rates replace ``judge_tendency``'s. ``knowforge`` keeps
+    those (over the parsed judgements; the failures are counted in ``unparsed``) and counts an
+    event's full mark when every answer of it got overall 5."""
+    out: dict = {"scoring": scoring}
+    if scoring == "official":
+        scores = helm.judge_scores(states)
+        full = {"overall": "full_mark", "accuracy": "acc_full_mark", "coherence": "cohere_full_mark",
+                "comprehensive": "compre_full_mark"}
+        for dim, exam in EXAM_KEYS.items():
+            out[f"mean_{dim}"] = scores[exam]
+            out[f"full_mark_{dim}"] = scores[full[exam]]
+    events = helm.judge_event_scores(states, scoring)
+    out["events"] = events["events"]
+    out["event_full_mark_overall"] = events["full_mark"]
+    out["event_mean_overall"] = events["overall"]
+    return out
+
+
 def tendency_generation(model: Backend, judge: Backend, items: Sequence[BenchmarkItem], *,
-                        seed: int = 0, max_tokens: int = 128) -> dict:
+                        seed: int = 0, max_tokens: int = 128, scoring: str = DEFAULT_SCORING) -> dict:
     """Tendency-G: ask tendency questions open-ended (with the gold event in context) and let
-    ``judge`` score the answers against the gold option's text (ELKEN's human label)."""
+    ``judge`` score the answers against the gold option's text (ELKEN's human label). The
+    judged answers are kept as exam request states (``exam_states``), which ``export run
+    --format helm`` writes as ``tendency_gen_exam.json``."""
     tend = [i for i in items if part(i) == "tendency" and in_scope(i)]
     requests = [GenerationRequest(prompt=open_tendency_prompt(i), temperature=0.0, seed=seed,
                                   max_tokens=max_tokens) for i in tend]
     answers = ask(requests, model) if requests else []
-    cases = [{"event": i.metadata["event"], "question": i.question,
-              "answer": a.texts[0] if a.texts and a.error is None else "",
+    texts = [a.texts[0] if a.texts and a.error is None else "" for a in answers]
+    cases = [{"event": i.metadata["event"], "question": i.question, "answer": text,
               "label": i.choices[i.answer_index] if i.answer_index is not None else i.answers[0]}
-             for i, a in zip(tend, answers)]
+             for i, text in zip(tend, texts)]
     judged = judge_tendency(judge, cases)
-    # the event level (MetricForAutoEval.compute_event_score's full mark, every event counted):
-    # an event counts when every open answer of it got overall 5; an unparsed judgement does not
-    by_event: dict[str, list[bool]] = defaultdict(list)
-    for item, judgement in zip(tend, judged["judgements"]):
-        by_event[str(item.metadata.get("event_id", item.metadata["event"]))].append(
-            judgement is not None and judgement["overall"] == 5)
-    judged["events"] = len(by_event)
-    judged["event_full_mark_overall"] = _rate([all(v) for v in by_event.values()])
+    states = exam_states(tend, texts, judged["judgements"])
+    judged.update(judge_summary(judged, states, scoring))
+    judged["exam_states"] = states
     return judged
 
 
+def overall_event_level(items: Sequence[BenchmarkItem], answers: dict[str, str | None], judged: dict,
+                        scoring: str) -> dict:
+    """``overall_event_level_metric.py``: the share of judged events whose every open tendency
+    answer got overall 5 and whose every in-scope fact question is right."""
+    facts = [helm.item_state(i, answers.get(i.id), with_event=True) for i in items
+             if part(i) == "fact" and in_scope(i) and i.id in answers]
+    return helm.overall_event_level(facts, judged.get("exam_states", []), scoring)
+
+
+def judge_rows(judged: dict) -> list[dict]:
+    """The Tendency-G numbers as a table, each with the rule that made it."""
+    official = judged.get("scoring") == "official"
+    over = ("every judged answer, a failed judgement counted as -1 (compute_score)" if official
+            else f"the parsed judgements ({judged['unparsed']} of {judged['cases']} failed to parse)")
+    rows = [{"measure": "open answers judged", "value": judged["cases"], "over": "in-scope tendency questions"},
+            {"measure": "judgements that failed to parse", "value": judged["unparsed"], "over": "open answers"}]
+    for dim in JUDGE_DIMENSIONS:
+        rows.append({"measure": f"mean {dim} (1-5)", "value": _round(judged.get(f"mean_{dim}")), "over": over})
+    for dim in JUDGE_DIMENSIONS:
+        rows.append({"measure": f"full-mark share, {dim} (%)", "value": _percent(judged.get(f"full_mark_{dim}")),
+                     "over": over})
+    rows.append({"measure": "events whose every answer got overall 5 (%)",
+                 "value": _percent(judged.get("event_full_mark_overall")),
+                 "over": (f"{judged.get('events')} events (compute_event_score, as released)" if official
+                          else f"{judged.get('events')} events")})
+    level = judged.get("overall_event_level") or {}
+    if level:
+        rows.append({"measure": "overall event level (%)", "value": _round(level.get("percent")),
+                     "over": f"{level.get('correct')} of {level.get('events')} judged events with every fact "
+                             "question right too (overall_event_level_metric.py)"})
+    return rows
+
+
+def _round(value) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def _percent(value) -> float | None:
+    return None if value is None else round(100 * value, 1)

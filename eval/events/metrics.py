@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from knowforge.eval.events import rules
+from knowforge.eval.events import helm, rules
 from knowforge.eval.types import DEFAULT_SCORING
 from knowforge.eval.unit import MetricInput, UnitCopy
 from knowforge.models.types import BenchmarkItem
@@ -134,7 +134,32 @@ def _first(data: MetricInput) -> dict:
 
 
 def metric_reliability(data: MetricInput) -> dict:
-    return reliability_metrics(data.items, {k: s.score >= 1.0 for k, s in _first(data).items()})
+    first = _first(data)
+    out = reliability_metrics(data.items, {k: s.score >= 1.0 for k, s in first.items()})
+    if data.scoring == "official":
+        out.update(official_fact_numbers(data.items, {k: s.raw for k, s in first.items()}))
+    return out
+
+
+def _states(items: Sequence[BenchmarkItem], raws: Mapping[str, str | None], which: str) -> list[dict]:
+    """The in-scope request states of one part, in the order ``processor.py`` writes them."""
+    chosen = helm.file_order(i for i in items if part(i) == which and in_scope(i) and i.id in raws)
+    return [helm.item_state(i, raws[i.id], with_event=True) for i in chosen]
+
+
+def official_fact_numbers(items: Sequence[BenchmarkItem], raws: Mapping[str, str | None]) -> dict:
+    """Reliability by ``metric.py``'s own counting, through the functions ``knowforge score
+    elken`` uses on the files (``helm.fact_accuracy``, ``helm.event_accuracy``): its type-1
+    accuracy (``1_acc``) counts type-1 questions with a known gold only, and its edit level
+    groups consecutive questions by event text."""
+    states = _states(items, raws, "fact")
+    acc, events = helm.fact_accuracy(states, "official"), helm.event_accuracy(states, "official")
+    return {"question_level": acc["overall_acc"], "edit_level": events["overall_acc"],
+            "question_level_known": acc["known_acc"], "n_known": acc.get("known_total", 0),
+            "question_level_unknown": acc["unknown_acc"], "n_unknown": acc.get("unknown_total", 0),
+            "question_level_needs_background": acc["1_acc"], "n_needs_background": acc.get("1_total", 0),
+            "question_level_not_needs_background": acc["0_acc"], "n_not_needs_background": acc.get("0_total", 0),
+            "needs_background_rule": "metric.py 1_acc: type-1 questions with a known gold"}
 
 
 def metric_locality(data: MetricInput) -> dict:
@@ -144,7 +169,18 @@ def metric_locality(data: MetricInput) -> dict:
 
 
 def metric_tendency(data: MetricInput) -> dict:
-    return tendency_accuracy(data.items, {k: s.raw for k, s in _first(data).items()}, data.scoring)
+    raws = {k: s.raw for k, s in _first(data).items()}
+    out = tendency_accuracy(data.items, raws, data.scoring)
+    out["edit_level"] = tendency_edit_level(data.items, raws, data.scoring)
+    return out
+
+
+def tendency_edit_level(items: Sequence[BenchmarkItem], raws: Mapping[str, str | None],
+                        scoring: str = DEFAULT_SCORING) -> float | None:
+    """Events whose every in-scope tendency question is right (``compute_event_acc`` on the
+    tendency file, by ``helm.event_accuracy``: official groups consecutive questions by event
+    text, knowforge by event id)."""
+    return helm.event_accuracy(_states(items, raws, "tendency"), scoring)["overall_acc"]
 
 
 def metric_tendency_locality(data: MetricInput) -> dict:
@@ -155,4 +191,5 @@ def metric_tendency_locality(data: MetricInput) -> dict:
 
 __all__ = ["EDITING", "EditingDetails", "event_of", "in_scope", "known", "locality_metrics", "metric_locality",
            "metric_reliability", "metric_tendency", "metric_tendency_locality", "part", "reliability_metrics",
-           "retrieval_accuracy", "tendency_accuracy", "tendency_locality"]
+           "retrieval_accuracy", "tendency_accuracy", "tendency_edit_level", "tendency_locality",
+           "official_fact_numbers"]

@@ -3,14 +3,16 @@ files ``metric.py`` reads, the prediction files scored as it scores them, and ho
 an ELKEN fact question.
 
 A run holds every request state itself: its answers with the edit (``fact.json``,
-``tendency_mc.json``, in and out of scope) and its variant answers without it
-(``fact_local.json``, ``tendency_mc_local.json`` for the out-of-scope questions), so one run
-gives every file. An older run without variant answers still takes ``-O before=RUN``, a no-edit
+``tendency_mc.json``, in and out of scope), its variant answers without it
+(``fact_local.json``, ``tendency_mc_local.json`` for the out-of-scope questions) and, with a
+judge, the judged open answers (``tendency_gen_exam.json``, which ``metric.py``'s
+``MetricForAutoEval`` and ``overall_event_level_metric.py`` read), so one run gives every file. An older run without variant answers still takes ``-O before=RUN``, a no-edit
 run over the same questions.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -24,6 +26,7 @@ from knowforge.eval.unit import LmEvalKind, RecordedRun, RunExport
 from knowforge.models.types import BenchmarkItem
 
 NO_EDIT = "no-edit"     # the variant name of the answers without the edit
+TENDENCY_G = "Tendency-G (LLM judge)"   # the report section an editing run with a judge stores
 
 # --- lm-eval ------------------------------------------------------------------------------------
 _FIRST = {"function": "regex", "regex_pattern": FIRST_LINE, "group_select": 0, "fallback": ""}
@@ -75,6 +78,11 @@ def write_helm(run: RecordedRun, out: Path, args: HelmArgs, store) -> RunExport:
         if local_kind not in written and any(helm.part_of(i) == part and helm.is_local(i) for i in items):
             export.notes.append(f"{local_kind}.json not written: the run has no answers without the edit "
                                 "(run it with an editing solver, or give -O before=RUN)")
+    exams = judged_states(run)
+    if exams:
+        path = helm.write_request_states(out / f"{helm.TENDENCY_EXAM}.json", exams, helm.TENDENCY_EXAM)
+        export.files.append(path)
+        export.counts[helm.TENDENCY_EXAM] = len(exams)
     if helm.FACT_LOCAL in written:
         texts = [s["instance"]["input"]["text"] for s in helm.read_request_states(written[helm.FACT_LOCAL])]
         repeated = len(texts) - len(set(texts))
@@ -82,6 +90,15 @@ def write_helm(run: RecordedRun, out: Path, args: HelmArgs, store) -> RunExport:
             export.notes.append(f"{repeated} out-of-scope fact questions repeat a question text; "
                                 "metric.py's compute_locality asserts each occurs once and stops")
     return export
+
+
+def judged_states(run: RecordedRun) -> list[dict]:
+    """The judge's exam request states a run with Tendency-G stored in its report section."""
+    sections = run.run.get("report_sections_json")
+    if not sections:
+        return []
+    judged = json.loads(sections).get(TENDENCY_G) or {}
+    return list(judged.get("exam_states") or [])
 
 
 def _elken_answers(samples, export: RunExport) -> tuple[list[BenchmarkItem], dict[str, str | None]]:
