@@ -463,7 +463,11 @@ class ManagedNeo4j:
             # The ports of the last start first: a restart or a crash recovery keeps the URI
             # that scripts, NEO4J_URI and an open Neo4j Browser use, while that port is free.
             bolt_port = _first_free(self.bolt_port(), DEFAULT_BOLT_PORT)
-        http_port = _first_free(self.http_port(), DEFAULT_HTTP_PORT, avoid=bolt_port)
+        # With an explicit bolt port (tests, several servers side by side) the HTTP port is one the
+        # OS hands out too: servers starting at once all found 7474 free, and all but one died
+        # binding it ("Neo4j exited during start-up" from Jetty).
+        http_port = (_first_free(self.http_port(), avoid=bolt_port) if port is not None
+                     else _first_free(self.http_port(), DEFAULT_HTTP_PORT, avoid=bolt_port))
         for d in (self.data_dir, self.logs_dir, self.run_dir, self.import_dir):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.home, 0o700)
