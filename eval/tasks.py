@@ -313,10 +313,35 @@ def write_summary(out_dir: Path, *, benchmark: str, method: str, options: EvalOp
                                    "chance": r.chance, "items": r.items, "samples": r.samples,
                                    "report": str(r.report_dir), "metrics": r.metrics, "intervals": r.intervals,
                                    "by": r.by} for r in runs}}
+    summary["all_runs"] = _earlier_runs(out_dir / "summary.json") | {
+        r["run_id"]: {"solver": solver, "model": options.model, "backend": options.backend,
+                      "scoring": options.scoring, "limit": options.limit, "accuracy": r["accuracy"],
+                      "report": r["report"]}
+        for solver, r in summary["runs"].items()}
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n",
                                           encoding="utf-8")
     (out_dir / "summary.md").write_text(render_summary(summary, report_slices), encoding="utf-8")
     return out_dir
+
+
+def _earlier_runs(path: Path) -> dict[str, dict]:
+    """Every run an earlier summary in the same folder listed, by run id: a second eval into one
+    ``--out`` replaces ``runs`` (this evaluation's solvers) but never drops a run from ``all_runs``."""
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, json.JSONDecodeError) as exc:
+        log.warning("%s is not a readable summary (%s); its earlier runs are not carried over", path, exc)
+        return {}
+    runs = dict(earlier.get("all_runs") or {})
+    for solver, r in (earlier.get("runs") or {}).items():     # a summary written before all_runs
+        if isinstance(r, dict) and r.get("run_id"):
+            runs.setdefault(r["run_id"], {"solver": solver, "model": earlier.get("model"),
+                                          "backend": earlier.get("backend"), "scoring": earlier.get("scoring"),
+                                          "limit": earlier.get("limit"), "accuracy": r.get("accuracy"),
+                                          "report": r.get("report")})
+    return runs
 
 
 def _scalars(metrics: dict[str, Any]):
@@ -404,4 +429,13 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
                      for s in solvers]) for v in values])
     lines.append("Runs: " + ", ".join(f"{s}: `{runs[s]['run_id']}`" for s in solvers))
     lines.append("")
+    current = {r["run_id"] for r in runs.values()}
+    earlier = {k: v for k, v in (summary.get("all_runs") or {}).items() if k not in current}
+    if earlier:
+        lines.extend(["## Earlier runs in this folder", "",
+                      "Evaluations written here before this one (summary.json `all_runs`); their reports are kept.",
+                      "", "| run | solver | model | scoring | --limit | accuracy |", "|---|---|---|---|---:|---:|"])
+        lines.extend(f"| `{k}` | {v.get('solver')} | {v.get('model')} | {v.get('scoring')} | "
+                     f"{v.get('limit') or '-'} | {_cell(v.get('accuracy'))} |" for k, v in earlier.items())
+        lines.append("")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ and what cannot be resampled says so."""
 
 from __future__ import annotations
 
+import json
 import numpy as np
 import pytest
 
@@ -276,3 +277,27 @@ def test_summary_slices_take_their_intervals_from_the_report():
     assert by["boolean"]["chance"] == 0.5 and by["boolean"]["ci"] == [0.0, 1.0]
     # a slice of the items' own slices comes from report["slices"]
     assert accuracy_by(items, samples, "form", report)["boolean"]["ci"] is None
+
+
+def test_a_second_evaluation_into_one_folder_keeps_the_first_run(tmp_path):
+    """summary.json's ``runs`` is the latest evaluation's; ``all_runs`` keeps every run written
+    into the folder, by run id, and summary.md lists the earlier ones (a second eval used to
+    drop the first run from the summary)."""
+    from knowforge.eval.tasks import TaskRun, write_summary
+    from knowforge.eval.types import EvalOptions
+
+    def run(run_id, accuracy):
+        return TaskRun(run_id=run_id, solver="zero-shot", tasks=("t/a",), report_dir=tmp_path / run_id, items=5,
+                       samples=5, accuracy=accuracy, metrics={})
+
+    options = EvalOptions(model="m1")
+    write_summary(tmp_path, benchmark="b:1", method="b", options=options, items=5, runs=[run("r1", 0.4)],
+                  report_slices=[])
+    write_summary(tmp_path, benchmark="b:1", method="b", options=options.model_copy(update={"limit": 3}), items=5,
+                  runs=[run("r2", 0.6)], report_slices=[])
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [r["run_id"] for r in summary["runs"].values()] == ["r2"]
+    assert set(summary["all_runs"]) == {"r1", "r2"}
+    assert summary["all_runs"]["r1"]["accuracy"] == 0.4 and summary["all_runs"]["r2"]["limit"] == 3
+    md = (tmp_path / "summary.md").read_text()
+    assert "## Earlier runs in this folder" in md and "`r1`" in md
