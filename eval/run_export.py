@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,15 +64,41 @@ def parse_export_args(pairs: Sequence[str]) -> dict[str, Any]:
     return parse_key_values(pairs, "--option")
 
 
-def export_run(store, run_id: str, out_dir: str | Path, fmt: str, args: Mapping[str, Any] | None = None) -> RunExport:
-    """Write run ``run_id`` in format ``fmt`` into ``out_dir``."""
+def export_run(store, run_id: str, out_dir: str | Path, fmt: str, args: Mapping[str, Any] | None = None,
+               *, overwrite: bool = False) -> RunExport:
+    """Write run ``run_id`` in format ``fmt`` into ``out_dir``.
+
+    The files are written to a staging folder beside ``out_dir`` first and moved in only when
+    none of them would replace a file already there (``overwrite`` allows it): two runs exported
+    into one folder (NewTerm's 2024 run and its multilingual 2024 run both write
+    ``results_2024/*``) silently replaced each other's files."""
     spec = run_export_spec(fmt)
     try:
         parsed = spec.args.model_validate(dict(args or {}))
     except ValidationError as exc:
         raise ConfigError(f"export format {fmt!r}: {describe_validation(exc, 'option')}") from None
     recorded = read_recorded_run(store, run_id)
-    export = spec.write(recorded, Path(out_dir), parsed, store)
+    out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.export-", dir=out.parent))
+    try:
+        export = spec.write(recorded, staging, parsed, store)
+        written = sorted(p for p in staging.rglob("*") if p.is_file())
+        taken = [p.relative_to(staging) for p in written if (out / p.relative_to(staging)).exists()]
+        if taken and not overwrite:
+            names = ", ".join(str(out / p) for p in taken[:5]) + (f" and {len(taken) - 5} more" if len(taken) > 5 else "")
+            raise ConfigError(f"the export would replace {len(taken)} existing file(s): {names}; nothing was "
+                              "written. Choose another --out, or pass --overwrite to replace them")
+        for path in written:
+            target = out / path.relative_to(staging)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+        for name in taken:
+            log.warning("replaced %s (--overwrite)", out / name)
+        export.files = [out / Path(f).relative_to(staging) if Path(f).is_relative_to(staging) else Path(f)
+                        for f in export.files]
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     log.info("run %s exported as %s to %s: %d files", run_id, fmt, out_dir, len(export.files))
     return export
 

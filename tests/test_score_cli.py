@@ -277,3 +277,26 @@ def test_method_summary_names_the_scoring_mode(tmp_path):
                         options=EvalOptions(model="m", scoring="official"), items=3, runs=[], report_slices=())
     assert json.loads((out / "summary.json").read_text())["scoring"] == "official"
     assert "scoring official" in (out / "summary.md").read_text()
+
+
+def test_an_export_never_silently_replaces_another_runs_files(store, graph_env, tmp_path):
+    """Two runs exported into one folder (NewTerm's 2024 run and its multilingual twin both write
+    results_2024/*): the second export refuses, names the files and writes nothing; --overwrite
+    replaces them."""
+    rows = [{"choices": ["w", "x", "y", "z"], "gold": 2, "meaning": "m", "question": f"q{i} _", "term": "t",
+             "type": "new words not deduced"} for i in range(3)]
+    src = tmp_path / "COST.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    items = newterm.read_official(src, year=2022)
+    first = _record(store, items, {items[0].id: "C", items[1].id: "A", items[2].id: "y"},
+                    extra={"newterm_setting": "gold"})
+    second = _record(store, items, {i.id: "B" for i in items}, extra={"newterm_setting": "gold"})
+    out = tmp_path / "nt"
+    assert invoke("export", "run", first, "--format", "newterm-results", "--out", out).exit_code == 0
+    path = out / "raw" / "results_2022" / "COST_some-model_gold.jsonl"
+    before = path.read_text()
+    refused = invoke("export", "run", second, "--format", "newterm-results", "--out", out)
+    assert refused.exit_code != 0 and "--overwrite" in refused.output and "COST_some-model_gold.jsonl" in refused.output
+    assert path.read_text() == before and not list(tmp_path.glob(".nt.export-*"))
+    assert invoke("export", "run", second, "--format", "newterm-results", "--out", out, "--overwrite").exit_code == 0
+    assert [json.loads(line)["response"] for line in path.read_text().splitlines()] == ["B", "B", "B"]

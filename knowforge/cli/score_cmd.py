@@ -82,9 +82,12 @@ def _export_formats() -> list[str]:
               help="An option of the format (repeatable), e.g. -O year=2022 (newterm-results: the year of items "
                    "that carry none) or -O before=RUN (helm: a no-edit run, for runs without answers without the "
                    "edit).")
+@click.option("--overwrite", is_flag=True,
+              help="Replace files of the same names already in --out (without it the export refuses and writes "
+                   "nothing).")
 @home_option
 @handle_errors
-def export_run_cmd(run_id, fmt, out_dir, options, home):
+def export_run_cmd(run_id, fmt, out_dir, options, overwrite, home):
     """Write a recorded run as the files the official scoring scripts read: every sample of every
     question (every phrasing, every request state, the run's answers without the edit).
 
@@ -97,7 +100,7 @@ def export_run_cmd(run_id, fmt, out_dir, options, home):
     from knowforge.eval.run_export import export_run, parse_export_args
 
     with contextlib.closing(open_graph(home)) as store:
-        export = export_run(store, run_id, out_dir, fmt, parse_export_args(options))
+        export = export_run(store, run_id, out_dir, fmt, parse_export_args(options), overwrite=overwrite)
     for path in export.files:
         key = next((k for k in export.counts if path.as_posix().endswith(k) or path.stem == k), None)
         console.print(f"wrote {path} ({export.counts.get(key, 0)} records)")
