@@ -198,8 +198,25 @@ def load_run(store, run_id: str) -> dict:
     return rows[0]["run"]
 
 
-def list_runs(store) -> list[dict]:
-    return store.read("eval/list_runs")
+def list_runs(store, *, method: str | None = None, benchmark: str | None = None) -> list[dict]:
+    """Every run (newest first) with its solver, scoring mode, ``--limit`` and accuracy, and the
+    accuracy's 95% interval from the run's report (``report.json``'s overall row: the interval
+    the report prints, over the run's units); ``method``/``benchmark`` narrow the list."""
+    rows = store.read("eval/list_runs", method=method, benchmark=benchmark)
+    for row in rows:
+        overall = _report_overall(row.pop("report_dir", None))
+        row["ci"] = overall.get("ci")
+        row["ci_method"] = overall.get("ci_method")
+    return rows
+
+
+def _report_overall(report_dir: str | None) -> dict:
+    if not report_dir:
+        return {}
+    try:
+        return json.loads((Path(report_dir) / "report.json").read_text(encoding="utf-8")).get("overall") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}          # a report moved or never written: the list shows no interval
 
 
 def run_answers(store, run_id: str) -> list[dict]:

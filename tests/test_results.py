@@ -82,6 +82,11 @@ def test_questions_are_merged_across_runs(store):
                               "MATCH (a:Answer) RETURN q, r, count(a) AS a")[0]
     assert counts == {"q": 5, "r": 2, "a": 10}
     assert {r["id"] for r in list_runs(store)} == {first, second}
+    # --list tells runs apart and filters them: by benchmark, by method (benchmarks "method:name")
+    rows = list_runs(store, benchmark="b")
+    assert {r["id"] for r in rows} == {first, second} and {r["scoring"] for r in rows} == {"knowforge"}
+    assert {"solver", "limit", "ci"} <= set(rows[0])
+    assert list_runs(store, benchmark="other") == [] and list_runs(store, method="b") == []
     assert len(run_answers(store, second)) == 5
 
 

@@ -267,10 +267,15 @@ def _cluster_key(store, run_id: str) -> str | None:
               help="Comma-separated slice keys: task, form, relation, year, hop_count, domain, "
                    "difference, popularity_bucket, or any key of the items' slices.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-@click.option("--list", "list_runs", is_flag=True, help="List the runs in the graph.")
+@click.option("--list", "list_runs", is_flag=True,
+              help="List the runs in the graph: benchmark, solver, scoring mode, model, accuracy with its 95% "
+                   "interval, --limit.")
+@click.option("--method", default=None, help="With --list: only runs of this method's benchmarks.")
+@click.option("--benchmark", "benchmark_name", default=None, metavar="METHOD:NAME",
+              help="With --list: only runs of this benchmark.")
 @home_option
 @handle_errors
-def results_cmd(run_id, by, fmt, list_runs, home):
+def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, home):
     """Accuracy of a run sliced by any item slice, read from the graph, each with its 95% interval
     (accuracy in %, ± half the interval's width; the unit is the item, or the method's group of
     items such as an ELKEN event; json rows carry stderr, ci and units).
@@ -278,6 +283,7 @@ def results_cmd(run_id, by, fmt, list_runs, home):
     \b
     Examples:
       knowforge results --list
+      knowforge results --list --method knowgen
       knowforge results run-20260101T120000-ab12cd34 --by relation,year
       knowforge results run-20260101T120000-ab12cd34 --by domain --format json
     """
@@ -287,8 +293,9 @@ def results_cmd(run_id, by, fmt, list_runs, home):
     unit = None
     try:
         if list_runs or not run_id:
-            rows = results_lib.list_runs(store)
-            keys = ["id", "model", "backend", "benchmark", "accuracy", "started_at"]
+            rows = results_lib.list_runs(store, method=method, benchmark=benchmark_name)
+            # newest first; started_at is in --format json (an eighth column cut the ids at 80 columns)
+            keys = ["id", "benchmark", "solver", "scoring", "model", "accuracy", "limit"]
             id_keys = {"id", "benchmark"}
         else:
             keys = [k.strip() for k in by.split(",") if k.strip()]
@@ -303,7 +310,9 @@ def results_cmd(run_id, by, fmt, list_runs, home):
         return
     from knowforge.models.tables import table_of
 
-    caption = (f"accuracy in %, ± half the width of its 95% interval; unit: {unit}" if unit else None)
+    caption = (f"accuracy in %, ± half the width of its 95% interval; unit: {unit}" if unit
+               else "accuracy in %, ± half the width of the 95% interval its report gives (over the run's units)"
+               if list_runs or not run_id else None)
     numeric = ("items", "samples", "correct", "accuracy", "units", "errors")
     cells = [[_cell(row.get(k), k, row.get("ci"), row.get(f"{k}_label")) for k in keys] for row in rows]
     console.print(table_of(keys, cells, right=numeric, ids=id_keys, caption=caption))
