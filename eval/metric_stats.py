@@ -383,8 +383,11 @@ def array_replicates(plans: Sequence[_Plan], units: int, resamples: int, seed: i
     out = {(p.task.name, p.spec.name, path): np.empty(resamples) for p in plans for path in p.leaves}
     done = 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        for rows in resample_index_chunks(units, resamples, seed, cells=max(1, 4_000_000 // max(1, columns.shape[1]))):
-            summed = columns[rows].sum(axis=1)                       # (chunk, k): each resample's totals
+        for rows in resample_index_chunks(units, resamples, seed):
+            # each resample's totals, (chunk, k): how often it drew each unit times the units'
+            # totals; a tenth of the memory traffic of gathering (chunk, units, k) rows and summing
+            drawn = np.stack([np.bincount(row, minlength=units) for row in rows]).astype(float)
+            summed = drawn @ columns
             for plan, span in zip(plans, spans):
                 part = summed[:, span]
                 for path in plan.leaves:
