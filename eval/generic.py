@@ -53,7 +53,9 @@ def accuracy_totals(samples, ids=None) -> Totals:
     """An accuracy as sums: each scored sample adds (score, 1) to its item's unit; the number is
     the ratio of the two totals (``metrics.accuracy`` leaves an unscored sample out)."""
     rows = [s for s in samples if s.score is not None]
-    counts = np.array([[float(s.score), 1.0] for s in rows]).reshape(len(rows), 2)
+    # np.fromiter: a list of [score, 1] pairs costs 1 s at 100k samples
+    counts = np.column_stack([np.fromiter((s.score for s in rows), dtype=float, count=len(rows)),
+                              np.ones(len(rows))])
     return Totals([s.item_id for s in rows], counts, {(): ratio_of_totals})
 
 
