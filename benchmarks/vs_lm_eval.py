@@ -93,9 +93,11 @@ def main() -> None:
                    "--include_path", str(tmp / "lm"), "--tasks", benchmark_prefix("versus"),
                    "--batch_size", str(args.batch_size)]
         ours, theirs = [], []
-        for k in range(args.repeat):
+        for k in range(args.repeat):   # each time printed as it comes: a loaded machine may not let all finish
             ours.append(timed([*knowforge, "--out", str(tmp / f"runs-{k}")], env, tmp / "knowforge.log"))
+            print(f"run {k + 1}: knowforge eval {ours[-1]:.2f} s", flush=True)
             theirs.append(timed([*lm_eval, "--output_path", str(tmp / f"lm-out-{k}")], env, tmp / "lm_eval.log"))
+            print(f"run {k + 1}: lm_eval {theirs[-1]:.2f} s", flush=True)
         ours_acc = json.loads(next((tmp / "runs-0").rglob("summary.json")).read_text())
         ours_acc = next(iter(ours_acc["runs"].values()))["accuracy"]
         results = json.loads(next((tmp / "lm-out-0").rglob("results_*.json")).read_text())["results"]
