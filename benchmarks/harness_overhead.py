@@ -233,7 +233,8 @@ def report_size(n: int, args, store, direct_times: list[float], harness_runs: li
         rest = total - generate - graph_s - report_s - intervals_s
         print(f"  harness run {total:8.3f} s = generate {generate:7.3f} + intervals {intervals_s:7.3f}"
               f" + graph {graph_s:7.3f} + report {report_s:7.3f} + read/render/score/metrics {rest:7.3f}"
-              f"  (outside generation {total - generate:7.3f} s, CPU {parts.get('cpu', 0.0) - parts.get('backend.generate cpu', 0.0):7.3f} s;"
+              f"  (outside generation {total - generate:7.3f} s, "
+              f"CPU {parts.get('cpu', 0.0) - parts.get('backend.generate cpu', 0.0):7.3f} s;"
               f" total/generate {in_run[-1]:.3f})")
     print(f"in-run ratio total / generate (median): {statistics.median(in_run):.3f}")
 

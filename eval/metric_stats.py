@@ -604,6 +604,7 @@ def row_text(row: Mapping[str, Any]) -> dict[str, str]:
     return cells
 
 
-__all__ = ["ABOVE_CHANCE", "ARRAYS", "BELOW_CHANCE", "MARKS", "OBJECTS", "Resample", "TAG", "Units", "chance_of", "excludes", "format_number", "group_units", "interval_rows",
-           "is_percent", "item_chance", "leaf_name", "metric_intervals", "numeric_leaves", "rate_totals", "ratio_at", "remap_detail",
-           "array_replicates", "chance_mark", "no_variation", "resample_run", "resampled_intervals", "row_text", "unit_name", "unit_totals", "unit_value"]
+__all__ = ["ABOVE_CHANCE", "ARRAYS", "BELOW_CHANCE", "MARKS", "OBJECTS", "Resample", "TAG", "Units", "array_replicates",
+           "chance_mark", "chance_of", "excludes", "format_number", "group_units", "interval_rows", "is_percent",
+           "item_chance", "leaf_name", "metric_intervals", "no_variation", "numeric_leaves", "rate_totals", "ratio_at",
+           "remap_detail", "resample_run", "resampled_intervals", "row_text", "unit_name", "unit_totals", "unit_value"]

@@ -577,5 +577,5 @@ __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES", "Estimate", "GroupCompar
            "PairedComparison", "PermutationTest", "Z95", "bootstrap", "bootstrap_ratio", "bootstrap_totals",
            "child_seed", "cluster_mean", "design_effect", "group_permutation_test", "intraclass_correlation", "mcnemar",
            "mean_stderr", "normal_ci", "paired_difference", "paired_permutation", "percentile_estimate",
-           "ratio_of_totals", "resample_index_chunks", "resample_indices", "sample_stddev", "sign_flip_test", "two_sided_p",
-           "unpaired_difference", "units_for_gap", "z_for"]
+           "ratio_of_totals", "resample_index_chunks", "resample_indices", "sample_stddev", "sign_flip_test",
+           "two_sided_p", "unpaired_difference", "units_for_gap", "z_for"]

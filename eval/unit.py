@@ -319,5 +319,5 @@ class EvalUnit:
 
 __all__ = ["CannotResample", "EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "MetricTest",
            "NoArgs", "RecordedRun", "RecordedSample", "Remappable", "RunExport", "RunExportSpec", "Scorer", "ScorerSpec",
-           "SolveContext", "Solver", "SolverOutput", "SolverSpec", "Statistic", "Totals", "UnitCopy", "ValidityContext", "ValiditySection",
-           "ValiditySpec"]
+           "SolveContext", "Solver", "SolverOutput", "SolverSpec", "Statistic", "Totals", "UnitCopy", "ValidityContext",
+           "ValiditySection", "ValiditySpec"]

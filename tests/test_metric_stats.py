@@ -452,7 +452,8 @@ def test_method_metrics_as_sums_give_back_their_values():
         got = _totals_value(spec, data)
         assert set(expected) <= set(got) or not expected
         for path, value in expected.items():
-            assert (np.isnan(got[path]) if value is None else got[path] == pytest.approx(value, rel=1e-12)), (name, path)
+            same = np.isnan(got[path]) if value is None else got[path] == pytest.approx(value, rel=1e-12)
+            assert same, (name, path)
     assert len(_totals_value(metric_spec("link_templates"), cases[0][1])) == 5
 
 
