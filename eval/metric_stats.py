@@ -44,9 +44,10 @@ from typing import Any
 import numpy as np
 
 from knowforge.eval.registry import metric_spec
-from knowforge.eval.stats import DEFAULT_RESAMPLES, Estimate, child_seed, percentile_estimate, resample_indices
+from knowforge.eval.stats import (DEFAULT_RESAMPLES, Estimate, child_seed, percentile_estimate,
+                                  resample_index_chunks)
 from knowforge.eval.types import SampleResult
-from knowforge.eval.unit import CannotResample, MetricInput, MetricSpec, SolverOutput, UnitCopy
+from knowforge.eval.unit import CannotResample, MetricInput, MetricSpec, SolverOutput, Statistic, Totals, UnitCopy
 from knowforge.models.task import Task
 from knowforge.models.types import BenchmarkItem
 
@@ -84,6 +85,8 @@ class Units:
 
 
 def group_units(items: Sequence[BenchmarkItem], key: str | None) -> Units:
+    if key is None:            # every item its own unit: one pass, no grouping (100k items: 3 s -> 0.1 s)
+        return Units(None, tuple(f"item:{i.id}" for i in items), (None,) * len(items), tuple((i,) for i in items))
     members: dict[str, list[BenchmarkItem]] = {}
     values: dict[str, str | None] = {}
     for item in items:
@@ -127,7 +130,8 @@ def resample_run(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult]
         by_item[s.item_id].append(s)
     if len(units) < 2:
         return
-    for row in resample_indices(len(units), resamples, seed):
+    rows = (row for block in resample_index_chunks(len(units), resamples, seed) for row in block)
+    for row in rows:
         drawn: dict[int, int] = defaultdict(int)
         out_items: list[BenchmarkItem] = []
         origin: list[str] = []
@@ -273,12 +277,41 @@ def excludes(ci: Sequence[float] | None, value: float | None, units: int | None 
     return bool(ci[0] > value or ci[1] < value)
 
 
+# --- metrics as sums (MetricSpec.totals) ----------------------------------------------------------
+def ratio_at(column: int) -> Statistic:
+    """The statistic totals[..., column] / totals[..., column + 1]: a score sum over its count
+    (NaN where the count is 0: the number is undefined on that resample)."""
+    def ratio(totals: np.ndarray) -> np.ndarray:
+        return totals[..., column] / totals[..., column + 1]
+    return ratio
+
+
+def rate_totals(rows: Sequence[tuple[str, Path, float]]) -> Totals:
+    """A metric made of rates: each (item id, path, outcome) adds (outcome, 1) to the pair of
+    columns of its number, whose statistic is their ratio (an accuracy per template, a rate per
+    split)."""
+    paths = list(dict.fromkeys(path for _, path, _ in rows))
+    column = {path: 2 * k for k, path in enumerate(paths)}
+    counts = np.zeros((len(rows), 2 * len(paths)))
+    for r, (_, path, outcome) in enumerate(rows):
+        counts[r, column[path]] = outcome
+        counts[r, column[path] + 1] = 1.0
+    return Totals([item_id for item_id, _, _ in rows], counts, {path: ratio_at(c) for path, c in column.items()})
+
+
 # --- the engine's entry point ----------------------------------------------------------------------
+OBJECTS = "objects"            # a number recomputed on object-level resamples of the run
+ARRAYS = "arrays"              # a number bootstrapped over arrays of per-unit totals
+
+
 @dataclass(frozen=True)
 class _Plan:
     task: Task
     spec: MetricSpec
     leaves: dict[Path, float | None]
+    columns: np.ndarray | None = None            # arrays: (units, k) per-unit totals
+    statistics: Mapping[Path, Statistic] | None = None
+    objects_note: str | None = None              # objects: why, as the interval says it
 
 
 def _task_inputs(items: Sequence[BenchmarkItem], origin: Sequence[str], samples: Sequence[SampleResult],
@@ -288,16 +321,98 @@ def _task_inputs(items: Sequence[BenchmarkItem], origin: Sequence[str], samples:
     return mine, [s for s in samples if s.item_id in ids]
 
 
+def _as_number(value: Any) -> float:
+    value = float(np.asarray(value, dtype=float))
+    return value if math.isfinite(value) else float("nan")
+
+
+def unit_totals(totals: Totals, unit_index: Mapping[str, int], units: int, metric: str) -> np.ndarray:
+    """The (units, k) matrix of a metric's per-unit totals: the rows of ``totals`` added up by
+    the unit of their item."""
+    counts = np.asarray(totals.counts, dtype=float)
+    if counts.ndim == 1:
+        counts = counts.reshape(len(counts), 1 if len(totals.item_ids) else 0)
+    if counts.ndim != 2 or len(counts) != len(totals.item_ids):
+        raise ValueError(f"metric {metric!r}: its totals need one row of counts per item id "
+                         f"({len(totals.item_ids)} ids, counts of shape {counts.shape})")
+    try:
+        index = np.fromiter((unit_index[i] for i in totals.item_ids), dtype=np.int64, count=len(totals.item_ids))
+    except KeyError as exc:
+        raise ValueError(f"metric {metric!r}: its totals name item {exc.args[0]!r}, which the run does not have") \
+            from None
+    out = np.zeros((units, counts.shape[1]))
+    np.add.at(out, index, counts)
+    return out
+
+
+def _array_plan(plan: _Plan, data: MetricInput, unit_index: Mapping[str, int], units: int) -> _Plan:
+    """The plan with its per-unit totals, or with the object-level note when the metric declares
+    none, or when its totals do not give back its value (a declaration that would bootstrap
+    another number than the one reported)."""
+    spec = plan.spec
+    if spec.totals is None:
+        why = spec.objects_because or "it declares no per-unit totals"
+        return _Plan(plan.task, spec, plan.leaves, objects_note=f"object-level resample: {why}")
+    totals = spec.totals(data)
+    columns = unit_totals(totals, unit_index, units, spec.name)
+    whole = columns.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for path, value in plan.leaves.items():
+            statistic = totals.leaves.get(path)
+            point = float("nan") if statistic is None else _as_number(statistic(whole))
+            same = (value is None and math.isnan(point)) or \
+                (value is not None and math.isclose(point, value, rel_tol=1e-9, abs_tol=1e-12))
+            if not same:
+                log.warning("metric %s: its totals give %s for %s, its value is %s; resampling objects instead",
+                            spec.name, point, leaf_name(spec.name, path), value)
+                return _Plan(plan.task, spec, plan.leaves, objects_note=(
+                    f"object-level resample: its totals give {point} for {leaf_name(spec.name, path)}, not {value}"))
+    return _Plan(plan.task, spec, plan.leaves, columns=columns, statistics=totals.leaves)
+
+
+def array_replicates(plans: Sequence[_Plan], units: int, resamples: int, seed: int
+                     ) -> dict[tuple[str, str, Path], np.ndarray]:
+    """Every number of the array plans on each resample: the per-unit totals of all of them side
+    by side, summed over the resample's unit indices (``stats.resample_index_chunks``, the draws
+    ``resample_run`` makes with the same seed), each number's statistic applied to its columns."""
+    if not plans:
+        return {}
+    columns = np.concatenate([p.columns for p in plans], axis=1)
+    spans, start = [], 0
+    for plan in plans:
+        spans.append(slice(start, start + plan.columns.shape[1]))
+        start += plan.columns.shape[1]
+    out = {(p.task.name, p.spec.name, path): np.empty(resamples) for p in plans for path in p.leaves}
+    done = 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for rows in resample_index_chunks(units, resamples, seed):
+            # each resample's totals, (chunk, k): how often it drew each unit times the units'
+            # totals; a tenth of the memory traffic of gathering (chunk, units, k) rows and summing
+            drawn = np.stack([np.bincount(row, minlength=units) for row in rows]).astype(float)
+            summed = drawn @ columns
+            for plan, span in zip(plans, spans):
+                part = summed[:, span]
+                for path in plan.leaves:
+                    values = np.asarray(plan.statistics[path](part), dtype=float)
+                    out[(plan.task.name, plan.spec.name, path)][done:done + len(rows)] = \
+                        np.broadcast_to(values, (len(rows),))
+            done += len(rows)
+    return out
+
+
 def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mapping[str, Mapping[str, Any]],
                      scoring: str, *, key: str | None, resamples: int = DEFAULT_RESAMPLES,
                      seed: int = 0) -> dict[str, list[dict]]:
     """For each task, one row per number of its metrics (``metrics``: the values computed on the
     run): ``name``, ``metric``, ``path``, ``value``, ``stderr``, ``ci``, ``ci_method``,
-    ``units`` (the task's units), ``resamples``; ``chance`` and ``excludes_chance`` where the
-    metric has a chance level; ``p_value``, ``test``, ``paired`` where it has a test; ``note``
-    where it could not be resampled."""
+    ``units`` (the task's units), ``resamples``, ``resample`` ("arrays": over per-unit totals,
+    ``MetricSpec.totals``; "objects": recomputed on copies of the run, with ``method_note``
+    saying why); ``chance`` and ``excludes_chance`` where the metric has a chance level;
+    ``p_value``, ``test``, ``paired`` where it has a test; ``note`` where it could not be
+    resampled. Both ways draw the same resamples, so a metric's interval does not depend on
+    which way it is computed."""
     units = group_units(output.items, key)
-    unit_of = {item.id: name for name, members in zip(units.names, units.items) for item in members}
+    unit_index = {item.id: u for u, members in enumerate(units.items) for item in members}
     out: dict[str, list[dict]] = {}
     plans: list[_Plan] = []
     matches = {task.name: {i.id: task.dataset.matches(i) for i in output.items} for task in tasks}
@@ -306,7 +421,7 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
     for task in tasks:
         mine = [i for i in output.items if matches[task.name][i.id]]
         ids = {i.id for i in mine}
-        task_units[task.name] = len({unit_of[i.id] for i in mine})
+        task_units[task.name] = len({unit_index[i.id] for i in mine})
         data_samples = [s for s in output.samples if s.item_id in ids]
         for name, value in metrics.get(task.name, {}).items():
             spec = metric_spec(name)
@@ -324,44 +439,29 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                                               resamples=max(resamples, 2)).items():
                     if path in leaves:
                         extras.setdefault((task.name, name, path), {}).update(result)
-            plans.append(_Plan(task, spec, leaves))
+            plan = _Plan(task, spec, leaves)
+            plans.append(_array_plan(plan, data, unit_index, len(units)) if resamples >= 2 and len(units) >= 2
+                         else plan)
     if not plans:
         return out
-    replicates: dict[tuple[str, str, Path], list[float]] = defaultdict(list)
+    replicates: dict[tuple[str, str, Path], Any] = defaultdict(list)
     notes: dict[str, str] = {}                    # detail kind -> why it cannot be resampled
     drawn = 0
     if resamples >= 2 and len(units) >= 2:
-        kinds = sorted({p.spec.needs for p in plans if p.spec.needs is not None})
-        for sample in resample_run(output.items, output.samples, key, resamples=resamples,
-                                   seed=child_seed(seed, "metrics")):
-            drawn += 1
-            details: dict[str, Any] = {}
-            for kind in kinds:
-                if kind in notes:
-                    continue
-                try:
-                    details[kind] = remap_detail(output.details.get(kind), sample.copies)
-                except CannotResample as exc:
-                    notes[kind] = str(exc)
-            inputs: dict[str, tuple[list[BenchmarkItem], list[SampleResult]]] = {}
-            for plan in plans:
-                needs = plan.spec.needs
-                if needs is not None and needs in notes:
-                    continue
-                if plan.task.name not in inputs:
-                    inputs[plan.task.name] = _task_inputs(sample.items, sample.origin, sample.samples,
-                                                          matches[plan.task.name])
-                mine, mine_samples = inputs[plan.task.name]
-                value = plan.spec.compute(MetricInput(mine, mine_samples, details.get(needs) if needs else None,
-                                                      scoring))
-                found = numeric_leaves(value, plan.spec.rows)
-                for path in plan.leaves:
-                    v = found.get(path)
-                    replicates[(plan.task.name, plan.spec.name, path)].append(float("nan") if v is None else v)
-        log.info("metric intervals: %d resamples of %d %s units", drawn, len(units), key or "item")
+        boot_seed = child_seed(seed, "metrics")
+        replicates.update(array_replicates([p for p in plans if p.columns is not None], len(units), resamples,
+                                           boot_seed))
+        objects = [p for p in plans if p.columns is None]
+        drawn = resamples
+        if objects:
+            drawn = _object_replicates(objects, output, scoring, matches, key, resamples, boot_seed, replicates,
+                                       notes)
+        log.info("metric intervals: %d resamples of %d %s units (%d numbers over arrays, %d metrics over objects)",
+                 drawn, len(units), key or "item", sum(len(p.leaves) for p in plans if p.columns is not None),
+                 len(objects))
     for plan in plans:
         rows = out.setdefault(plan.task.name, [])
-        note = notes.get(plan.spec.needs) if plan.spec.needs else None
+        note = notes.get(plan.spec.needs) if plan.spec.needs and plan.columns is None else None
         for path, value in plan.leaves.items():
             row: dict[str, Any] = {"name": leaf_name(plan.spec.name, path), "metric": plan.spec.name,
                                    "path": list(path), "value": value, "unit": key or "item",
@@ -371,11 +471,14 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                 row.update(stderr=None, ci=None, note=f"not resampled: {note}")
             elif resamples < 2:
                 row.update(stderr=None, ci=None, note="no interval: --bootstrap 0")
-            elif not samples:
+            elif samples is None or not len(samples):
                 row.update(stderr=None, ci=None, note="no interval: fewer than two units")
             else:
                 est = percentile_estimate(value, np.asarray(samples), task_units[plan.task.name], drawn)
                 row.update(_estimate_fields(est))
+                row["resample"] = ARRAYS if plan.columns is not None else OBJECTS
+                if plan.objects_note:
+                    row["method_note"] = plan.objects_note
             extra = extras.get((plan.task.name, plan.spec.name, path), {})
             row.update(extra)
             scale = 100.0 if is_percent(path) else 1.0
@@ -385,6 +488,41 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                 row["excludes_zero"] = excludes(row["ci"], 0.0)
             rows.append(row)
     return out
+
+
+def _object_replicates(plans: Sequence[_Plan], output: SolverOutput, scoring: str,
+                       matches: Mapping[str, Mapping[str, bool]], key: str | None, resamples: int, seed: int,
+                       replicates: dict, notes: dict[str, str]) -> int:
+    """The metrics that do not decompose, recomputed on each object-level resample of the run
+    (``resample_run``); fills ``replicates`` and ``notes`` (detail kind -> why it cannot follow
+    a resample); the number of resamples drawn."""
+    drawn = 0
+    kinds = sorted({p.spec.needs for p in plans if p.spec.needs is not None})
+    for sample in resample_run(output.items, output.samples, key, resamples=resamples, seed=seed):
+        drawn += 1
+        details: dict[str, Any] = {}
+        for kind in kinds:
+            if kind in notes:
+                continue
+            try:
+                details[kind] = remap_detail(output.details.get(kind), sample.copies)
+            except CannotResample as exc:
+                notes[kind] = str(exc)
+        inputs: dict[str, tuple[list[BenchmarkItem], list[SampleResult]]] = {}
+        for plan in plans:
+            needs = plan.spec.needs
+            if needs is not None and needs in notes:
+                continue
+            if plan.task.name not in inputs:
+                inputs[plan.task.name] = _task_inputs(sample.items, sample.origin, sample.samples,
+                                                      matches[plan.task.name])
+            mine, mine_samples = inputs[plan.task.name]
+            value = plan.spec.compute(MetricInput(mine, mine_samples, details.get(needs) if needs else None, scoring))
+            found = numeric_leaves(value, plan.spec.rows)
+            for path in plan.leaves:
+                v = found.get(path)
+                replicates[(plan.task.name, plan.spec.name, path)].append(float("nan") if v is None else v)
+    return drawn
 
 
 def _estimate_fields(est: Estimate) -> dict[str, Any]:
@@ -399,41 +537,74 @@ def interval_rows(estimates: Mapping[str, Sequence[Mapping]], task: str, metric:
 
 
 # --- text ---------------------------------------------------------------------------------------
+ABOVE_CHANCE = "*"             # the interval lies wholly above chance
+BELOW_CHANCE = "↓"             # ... wholly below it
+MARKS = f"`{ABOVE_CHANCE}`: above chance, its interval excludes chance; `{BELOW_CHANCE}`: below chance, likewise"
+
+
 def format_number(value: float | None, ci: Sequence[float] | None = None, *, percent: bool = False,
-                  signed: bool = False) -> str:
+                  signed: bool = False, units: int | None = None) -> str:
     """The reports' one format: a share (or a number in percent) as ``41.0 ± 2.8`` (in %, ±
-    half the width of its 95% interval); other floats to three significant digits."""
+    half the width of its 95% interval); other floats to three significant digits. A
+    zero-width interval is no interval: every unit scored the same, which ``41.0 ± 0.0``
+    would hide; it reads ``0.0, no variation (n = 40)`` (``units``: the units it rests on)."""
     if value is None:
         return "-"
     if not percent and not -1.0 <= value <= 1.0:
         text = f"{value:.3g}"
+        if ci and ci[0] == ci[1]:
+            return f"{text}, {no_variation(units)}"
         return text if not ci else f"{text} ± {(ci[1] - ci[0]) / 2:.3g}"
     scale = 1.0 if percent else 100.0
     text = f"{scale * value:+.1f}" if signed or value < 0 else f"{scale * value:.1f}"
+    if ci and ci[0] == ci[1]:
+        return f"{text}, {no_variation(units)}"
     return text if not ci else f"{text} ± {scale * (ci[1] - ci[0]) / 2:.1f}"
 
 
+def no_variation(units: int | None) -> str:
+    return "no variation" + (f" (n = {units})" if units is not None else "")
+
+
+def chance_mark(value: float | None, chance: float | None, excluded: bool | None) -> str:
+    """``*`` when the number is above chance and its interval excludes chance, ``↓`` when it is
+    below and excludes it, "" otherwise (chance not excluded, or no chance level)."""
+    if not excluded or value is None or chance is None or value == chance:
+        return ""
+    return ABOVE_CHANCE if value > chance else BELOW_CHANCE
+
+
 def row_text(row: Mapping[str, Any]) -> dict[str, str]:
-    """The cells of one number in a report table: value ± interval, chance, p."""
+    """The cells of one number in a report table: value ± interval (with its chance mark),
+    chance, p."""
     percent = is_percent(tuple(row.get("path") or ()))
     gap = "paired" in row or "p_value" in row          # a difference: signed
-    cells = {"value": format_number(row.get("value"), row.get("ci"), percent=percent, signed=gap)}
+    value, chance = row.get("value"), row.get("chance")
+    mark = chance_mark(value, chance, row.get("excludes_chance"))
+    cells = {"value": format_number(value, row.get("ci"), percent=percent, signed=gap, units=row.get("units"))
+             + (f" {mark}" if mark else "")}
     if row.get("ci"):
         low, high = row["ci"]
-        scale = 1.0 if percent or not (-1.0 <= (row.get("value") or 0.0) <= 1.0) else 100.0
+        scale = 1.0 if percent or not (-1.0 <= (value or 0.0) <= 1.0) else 100.0
         cells["95% interval"] = f"[{scale * low:.1f}, {scale * high:.1f}]"
+        if row.get("method_note"):
+            cells["95% interval"] += f" ({row['method_note']})"
     else:
         cells["95% interval"] = row.get("note") or "-"
-    chance = row.get("chance")
     cells["chance"] = "-" if chance is None else format_number(chance, percent=percent)
     if chance is not None and row.get("excludes_chance") is not None:
-        cells["chance"] += " (excluded)" if row["excludes_chance"] else " (not excluded)"
+        if row["excludes_chance"]:
+            cells["chance"] += " (excluded: above)" if mark == ABOVE_CHANCE else \
+                " (excluded: below)" if mark == BELOW_CHANCE else " (excluded)"
+        else:
+            cells["chance"] += " (not excluded)"
     if row.get("p_value") is not None:
         p = row["p_value"]
         cells["p"] = ("<0.001" if p < 0.001 else f"{p:.3f}") + (f" ({row['test']})" if row.get("test") else "")
     return cells
 
 
-__all__ = ["Resample", "TAG", "Units", "chance_of", "excludes", "format_number", "group_units", "interval_rows",
-           "is_percent", "item_chance", "leaf_name", "metric_intervals", "numeric_leaves", "remap_detail",
-           "resample_run", "resampled_intervals", "row_text", "unit_name", "unit_value"]
+__all__ = ["ABOVE_CHANCE", "ARRAYS", "BELOW_CHANCE", "MARKS", "OBJECTS", "Resample", "TAG", "Units", "array_replicates",
+           "chance_mark", "chance_of", "excludes", "format_number", "group_units", "interval_rows", "is_percent",
+           "item_chance", "leaf_name", "metric_intervals", "no_variation", "numeric_leaves", "rate_totals", "ratio_at",
+           "remap_detail", "resample_run", "resampled_intervals", "row_text", "unit_name", "unit_totals", "unit_value"]

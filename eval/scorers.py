@@ -16,6 +16,7 @@ usual ways models phrase an answer; docs/eval.md lists where they differ from co
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -119,6 +120,9 @@ _YES = {"yes", "true", "right", "correct", "y", "t"}
 _NO = {"no", "false", "wrong", "incorrect", "n", "f", "not"}
 
 
+# cached: a run's metrics read each boolean answer several times (balanced accuracy and its
+# per-unit totals, the report), and answers repeat; a pure function of one string
+@functools.lru_cache(maxsize=1 << 16)
 def extract_yes_no(response: str | None) -> bool | None:
     """True for yes/true/right/correct, False for no/false/wrong/incorrect, else None.
 

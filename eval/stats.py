@@ -68,7 +68,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
@@ -189,6 +189,18 @@ def resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
 
 
+def resample_index_chunks(n: int, resamples: int, seed: int, *, cells: int = 2_000_000) -> Iterator[np.ndarray]:
+    """``resample_indices(n, resamples, seed)`` in consecutive blocks of rows of at most about
+    ``cells`` indices each: the very same draws (one generator, drawn in order), without holding
+    a (resamples, n) matrix, which is 800 MB for 1,000 resamples of 100,000 units."""
+    if resamples < 2:
+        raise ValueError(f"a bootstrap needs at least 2 resamples, got {resamples}")
+    rng = np.random.default_rng(seed)
+    chunk = max(1, cells // max(1, n))
+    for start in range(0, resamples, chunk):
+        yield rng.integers(0, n, size=(min(chunk, resamples - start), n))
+
+
 def percentile_estimate(estimate: float | None, replicates: Sequence[float] | np.ndarray, n: int, resamples: int,
                         level: float = 0.95) -> Estimate:
     """The percentile interval and bootstrap stderr of ``replicates`` (one statistic per
@@ -240,12 +252,11 @@ def bootstrap_totals(counts: Sequence[Sequence[float]] | np.ndarray,
     estimate = None if estimate is None or not math.isfinite(estimate) else estimate
     if n < 2:
         return Estimate(estimate, None, None, n, "bootstrap", level)
-    indices = resample_indices(n, resamples, seed)
-    chunk = max(1, 2_000_000 // max(1, n * c.shape[1]))          # bounds the (chunk, n, k) gather
     parts = []
     with np.errstate(invalid="ignore", divide="ignore"):
-        for start in range(0, resamples, chunk):
-            parts.append(np.asarray(statistic(c[indices[start:start + chunk]].sum(axis=1)), dtype=float))
+        # chunks bound the (chunk, n, k) gather
+        for rows in resample_index_chunks(n, resamples, seed, cells=max(1, 2_000_000 // c.shape[1])):
+            parts.append(np.asarray(statistic(c[rows].sum(axis=1)), dtype=float))
     return percentile_estimate(estimate, np.concatenate(parts), n, resamples, level)
 
 
@@ -566,5 +577,5 @@ __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES", "Estimate", "GroupCompar
            "PairedComparison", "PermutationTest", "Z95", "bootstrap", "bootstrap_ratio", "bootstrap_totals",
            "child_seed", "cluster_mean", "design_effect", "group_permutation_test", "intraclass_correlation", "mcnemar",
            "mean_stderr", "normal_ci", "paired_difference", "paired_permutation", "percentile_estimate",
-           "ratio_of_totals", "resample_indices", "sample_stddev", "sign_flip_test", "two_sided_p",
-           "unpaired_difference", "units_for_gap", "z_for"]
+           "ratio_of_totals", "resample_index_chunks", "resample_indices", "sample_stddev", "sign_flip_test",
+           "two_sided_p", "unpaired_difference", "units_for_gap", "z_for"]

@@ -31,7 +31,8 @@ from typing import Any
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.eval.ask import cache_stats
-from knowforge.eval.metric_stats import chance_of, excludes, format_number, metric_intervals, row_text
+from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes, format_number, metric_intervals,
+                                        row_text)
 from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
@@ -360,16 +361,18 @@ def _scalars(metrics: dict[str, Any]):
 
 
 def _cell(value: Any, stats: dict | None = None) -> str:
-    """A number of the summary: a count as it is, a share as ``41.0 ± 2.8`` (with ``*`` when its
-    interval excludes chance, and a gap's p-value)."""
+    """A number of the summary: a count as it is, a share as ``41.0 ± 2.8`` (``*`` above chance
+    and ``↓`` below it when its interval excludes chance; a zero-width interval as "no
+    variation (n = ...)"; a gap's p-value)."""
     if value is None:
         return "-"
     if not isinstance(value, float):
         return str(value)
     stats = stats or {}
-    text = format_number(value, stats.get("ci"))
-    if stats.get("excludes_chance"):
-        text += " *"
+    text = format_number(value, stats.get("ci"), units=stats.get("units"))
+    mark = chance_mark(value, stats.get("chance"), stats.get("excludes_chance"))
+    if mark:
+        text += f" {mark}"
     if stats.get("p_value") is not None:
         p = stats["p_value"]
         text += f" (p {'<0.001' if p < 0.001 else f'{p:.3f}'})"
@@ -394,7 +397,7 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
              "run's units; task metrics: a cluster bootstrap over them, "
              + (f"{boot} resamples" if boot else "off: --bootstrap 0") + "). "
              "Chance: the accuracy of random guesses (1 in k for k options, 1 in 2 for yes/no; - for open "
-             "questions). `*`: the interval excludes chance.", ""]
+             f"questions). {MARKS}. A zero-width interval reads \"no variation (n = units)\".", ""]
 
     def table(title: str, key: str, rows: list[tuple[str, Any, list[str]]]) -> None:
         lines.extend([f"## {title}", "", "| " + " | ".join([key, "chance", *solvers]) + " |",

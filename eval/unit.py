@@ -142,6 +142,26 @@ class Remappable(Protocol):
 
 # (the task's input, seed, resamples) -> {leaf path: {"p_value", "test", "paired", "note", ...}}
 MetricTest = Callable[..., Mapping[tuple[str, ...], Mapping[str, Any]]]
+# column totals, shape (..., k) -> the number, shape (...): NaN where it is undefined
+Statistic = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Totals:
+    """A metric written as sums, which the engine bootstraps over arrays (``MetricSpec.totals``).
+
+    Row r of ``counts`` (shape ``(rows, k)``) holds k counts contributed by the item
+    ``item_ids[r]`` (one row per sample, per item, or any finer split: the engine adds the rows
+    of each unit); ``leaves`` maps each number of the metric's value (its path, as
+    ``metric_stats.numeric_leaves`` names it) to the statistic that turns column totals into
+    it: e.g. ``totals[..., 0] / totals[..., 1]`` for an accuracy. Applied to the totals over the
+    whole input, each statistic gives exactly the number ``compute`` returns; on a resample it
+    gives the number ``compute`` would return on that resample's items, so the two bootstraps
+    agree draw for draw (tests/test_metric_stats.py)."""
+
+    item_ids: Sequence[str]
+    counts: Any                                # numpy array, (rows, k)
+    leaves: Mapping[tuple[str, ...], Statistic]
 
 
 @dataclass(frozen=True)
@@ -155,9 +175,18 @@ class MetricSpec:
     * ``chance``: the value at chance level, shaped like the metric's (a number, or a dict with
       the same paths), e.g. 0.25 for four options: each interval then says whether it excludes it;
     * ``test``: for a gap, its test on the task's input — ``test(data, seed=, resamples=)`` →
-      ``{path: {"p_value", "test", "paired", "note"}}`` — computed once, never per resample.
+      ``{path: {"p_value", "test", "paired", "note"}}`` — computed once, never per resample;
+    * ``totals``: the metric as per-item sums and counts (``Totals``): its numbers are then
+      bootstrapped over arrays of per-unit totals, resampled by index, which costs a few
+      array operations per resample instead of recomputing ``compute`` on a copy of the run.
+      Every metric that is a ratio of sums (an accuracy and its splits, a rate, a mean)
+      declares it;
+    * ``objects_because``: for a metric that does not decompose into sums (a share of units
+      whose verdict needs all their items together and cannot be counted per item, ...), why:
+      it is recomputed on object-level resamples of the run, and its intervals say so.
     Integers are counts and get no interval. A metric whose solver detail cannot follow a
-    resample (``Remappable``) is reported without an interval, saying why."""
+    resample (``Remappable``) and that declares no ``totals`` is reported without an
+    interval, saying why."""
 
     name: str
     compute: Callable[[MetricInput], Any]     # a JSON-ready value (number, dict, rows)
@@ -166,6 +195,8 @@ class MetricSpec:
     rows: tuple[str, ...] = ()
     chance: Callable[[MetricInput], Any] | None = None
     test: MetricTest | None = None
+    totals: Callable[[MetricInput], Totals] | None = None
+    objects_because: str = ""
 
 
 # --- scorers -----------------------------------------------------------------------------------
@@ -288,5 +319,5 @@ class EvalUnit:
 
 __all__ = ["CannotResample", "EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "MetricTest",
            "NoArgs", "RecordedRun", "RecordedSample", "Remappable", "RunExport", "RunExportSpec", "Scorer", "ScorerSpec",
-           "SolveContext", "Solver", "SolverOutput", "SolverSpec", "UnitCopy", "ValidityContext", "ValiditySection",
-           "ValiditySpec"]
+           "SolveContext", "Solver", "SolverOutput", "SolverSpec", "Statistic", "Totals", "UnitCopy", "ValidityContext",
+           "ValiditySection", "ValiditySpec"]

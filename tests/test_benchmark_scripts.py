@@ -71,8 +71,16 @@ SMOKE: dict[str, Smoke] = {
     "harness_overhead": Smoke(
         ("--items", "6", "--max-tokens", "2", "--batch-size", "4", "--repeat", "1"),
         (r"graph: yes$", rf"^ratio harness / direct  : best/best +{NUM}, median/median +{NUM}$",
-         rf"^  harness run .* graph +{NUM} \+ report +{NUM} .*\(total/generate {NUM}\)$",
-         rf"^in-run ratio total / generate \(median\): {NUM}$"), needs=HF, graph=()),
+         rf"^  harness run .* intervals +{NUM} \+ graph +{NUM} \+ report +{NUM} .* total/generate {NUM}\)$",
+         rf"^in-run ratio total / generate \(median\): {NUM}$",
+         rf"^ +6 samples: wall +{NUM} s = +{NUM} ms/sample, CPU +{NUM} s; budget +{NUM} s: (met|NOT met) \(wall\)"),
+        needs=HF, graph=()),
+    "vs_lm_eval": Smoke(
+        ("--items", "4", "--batch-size", "2", "--repeat", "1"),
+        (rf"^run 1: knowforge eval {NUM} s$", rf"^run 1: lm_eval {NUM} s$",
+         rf"^accuracy: knowforge {NUM}, lm_eval acc {NUM}$",
+         rf"^ratio knowforge / lm_eval: best/best {NUM}, median/median {NUM}$"),
+        needs=(*HF, "lm_eval"), graph=()),
     "knowgen_scale": Smoke(
         ("--species", "50", "--sizes", "2,4", "--names", "200"),
         (rf"^names: .* \(brute force extractOne {NUM} ms, x{NUM}\)",

@@ -79,7 +79,7 @@ def ours(run: dict) -> dict[str, float]:
     return {"question_level": m["events/fact"]["edit_reliability"]["question_level"],
             "edit_level": m["events/fact"]["edit_reliability"]["edit_level"],
             "type1_known_gold": m["events/fact"]["edit_reliability"]["question_level_needs_background"],
-            "tendency_edit_level": m["events/tendency"]["tendency_accuracy"]["edit_level"],
+            "tendency_edit_level": m["events/tendency"]["tendency_edit_level"]["edit_level"],
             "locality": m["events/locality"]["locality"]["question_level"],
             "tendency_accuracy": m["events/tendency"]["tendency_accuracy"]["accuracy"],
             "tendency_locality": m["events/tendency"]["tendency_locality"]["question_level"]}

@@ -216,7 +216,39 @@ def test_the_summary_shows_chance_intervals_and_which_exclude_chance():
     assert "| t/a · accuracy | 25.0 | 60.0 ± 20.0 * |" in md
     assert "| t/a · gap | - | -20.0 ± 10.0 (p 0.004) |" in md
     assert "| multi-choice | 25.0 | 30.0 ± 20.0 |" in md                # the interval holds chance: no *
-    assert "500 resamples" in md and "`*`: the interval excludes chance" in md
+    assert "500 resamples" in md and "`*`: above chance, its interval excludes chance" in md
+
+
+def test_table_marks_say_above_or_below_chance_and_no_variation():
+    """Issue 34: ``*`` only above chance with the interval excluding it, ``↓`` below chance, and
+    a zero-width interval reads "no variation (n = ...)", in the summary and in the report's
+    task-metric rows."""
+    from knowforge.eval.metric_stats import row_text
+
+    rows = [{"name": "accuracy", "ci": [0.0, 0.0], "chance": 0.325, "excludes_chance": True, "units": 40},
+            {"name": "below", "ci": [0.11, 0.224], "chance": 0.325, "excludes_chance": True, "units": 83},
+            {"name": "above", "ci": [0.4, 0.8], "chance": 0.25, "excludes_chance": True, "units": 20},
+            {"name": "flat", "ci": [0.5, 0.5], "chance": 0.25, "excludes_chance": None, "units": 12}]
+    summary = {"benchmark": "b:1", "model": "m", "backend": "hf", "items": 40, "scoring": "knowforge",
+               "bootstrap": 500,
+               "runs": {"zero-shot": {"run_id": "r1", "items": 40, "accuracy": 0.0, "accuracy_ci": [0.0, 0.0],
+                                      "accuracy_units": 40, "chance": 0.325,
+                                      "metrics": {"t/a": {"accuracy": 0.0, "below": 0.167, "above": 0.6,
+                                                          "flat": 0.5}},
+                                      "intervals": {"t/a": rows}, "by": {}}}}
+    md = render_summary(summary, [])
+    assert "| all | 32.5 | 0.0, no variation (n = 40) ↓ |" in md
+    assert "| t/a · accuracy | 32.5 | 0.0, no variation (n = 40) ↓ |" in md
+    assert "| t/a · below | 32.5 | 16.7 ± 5.7 ↓ |" in md
+    assert "| t/a · above | 25.0 | 60.0 ± 20.0 * |" in md
+    assert "| t/a · flat | 25.0 | 50.0, no variation (n = 12) |" in md      # the rule of three cannot judge it
+    assert "± 0.0" not in md
+    below = row_text({**rows[1], "value": 0.167, "path": []})
+    assert below["value"] == "16.7 ± 5.7 ↓" and below["chance"] == "32.5 (excluded: below)"
+    above = row_text({**rows[2], "value": 0.6, "path": [], "resample": "objects", "method_note": "object-level "
+                      "resample: a verdict over a unit's items"})
+    assert above["value"] == "60.0 ± 20.0 *" and above["chance"] == "25.0 (excluded: above)"
+    assert above["95% interval"] == "[40.0, 80.0] (object-level resample: a verdict over a unit's items)"
 
 
 def test_a_zero_width_interval_is_judged_by_the_rule_of_three():
@@ -301,3 +333,159 @@ def test_a_second_evaluation_into_one_folder_keeps_the_first_run(tmp_path):
     assert summary["all_runs"]["r1"]["accuracy"] == 0.4 and summary["all_runs"]["r2"]["limit"] == 3
     md = (tmp_path / "summary.md").read_text()
     assert "## Earlier runs in this folder" in md and "`r1`" in md
+
+
+# --- the array bootstrap (MetricSpec.totals) against the object-level one ---------------------------
+def _object_level_rows(tasks, output, metrics, *, key, resamples, seed) -> dict[tuple[str, str], dict]:
+    """The reference: every metric recomputed on object-level resamples of the run (the engine's
+    path before per-unit totals, kept here to check the arrays against)."""
+    from knowforge.eval.metric_stats import percentile_estimate
+    from knowforge.eval.registry import metric_spec
+
+    units = group_units(output.items, key)
+    replicates = {(t.name, m): [] for t in tasks for m in metrics[t.name]}
+    for resample in resample_run(output.items, output.samples, key, resamples=resamples,
+                                 seed=child_seed(seed, "metrics")):
+        for task in tasks:
+            mine = [i for i, o in zip(resample.items, resample.origin) if task.dataset.matches(i)]
+            ids = {i.id for i in mine}
+            data = MetricInput(mine, [s for s in resample.samples if s.item_id in ids])
+            for name in metrics[task.name]:
+                value = metric_spec(name).compute(data)
+                replicates[(task.name, name)].append(float("nan") if value is None else value)
+    out = {}
+    for (task, name), values in replicates.items():
+        n = len({u for u, members in zip(units.names, units.items)
+                 for i in members if next(t for t in tasks if t.name == task).dataset.matches(i)})
+        out[(task, name)] = percentile_estimate(metrics[task][name], np.asarray(values), n, resamples).as_dict()
+    return out
+
+
+def _mixed_run(seed: int):
+    """Two tasks in one run: multiple-choice items with two samples each, and true/false items
+    whose golds lean one way, in units of uneven size, some spanning both tasks."""
+    rng = np.random.default_rng(seed)
+    items, samples = [], []
+    for k in range(90):
+        boolean = k % 3 == 0
+        item = BenchmarkItem(id=f"i{k}", benchmark="b:1", task="t/tf" if boolean else "t/mc",
+                             form="true-false" if boolean else "multi-choice", question="q",
+                             choices=[] if boolean else ["w", "x", "y", "z"], answer_index=None if boolean else 0,
+                             answers=["true" if k % 4 else "false"] if boolean else ["w"],
+                             metadata={"g": f"u{int(rng.integers(0, 25))}"})
+        items.append(item)
+        for p in range(1 if boolean else 2):
+            if boolean:
+                said = ("true" if k % 4 else "false") if rng.random() < 0.7 else ("false" if k % 4 else "true")
+                samples.append(SampleResult(item.id, p, said, said, float(said == item.answers[0])))
+            else:
+                samples.append(SampleResult(item.id, p, "A", "A", float(rng.random() < 0.4)))
+    tasks = [_task("t/mc", ("accuracy",)), _task("t/tf", ("accuracy", "balanced_accuracy"))]
+    return tasks, SolverOutput(items=items, samples=samples)
+
+
+@pytest.mark.parametrize("key", ["g", None])
+def test_the_array_bootstrap_gives_the_object_level_intervals(key):
+    """On the same seed the engine's array bootstrap of accuracy and balanced accuracy draws the
+    resamples the object-level path draws, so its intervals are the reference's, far inside
+    Monte-Carlo error (which alone would allow about a tenth of the half-width at 300
+    resamples); its values are the metrics' own."""
+    tasks, output = _mixed_run(7)
+    metrics = task_metrics(tasks, output, "knowforge")
+    rows = metric_intervals(tasks, output, metrics, "knowforge", key=key, resamples=300, seed=11)
+    reference = _object_level_rows(tasks, output, metrics, key=key, resamples=300, seed=11)
+    assert {(t, r["metric"]) for t, rs in rows.items() for r in rs} == set(reference)
+    for task, task_rows in rows.items():
+        for row in task_rows:
+            ref = reference[(task, row["metric"])]
+            assert row["resample"] == "arrays" and "method_note" not in row
+            assert row["value"] == metrics[task][row["metric"]]
+            assert row["ci"] == pytest.approx(ref["ci"], abs=1e-12)
+            assert row["stderr"] == pytest.approx(ref["stderr"], rel=1e-9)
+            assert (row["units"], row["resamples"]) == (ref["units"], ref["resamples"])
+            assert row["ci"][0] < row["value"] < row["ci"][1]
+
+
+def _totals_value(spec, data):
+    totals = spec.totals(data)
+    counts = np.asarray(totals.counts, dtype=float)
+    assert counts.ndim == 2 and len(counts) == len(totals.item_ids)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {path: float(statistic(counts.sum(axis=0))) for path, statistic in totals.leaves.items()}
+
+
+def test_each_decomposable_metric_gives_back_its_value_from_its_totals():
+    """The totals of accuracy and balanced accuracy give exactly the number ``compute`` gives, on
+    a whole run, on one class only, on an unscored (empty) input, where both are undefined."""
+    from knowforge.eval.registry import metric_spec
+
+    tasks, output = _mixed_run(3)
+    one_class = [i for i in output.items if i.form == "true-false" and i.answers == ["true"]]
+    cases = [MetricInput(output.items, output.samples),
+             MetricInput(one_class, [s for s in output.samples if s.item_id in {i.id for i in one_class}]),
+             MetricInput([], [])]
+    for name in ("accuracy", "balanced_accuracy"):
+        spec = metric_spec(name)
+        for data in cases:
+            value = spec.compute(data)
+            [got] = _totals_value(spec, data).values()
+            if value is None:
+                assert np.isnan(got)
+            else:
+                assert got == pytest.approx(value, rel=1e-12)
+
+
+def test_a_metric_without_totals_names_its_object_level_resample():
+    """NewTerm's Base score reads the solver's answers of both settings and declares no totals:
+    its interval says it comes from object-level resamples, and why."""
+    rng = np.random.default_rng(5)
+    right = rng.random((24, 3)) < 0.5
+    _, _, _, output, task = _newterm("COMA", 12, lambda k, p: right[k, p], lambda k, p: True)
+    metrics = task_metrics([task], output, "knowforge")
+    rows = {r["name"]: r for r in metric_intervals([task], output, metrics, "knowforge", key="term",
+                                                   resamples=50, seed=1)[task.name]}
+    base = rows["newterm_base"]
+    assert base["resample"] == "objects" and base["method_note"].startswith("object-level resample: ")
+    assert base["ci"] is not None
+
+
+def test_method_metrics_as_sums_give_back_their_values():
+    """LINK's per-template accuracy and ELKEN's tendency accuracy and locality: the totals give
+    the numbers ``compute`` gives, on answers in varied forms and with templates missing."""
+    from knowforge.eval.registry import metric_spec
+
+    rng = np.random.default_rng(2)
+    link = [BenchmarkItem(id=f"l{k}", benchmark="link:x", task="link/probe", form="multi-choice", question="q",
+                          choices=["entails", "other"], answer_index=0, answers=["entails"],
+                          slices={"template": 1 + k % 5}, metadata={"statement_id": f"s{k // 5}"}) for k in range(23)]
+    link_samples = [SampleResult(i.id, 0, "x", "x", float(rng.random() < 0.6)) for i in link[:-2]]
+    tend = [BenchmarkItem(id=f"t{k}", benchmark="events:e", task="events/tendency", form="multi-choice", question="q",
+                          choices=["a", "b", "c"], answer_index=0, answers=["A"], scorer="elken-tendency",
+                          slices={"part": "tendency", "scope": "in" if k % 3 else "out"},
+                          metadata={"event_id": f"ev{k // 4}"}) for k in range(30)]
+    said = {i.id: str(rng.choice(["A", "B", "(A)", "answer: C", None])) for i in tend}
+    tend_samples = [SampleResult(i.id, 0, said[i.id], said[i.id], 0.0) for i in tend]
+    before = {i.id: str(rng.choice(["A", "B"])) for i in tend if i.slices["scope"] == "out"}
+    cases = [("link_templates", MetricInput(link, link_samples)),
+             ("tendency_accuracy", MetricInput(tend, tend_samples)),
+             ("tendency_accuracy", MetricInput(tend, tend_samples, scoring="official")),
+             ("tendency_locality", MetricInput(tend, tend_samples, EditingDetails("ice", before))),
+             ("tendency_locality", MetricInput([], [], EditingDetails("ice", {})))]
+    for name, data in cases:
+        spec = metric_spec(name)
+        expected = numeric_leaves(spec.compute(data), spec.rows)
+        got = _totals_value(spec, data)
+        assert set(expected) <= set(got) or not expected
+        for path, value in expected.items():
+            same = np.isnan(got[path]) if value is None else got[path] == pytest.approx(value, rel=1e-12)
+            assert same, (name, path)
+    assert len(_totals_value(metric_spec("link_templates"), cases[0][1])) == 5
+
+
+def test_every_metric_bootstraps_over_arrays_or_says_why_not():
+    """A metric either declares its per-unit totals or says why it cannot (its intervals then
+    name the object-level resample and the reason)."""
+    from knowforge.eval.registry import registry
+
+    for name, spec in registry().metrics.items():
+        assert (spec.totals is None) == bool(spec.objects_because), f"{name}: declare totals or objects_because"

@@ -10,6 +10,9 @@ from knowforge.eval.chrono.solver import (CHECK, CHRONOPROMPT, ChronoCheckArgs, 
                                           metric_categories, metric_chronoprompt_gain)
 from knowforge.eval.unit import EvalUnit, MetricSpec, ScorerSpec, SolverSpec, ValiditySpec
 
+BY_FACT = ("a fact's category reads the answers of all its years together (ChroKnow's classification), not a sum "
+           "of per-item outcomes")
+
 UNIT = EvalUnit(
     solvers=(SolverSpec("chrono-check", "ChroKnowledge's sampling-based knowledge check and categories",
                         ChronoCheckArgs, lambda component, args: ChronoSolver(component, args),
@@ -21,8 +24,9 @@ UNIT = EvalUnit(
     scorers=(ScorerSpec(CHECK_SCORER, score_check, official=score_check,
                         description="the object a completion names fuzzy-matches an object of the year (>= 70)"),),
     metrics=(MetricSpec("chrono_categories", metric_categories, "chronological categories per template",
-                        needs=CHECK),
+                        needs=CHECK, objects_because=BY_FACT),
              MetricSpec("chronoprompt_gain", metric_chronoprompt_gain,
-                        "Known % before and after ChroKnowPrompt (the paper's Table 3)", needs=CHRONOPROMPT)),
+                        "Known % before and after ChroKnowPrompt (the paper's Table 3)", needs=CHRONOPROMPT,
+                        objects_because=BY_FACT)),
     validity=(ValiditySpec("chrono", validity.check),),
 )

@@ -19,8 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from knowforge.eval.events import helm, rules
+from knowforge.eval.metric_stats import rate_totals
 from knowforge.eval.types import DEFAULT_SCORING
-from knowforge.eval.unit import MetricInput, UnitCopy
+from knowforge.eval.unit import MetricInput, Totals, UnitCopy
 from knowforge.models.types import BenchmarkItem
 
 EDITING = "elken-editing"        # the solver detail ELKEN's locality reads
@@ -108,9 +109,15 @@ def locality_metrics(items: Sequence[BenchmarkItem], before: Mapping[str, str | 
 def tendency_accuracy(items: Sequence[BenchmarkItem], responses: Mapping[str, str | None],
                       scoring: str = DEFAULT_SCORING) -> dict:
     """Multiple-choice accuracy of in-scope tendency questions (ELKEN's tendency parsing)."""
-    tend = [i for i in items if part(i) == "tendency" and in_scope(i) and i.id in responses]
-    right = [rules.score_tendency(responses.get(i.id), i.answers[0], scoring) for i in tend]
-    return {"questions": len(tend), "accuracy": _rate(right)}
+    right = tendency_outcomes(items, responses, scoring)
+    return {"questions": len(right), "accuracy": _rate(list(right.values()))}
+
+
+def tendency_outcomes(items: Sequence[BenchmarkItem], responses: Mapping[str, str | None],
+                      scoring: str = DEFAULT_SCORING) -> dict[str, bool]:
+    """{item id: right} of the in-scope tendency questions answered."""
+    return {i.id: rules.score_tendency(responses.get(i.id), i.answers[0], scoring)
+            for i in items if part(i) == "tendency" and in_scope(i) and i.id in responses}
 
 
 def tendency_locality(items: Sequence[BenchmarkItem], before: Mapping[str, str | None],
@@ -118,9 +125,15 @@ def tendency_locality(items: Sequence[BenchmarkItem], before: Mapping[str, str |
     """Share of out-of-scope tendency answers the edit left unchanged (ELKEN's
     ``MetricForTendency.compute_locality``: the parsed answers compared; knowforge compares the
     picked options)."""
-    outside = [i for i in items if not in_scope(i) and part(i) == "tendency" and i.id in after]
-    unchanged = [rules.tendency_unchanged(before.get(i.id), after.get(i.id), scoring) for i in outside]
-    return {"questions": len(outside), "question_level": _rate(unchanged)}
+    unchanged = tendency_unchanged_outcomes(items, before, after, scoring)
+    return {"questions": len(unchanged), "question_level": _rate(list(unchanged.values()))}
+
+
+def tendency_unchanged_outcomes(items: Sequence[BenchmarkItem], before: Mapping[str, str | None],
+                                after: Mapping[str, str | None], scoring: str = DEFAULT_SCORING) -> dict[str, bool]:
+    """{item id: unchanged} of the out-of-scope tendency questions answered."""
+    return {i.id: rules.tendency_unchanged(before.get(i.id), after.get(i.id), scoring)
+            for i in items if not in_scope(i) and part(i) == "tendency" and i.id in after}
 
 
 def retrieval_accuracy(items: Sequence[BenchmarkItem]) -> float | None:
@@ -169,10 +182,12 @@ def metric_locality(data: MetricInput) -> dict:
 
 
 def metric_tendency(data: MetricInput) -> dict:
-    raws = {k: s.raw for k, s in _first(data).items()}
-    out = tendency_accuracy(data.items, raws, data.scoring)
-    out["edit_level"] = tendency_edit_level(data.items, raws, data.scoring)
-    return out
+    return tendency_accuracy(data.items, {k: s.raw for k, s in _first(data).items()}, data.scoring)
+
+
+def metric_tendency_edit_level(data: MetricInput) -> dict:
+    return {"edit_level": tendency_edit_level(data.items, {k: s.raw for k, s in _first(data).items()},
+                                              data.scoring)}
 
 
 def tendency_edit_level(items: Sequence[BenchmarkItem], raws: Mapping[str, str | None],
@@ -189,7 +204,24 @@ def metric_tendency_locality(data: MetricInput) -> dict:
     return tendency_locality(data.items, details.before if details is not None else after, after, data.scoring)
 
 
+def totals_tendency(data: MetricInput) -> Totals:
+    """``metric_tendency`` as sums: each in-scope tendency question adds its outcome."""
+    right = tendency_outcomes(data.items, {k: s.raw for k, s in _first(data).items()}, data.scoring)
+    return rate_totals([(item_id, ("accuracy",), float(ok)) for item_id, ok in right.items()])
+
+
+def totals_tendency_locality(data: MetricInput) -> Totals:
+    """``metric_tendency_locality`` as sums: each out-of-scope tendency question adds whether
+    the edit left it unchanged."""
+    after = {k: s.raw for k, s in _first(data).items()}
+    details: EditingDetails | None = data.detail
+    unchanged = tendency_unchanged_outcomes(data.items, details.before if details is not None else after, after,
+                                            data.scoring)
+    return rate_totals([(item_id, ("question_level",), float(ok)) for item_id, ok in unchanged.items()])
+
+
 __all__ = ["EDITING", "EditingDetails", "event_of", "in_scope", "known", "locality_metrics", "metric_locality",
            "metric_reliability", "metric_tendency", "metric_tendency_locality", "part", "reliability_metrics",
-           "retrieval_accuracy", "tendency_accuracy", "tendency_edit_level", "tendency_locality",
-           "official_fact_numbers"]
+           "retrieval_accuracy", "tendency_accuracy", "tendency_edit_level", "tendency_locality", "tendency_outcomes",
+           "metric_tendency_edit_level",
+           "tendency_unchanged_outcomes", "totals_tendency", "totals_tendency_locality", "official_fact_numbers"]

@@ -8,7 +8,8 @@ from __future__ import annotations
 from knowforge.eval.events import validity
 from knowforge.eval.events.editing import DenseArgs, EditingSolver, FineTuneArgs, JudgeArgs
 from knowforge.eval.events.metrics import (EDITING, in_scope, metric_locality, metric_reliability,
-                                           metric_tendency, metric_tendency_locality)
+                                           metric_tendency, metric_tendency_edit_level, metric_tendency_locality, totals_tendency,
+                                           totals_tendency_locality)
 from knowforge.eval.events.official import HelmArgs, fact_lm_eval, files_table, score_files, write_helm
 from knowforge.eval.events.rules import (score_fact_item, score_fact_item_official, score_tendency_item,
                                          score_tendency_item_official)
@@ -21,6 +22,10 @@ def _editing(name: str, method: str, description: str, args=JudgeArgs) -> Solver
     return SolverSpec(name, description, args, lambda component, parsed: EditingSolver(component, method, parsed),
                       provides=frozenset({EDITING}))
 
+
+# reliability and locality report an edit level beside their question level
+EDIT_LEVEL = ("its edit level is the share of events whose every question is right (or unchanged): a verdict over "
+              "an event's questions together, not a sum of per-item outcomes")
 
 UNIT = EvalUnit(
     solvers=(_editing("ice", "ice", "ELKEN: the gold event in context (-S judge_model=M: Tendency-G)"),
@@ -36,13 +41,19 @@ UNIT = EvalUnit(
              ScorerSpec("elken-tendency", score_tendency_item, official=score_tendency_item_official,
                         description="ELKEN tendency questions: the option letter picked")),
     metrics=(MetricSpec("edit_reliability", metric_reliability,
-                        "question- and edit-level reliability of in-scope fact questions, with splits"),
+                        "question- and edit-level reliability of in-scope fact questions, with splits",
+                        objects_because=EDIT_LEVEL),
              MetricSpec("locality", metric_locality, "out-of-scope fact answers unchanged by the edit",
-                        needs=EDITING),
+                        needs=EDITING, objects_because=EDIT_LEVEL),
              MetricSpec("tendency_accuracy", metric_tendency, "tendency multiple-choice accuracy (in scope)",
-                        chance=lambda data: {"accuracy": chance_of([i for i in data.items if in_scope(i)])}),
+                        chance=lambda data: {"accuracy": chance_of([i for i in data.items if in_scope(i)])},
+                        totals=totals_tendency),
+             MetricSpec("tendency_edit_level", metric_tendency_edit_level,
+                        "events whose every in-scope tendency question is right (metric.py's compute_event_acc)",
+                        objects_because=EDIT_LEVEL),
              MetricSpec("tendency_locality", metric_tendency_locality,
-                        "out-of-scope tendency answers unchanged by the edit", needs=EDITING)),
+                        "out-of-scope tendency answers unchanged by the edit", needs=EDITING,
+                        totals=totals_tendency_locality)),
     run_exports=(RunExportSpec("helm", "ELKEN's request_states files (fact.json, fact_local.json, tendency_mc.json, "
                                "tendency_mc_local.json) from an editing run", write_helm, HelmArgs),),
     file_scorings=(FileScoringSpec("elken", "ELKEN HELM-style prediction files (request_states JSON): what "

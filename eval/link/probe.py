@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score, ask_choices
 from knowforge.eval.mc_likelihood import ChoiceQuestion
-from knowforge.eval.metric_stats import format_number, resampled_intervals
+from knowforge.eval.metric_stats import format_number, rate_totals, resampled_intervals
 from knowforge.eval.stats import child_seed, group_permutation_test
 from knowforge.eval.scorers import score_boolean
 from knowforge.eval.types import SampleResult, Score
-from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
+from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, Totals
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem, GenerationRequest
 
@@ -265,6 +265,14 @@ def metric_templates(data: MetricInput) -> dict:
     return {str(t): v for t, v in template_accuracy(data.items, data.samples).items()}
 
 
+def totals_templates(data: MetricInput) -> Totals:
+    """``metric_templates`` as sums: each answered item adds its first sample's score to its
+    template's accuracy."""
+    scores = _first(data.samples)
+    return rate_totals([(item.id, (str(int(item.slices.get("template", 0))), "accuracy"), scores[item.id])
+                        for item in data.items if item.id in scores])
+
+
 def metric_known(data: MetricInput) -> dict:
     return known_rate(data.items, data.samples)
 
@@ -342,7 +350,7 @@ def metric_by(key: str):
     return metric
 
 
-__all__ = ["LinkProbeSolver", "OTHER_LABEL", "by_slice", "label_question", "chance_by", "chance_head_tail", "chance_known", "chance_templates",
+__all__ = ["LinkProbeSolver", "OTHER_LABEL", "by_slice", "label_question", "chance_by", "chance_head_tail", "chance_known", "chance_templates", "totals_templates",
            "drop_p_values", "first_token", "head_tail", "known_rate", "metric_by", "metric_head_tail",
            "metric_known", "metric_templates", "probe_tables", "relative_drop", "score_probe", "score_probe_robust",
            "statement_outcomes", "template_accuracy"]

@@ -12,6 +12,10 @@ from knowforge.eval.newterm.solver import (ANSWERS, ROW_FIELDS, NewTermArgs, New
                                            metric_gap, metric_gold, metric_score, gap_p_value)
 from knowforge.eval.unit import EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec
 
+# Pooled accuracies (and CSJ's balanced accuracy) are sums in principle; these read the answers
+# of both settings from the solver's detail and are not written as per-unit totals yet.
+BOTH_SETTINGS = "it reads both settings' answers from the solver's detail and declares no per-unit totals yet"
+
 UNIT = EvalUnit(
     solvers=(SolverSpec("newterm", "NewTerm: Base or Gold (-S setting=base|gold), three official phrasings pooled",
                         NewTermArgs, NewTermSolver, provides=frozenset({ANSWERS})),),
@@ -20,13 +24,15 @@ UNIT = EvalUnit(
              ScorerSpec("newterm-csj", score_judgement_item, official=score_judgement_item_official,
                         description="CSJ: official substring rule (NO/No/... first); knowforge: whole words")),
     metrics=(MetricSpec("newterm_score", metric_score, "the run's setting pooled over phrasings (CSJ balanced)",
-                        needs=ANSWERS, chance=chance),
-             MetricSpec("newterm_base", metric_base, "Base, pooled", needs=ANSWERS, chance=chance),
-             MetricSpec("newterm_gold", metric_gold, "Gold, pooled", needs=ANSWERS, chance=chance),
+                        needs=ANSWERS, chance=chance, objects_because=BOTH_SETTINGS),
+             MetricSpec("newterm_base", metric_base, "Base, pooled", needs=ANSWERS, chance=chance,
+                        objects_because=BOTH_SETTINGS),
+             MetricSpec("newterm_gold", metric_gold, "Gold, pooled", needs=ANSWERS, chance=chance,
+                        objects_because=BOTH_SETTINGS),
              MetricSpec("newterm_gap", metric_gap, "Base - Gold (paired by term: both settings of the same items)",
-                        needs=ANSWERS, test=gap_p_value),
+                        needs=ANSWERS, test=gap_p_value, objects_because=BOTH_SETTINGS),
              MetricSpec("newterm_breakdown", metric_breakdown, "Base, Gold and the gap by category and year",
-                        needs=ANSWERS, rows=ROW_FIELDS)),
+                        needs=ANSWERS, rows=ROW_FIELDS, objects_because=BOTH_SETTINGS)),
     run_exports=(RunExportSpec("newterm-results", "NewTerm's results_{year}/{TASK}_{model}[_gold].jsonl, one line per "
                                "phrasing (clean/ and raw/ sets; -O year=Y for items without one)",
                                write_run_results, ResultsArgs),),

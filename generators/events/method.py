@@ -109,7 +109,7 @@ TASKS = (
          dataset=ItemFilter(tasks=(TASK_LOCALITY,)), solver=Component(name="ice"), metrics=("locality",)),
     Task(name=TASK_TENDENCY, description="future trends after the event, three options (made with an LLM)",
          dataset=ItemFilter(tasks=(TASK_TENDENCY,)), solver=Component(name="ice"),
-         metrics=("tendency_accuracy", "tendency_locality")),
+         metrics=("tendency_accuracy", "tendency_edit_level", "tendency_locality")),
 )
 
 METHOD = Method(
