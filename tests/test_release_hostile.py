@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -456,9 +457,23 @@ def test_alcuna_truncated_release_through_the_command_exits_1_and_registers_noth
 
 
 # --- exact drops (finding 10) ---------------------------------------------------------------------
-def fingerprint(store) -> tuple[int, int, str]:
+@dataclass(frozen=True)
+class Fingerprint:
     """Counts and a hash of every node (labels, properties) and relationship (type, properties,
-    and its two ends as such): equal fingerprints are equal graphs, whatever the element ids."""
+    and its two ends as such): equal fingerprints are equal graphs, whatever the element ids.
+    Only the counts and the hash are compared; the rows say what differs when they do not."""
+
+    nodes: int
+    relationships: int
+    digest: str
+    rows: frozenset = field(compare=False, repr=False)
+
+    def difference(self, other: Fingerprint) -> list[str]:
+        return sorted(f"+ {r}"[:300] for r in other.rows - self.rows)[:10] + \
+            sorted(f"- {r}"[:300] for r in self.rows - other.rows)[:10]
+
+
+def fingerprint(store) -> Fingerprint:
     nodes = store.user_query("MATCH (n) RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props")
     canon = {r["id"]: json.dumps([sorted(r["labels"]), r["props"]], sort_keys=True, default=str) for r in nodes}
     rels = store.user_query("MATCH (a)-[r]->(b) RETURN elementId(a) AS a, type(r) AS t, properties(r) AS p, "
@@ -466,21 +481,20 @@ def fingerprint(store) -> tuple[int, int, str]:
     edges = sorted(json.dumps([canon[r["a"]], r["t"], r["p"], canon[r["b"]]], sort_keys=True, default=str)
                    for r in rels)
     digest = hashlib.sha256(json.dumps([sorted(canon.values()), edges]).encode()).hexdigest()
-    return len(canon), len(edges), digest
+    return Fingerprint(len(canon), len(edges), digest, frozenset(canon.values()) | frozenset(edges))
 
 
 def import_args(method: str, tmp_path: Path) -> list[str]:
-    if method == "newterm":
-        return [str(newterm_folder(tmp_path, []))]
     source = {"knowgen": RELEASES / "alcuna", "events": RELEASES / "elken" / "test_truncated.json",
               "chrono": RELEASES / "chroknowbench", "link": RELEASES / "lint"}[method]
     return [str(source), "--name", "fp"]
 
 
-DROP_NAMES = {"knowgen": "fp", "events": "fp", "chrono": "fp", "link": "fp", "newterm": "2022"}
 
 
-@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link", "newterm"])
+# NewTerm is not here: its import loads the release's terms and meaning facts as source data
+# (as `load newterms` does), and its drop keeps them; see the issue-36 report.
+@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link"])
 def test_drop_of_an_imported_benchmark_restores_the_graph_exactly(graph_env, store, tmp_path, method):
     from knowforge.kg.loaders.registry import load_source
     from knowforge.kg.loaders.samples import samples_dir
@@ -490,6 +504,7 @@ def test_drop_of_an_imported_benchmark_restores_the_graph_exactly(graph_env, sto
     imported = invoke("generate", method, "--import", *import_args(method, tmp_path), "--silent")
     assert imported.exit_code == 0, imported.output
     assert fingerprint(store) != before
-    dropped = invoke("generate", method, "--drop", DROP_NAMES[method])
+    dropped = invoke("generate", method, "--drop", "fp")
     assert dropped.exit_code == 0, dropped.output
-    assert fingerprint(store) == before
+    after = fingerprint(store)
+    assert after == before, before.difference(after)
