@@ -56,6 +56,16 @@ def plan_steps(plan: dict | None) -> Iterator[PlanStep]:
         stack.extend(reversed(node.get("children") or []))
 
 
+# `CALL { ... } IN TRANSACTIONS` plans as these operators; it commits as it goes, so it can only
+# run in an implicit (auto-commit) transaction, never in a managed one.
+TRANSACTION_OPERATORS = frozenset({"TransactionForeach", "TransactionApply"})
+
+
+def commits_in_batches(plan: dict | None) -> bool:
+    """Whether the plan holds ``CALL { ... } IN TRANSACTIONS`` (see ``TRANSACTION_OPERATORS``)."""
+    return any(step.operator in TRANSACTION_OPERATORS for step in plan_steps(plan))
+
+
 def procedure_name(details: str) -> str:
     """``dbms.listConfig`` from a ProcedureCall's details ``dbms.listConfig() :: (name :: STRING)``."""
     match = _PROCEDURE_NAME.match(details)

@@ -24,7 +24,7 @@ from neo4j import Query, RoutingControl
 
 from knowforge.errors import GraphUnavailable, KnowforgeError, QueryError, QueryRefused
 from knowforge.kg.cypher import load_cypher, split_statements
-from knowforge.kg.query_guard import refusal
+from knowforge.kg.query_guard import commits_in_batches, refusal
 
 log = logging.getLogger(__name__)
 
@@ -405,8 +405,13 @@ class Store:
         access = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
         try:
             with self.driver.session(database=self.database, default_access_mode=access) as session:
-                runner = session.execute_write if write else session.execute_read
-                rows = runner(lambda tx: tx.run(text, params).data())
+                if commits_in_batches(summary.plan):
+                    # it commits batch by batch, which a managed transaction cannot hold; an
+                    # implicit one is not retried, so a transient failure reaches the user
+                    rows = session.run(text, params).data()
+                else:
+                    runner = session.execute_write if write else session.execute_read
+                    rows = runner(lambda tx: tx.run(text, params).data())
         except neo4j.exceptions.ClientError as exc:
             if exc.code == "Neo.ClientError.Statement.ParameterMissing":
                 names = (exc.message or "").rpartition(":")[2].strip() or "?"

@@ -64,7 +64,14 @@ def import_benchmark(method: Method, store, paths: Sequence[Path], params: Metho
 def drop(method: Method, store, name: str) -> dict[str, int]:
     if method.drop is None:
         raise ConfigError(f"method {method.name!r} cannot drop a benchmark")
-    return dict(method.drop(store, name))
+    bid = method.benchmark_id(name)
+    registered = read_benchmark(store, bid) is not None
+    result = dict(method.drop(store, name))
+    # A name that is no benchmark must not read as a success; a method's drop also clears what
+    # a failed import left without its Benchmark node, so that counts as something dropped.
+    if not registered and not any(result.values()):
+        raise InputError(f"no benchmark {bid} to drop (`knowforge methods --benchmarks` lists those in the graph)")
+    return result
 
 
 # --- export -----------------------------------------------------------------------------------------

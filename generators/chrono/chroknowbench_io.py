@@ -40,6 +40,7 @@ from knowforge.errors import InputError, describe_validation_error
 from knowforge.generators.chrono.records import ChronoRecord
 from knowforge.models.release_report import Variants
 from knowforge.kg.records import stable_id
+from knowforge.kg.release_input import parse_release_json, read_release_text, record_problem, release_file
 
 DOMAIN_FILE_NAMES = {"general": "General", "biomedical": "Biomedical", "legal": "Legal",
                      "commonsense": "CommonSense", "math": "Math"}
@@ -242,12 +243,16 @@ _NOT_JSON = object()
 def _file_lines(path: Path, report: ChronoImportReport) -> list[tuple[int, object]]:
     """(line or index, decoded value) of a JSONL file, or of a JSON list (``.json``); a line
     that is not JSON comes as ``(line, (_NOT_JSON, message))``, in its place."""
-    text = path.read_text(encoding="utf-8")
+    repaired: list[tuple[int, str]] = []
+    text = read_release_text(path, repaired)
+    report.problems.extend(f"{path}:{line}: {why}: kept" for line, why in repaired)
     if text.lstrip().startswith("["):
         try:
-            values = json.loads(text)
+            values = parse_release_json(text)
         except json.JSONDecodeError as exc:
             return [(exc.lineno, (_NOT_JSON, f"{exc.msg}: the file is skipped"))]
+        except ValueError as exc:
+            return [(1, (_NOT_JSON, f"{exc}: the file is skipped"))]
         report.variants.add("a JSON list instead of JSON lines", str(path))
         return list(enumerate(values, 1))
     out = []
@@ -255,9 +260,9 @@ def _file_lines(path: Path, report: ChronoImportReport) -> list[tuple[int, objec
         if not line.strip():
             continue
         try:
-            out.append((line_no, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            out.append((line_no, (_NOT_JSON, exc.msg)))
+            out.append((line_no, parse_release_json(line)))
+        except ValueError as exc:
+            out.append((line_no, (_NOT_JSON, getattr(exc, "msg", str(exc)))))
     return out
 
 
@@ -315,7 +320,9 @@ def read_chroknowbench(paths: Iterable[str | Path]) -> tuple[list[ChronoRecord],
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*") if f.suffix in (".jsonl", ".json") and f.is_file()))
+            # a folder named like a release file is refused by name, never skipped in silence
+            files.extend(release_file(f, "a ChroKnowBench file")
+                         for f in sorted(p.rglob("*")) if f.suffix in (".jsonl", ".json"))
         elif p.is_file():
             files.append(p)
         else:
@@ -334,6 +341,10 @@ def read_chroknowbench(paths: Iterable[str | Path]) -> tuple[list[ChronoRecord],
                 continue
             if not isinstance(raw, dict):
                 report.skip(path, line_no, f"not an object ({type(raw).__name__})", "not an object")
+                continue
+            refused = record_problem(raw)
+            if refused:
+                report.skip(path, line_no, refused, "refused record")
                 continue
             try:
                 line = ReleaseLine.model_validate(raw)
@@ -359,6 +370,10 @@ def read_chroknowbench(paths: Iterable[str | Path]) -> tuple[list[ChronoRecord],
             records[rec.id] = rec
             read += 1
         report.files[str(path)] = read
+    if not records:
+        first = f" (first problem: {report.problems[0]})" if report.problems else ""
+        raise InputError(f"no ChroKnowBench record could be read from {len(files)} file(s){first}",
+                         path=str(files[0]) if files else None)
     return sorted(records.values(), key=lambda r: r.id), report
 
 

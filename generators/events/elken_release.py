@@ -37,6 +37,8 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowforge.errors import InputError, describe_validation_error
+from knowforge.kg.loaders.base import max_line_bytes
+from knowforge.kg.release_input import record_problem, release_file
 from knowforge.models.release_report import Variants
 from knowforge.models.types import BenchmarkItem
 
@@ -205,6 +207,34 @@ def _skip_ws(text: str, pos: int) -> int:
     return pos
 
 
+TOO_DEEP = object()   # a record nested too deeply to decode
+
+
+def _value_end(text: str, pos: int) -> int | None:
+    """The end of the JSON list or object at ``pos`` by its brackets (strings skipped), or None
+    when they never close; for a value too deep to decode, without recursion."""
+    depth = 0
+    in_string = escaped = False
+    for i in range(pos, len(text)):
+        c = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
 def decode_records(text: str) -> tuple[list[tuple[int, int, int, Any]], int | None, int | None]:
     """Every complete record of a top-level JSON list, as (index, line, byte offset, value),
     and the byte offset and line of the first record that does not decode (None when the list
@@ -228,6 +258,14 @@ def decode_records(text: str) -> tuple[list[tuple[int, int, int, Any]], int | No
         except json.JSONDecodeError:
             line, byte = cursor.at(pos)
             return records, byte, line
+        except RecursionError:
+            # too deep for Python's stack: the record is refused (as TOO_DEEP) and reading
+            # goes on after it, when its brackets close
+            end = _value_end(text, pos)
+            if end is None:
+                line, byte = cursor.at(pos)
+                return records, byte, line
+            value = TOO_DEEP
         line, byte = cursor.at(pos)
         records.append((len(records), line, byte, value))
         pos = _skip_ws(text, end)
@@ -247,25 +285,67 @@ def read_elken_release(path: str | Path, *, benchmark: str | None = None) -> Elk
     question id. An InputError only when the file cannot be read at all; damage, variants and
     unreadable records are in the report.
     """
-    path = Path(path)
+    path = release_file(path, "an ELKEN file")
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
     benchmark = benchmark or f"events:{default_release_name(path)}"
-    text = raw.decode("utf-8", errors="replace")
     report = ReleaseReport(path=str(path), size=len(raw))
-    if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
-        report.variants.add("bytes that are not UTF-8 (replaced)", str(path))
+    text = _decoded(raw, report)
     records, report.damage_offset, report.damage_line = decode_records(text)
     if not records and report.damage_offset is not None and report.damage_offset == 0:
         raise InputError("not an ELKEN file: expected a JSON list of events", path=str(path))
     events: list[ReleaseEvent] = []
+    seen: dict[str, ReleaseEvent] = {}      # event text -> its first event
     for index, line, offset, record in records:
+        counted = Counter(report.questions)
         event = _read_event(record, index, line, offset, benchmark, report)
-        if event is not None:
-            events.append(event)
+        if event is None:
+            continue
+        first = seen.setdefault(event.text, event)
+        if first is not event:
+            # a duplicated event would be asked twice and counted twice in every metric
+            lost = report.questions - counted
+            report.questions = counted
+            report.questions_skipped.update(lost)
+            report.events -= 1
+            report.events_skipped += 1
+            report.event_types[event.event_type] -= 1
+            report.event_types += Counter()          # drops a type whose count fell to 0
+            report.problems.append(ReleaseProblem(report.path, line, offset, f"event {index}",
+                                                  f"the same event as event {first.index} (line {first.line}): "
+                                                  f"a duplicate, skipped with its {sum(lost.values())} questions"))
+            continue
+        events.append(event)
     return ElkenRelease(events, [i for e in events for i in e.items], report)
+
+
+def _decoded(raw: bytes, report: ReleaseReport) -> str:
+    """``raw`` as text; each line with bytes that are not UTF-8 is read with U+FFFD and reported,
+    and a line over the loaders' limit stops the import (``KNOWFORGE_MAX_LINE_BYTES``)."""
+    limit = max_line_bytes()
+    try:
+        text = raw.decode("utf-8")
+        bad = False
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        bad = True
+    offset = 0
+    for number, line in enumerate(raw.split(b"\n"), 1):
+        if len(line) > limit:
+            raise InputError(f"the line is {len(line):,} bytes, longer than the limit of {limit:,} "
+                             f"(KNOWFORGE_MAX_LINE_BYTES sets it)", path=report.path, line=number)
+        if bad:
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                report.variants.add("bytes that are not UTF-8 (replaced)", f"{report.path}:{number}")
+                report.problems.append(ReleaseProblem(report.path, number, offset, "the file",
+                                                      f"not UTF-8 ({exc.reason} at byte {offset + exc.start}): "
+                                                      "read as U+FFFD, kept"))
+        offset += len(line) + 1
+    return text
 
 
 def _read_event(record: Any, index: int, line: int, offset: int, benchmark: str,
@@ -275,6 +355,13 @@ def _read_event(record: Any, index: int, line: int, offset: int, benchmark: str,
 
     where = f"event {index}"
     at_event = f"{report.path}:{line} (byte {offset}), {where}"
+    refused = "nested too deeply to decode" if record is TOO_DEEP else record_problem(record)
+    if refused:
+        report.events_skipped += 1
+        lost = _count_questions(record) if isinstance(record, Mapping) else Counter()
+        report.questions_skipped.update(lost)
+        problem(where, f"{refused}: the event and its {sum(lost.values())} questions skipped")
+        return None
     if not isinstance(record, Mapping):
         report.events_skipped += 1
         problem(where, f"not an object ({type(record).__name__}): event skipped")

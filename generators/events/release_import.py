@@ -146,13 +146,13 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
     if (existing and existing.get("origin") != ORIGIN) or set(origins) - {ORIGIN}:
         raise ConfigError(f"{bid} is a generated batch: drop it first (knowforge generate events --drop {name}) "
                           "or import under another --name")
-    replaced = drop_release(store, name) if (existing or origins) else None
-
+    # read (and refuse) before anything is dropped: a bad file must not cost the benchmark it replaces
     release = read_elken_release(path, benchmark=bid)
     report = release.report
     if not release.events:
         raise InputError("no complete ELKEN event in the file"
                          + (f" ({report.damage_note()})" if report.truncated else ""), path=str(path))
+    replaced = drop_release(store, name) if (existing or origins) else None
     if progress:
         progress(len(release.events))
     plans = [release_plan(e, batch=name, seed=params.seed, date=params.date) for e in release.events]

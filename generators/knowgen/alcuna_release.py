@@ -33,6 +33,8 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowforge.errors import InputError, describe_validation_error
+from knowforge.kg.release_input import (parse_release_json, read_release_text, record_problem, release_file,
+                                        release_lines)
 from knowforge.models.release_report import Variants
 from knowforge.models.types import BenchmarkItem
 
@@ -163,7 +165,7 @@ def release_files(paths) -> tuple[Path, Path]:
     for p in map(Path, paths):
         for f in (sorted(p.rglob("*")) if p.is_dir() else [p]):
             if f.name in (META_FILE, QUESTION_FILE):
-                found.setdefault(f.name, f)
+                found.setdefault(f.name, release_file(f, f"ALCUNA's {f.name}"))
     missing = [n for n in (META_FILE, QUESTION_FILE) if n not in found]
     if missing:
         raise InputError(f"an ALCUNA release needs {META_FILE} and {QUESTION_FILE}; missing "
@@ -186,40 +188,52 @@ def read_alcuna_release(paths, *, benchmark: str = "knowgen:alcuna") -> AlcunaRe
     entities = _read_meta(meta_path, benchmark, report)
     by_alcuna = {e.alcuna_id: e for e in entities}
     items = _read_questions(question_path, benchmark, by_alcuna, report)
+    if not items:
+        # a truncated or emptied release must not register as an empty benchmark
+        first = f" (first problem: {report.problems[0]})" if report.problems else ""
+        raise InputError(f"no question could be read: {report.entities} artificial entities, "
+                         f"{report.questions_skipped} questions skipped{first}", path=str(question_path))
     return AlcunaRelease(entities, items, report)
 
 
 def _read_meta(path: Path, benchmark: str, report: ReleaseReport) -> list[ReleaseEntityRecord]:
     entities: dict[int, ReleaseEntityRecord] = {}
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
+    repaired: list[tuple[int, str]] = []
+    for line_no, line in release_lines(path, repaired):
+        while repaired:
+            at, why = repaired.pop(0)
+            report.problems.append(ReleaseProblem(str(path), at, "meta line", f"{why}: line kept"))
+        if not line.strip():
+            continue
 
-            def skip(reason: str, line_no=line_no) -> None:
-                report.lines_skipped += 1
-                report.problems.append(ReleaseProblem(str(path), line_no, "meta line", reason))
+        def skip(reason: str, line_no=line_no) -> None:
+            report.lines_skipped += 1
+            report.problems.append(ReleaseProblem(str(path), line_no, "meta line", reason))
 
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                skip(f"not JSON ({exc.msg}): line skipped")
-                continue
-            try:
-                meta = ReleaseMeta.model_validate(raw)
-            except ValidationError as exc:
-                skip(f"{describe_validation_error(exc)}: line skipped")
-                continue
-            entity = meta.artificial_entity
-            if entity.id in entities:
-                skip(f"artificial entity {entity.id} again (first on line {entities[entity.id].line}): "
-                     "line skipped")
-                continue
-            _meta_variants(raw, meta, report, f"{path}:{line_no}")
-            entities[entity.id] = ReleaseEntityRecord(
-                id=entity_graph_id(benchmark, entity.id), alcuna_id=entity.id, name=entity.name,
-                rank=entity.rank, parent=meta.parent_entity, properties=tuple(entity.property),
-                differences=_differences(meta.difference, report, f"{path}:{line_no}"), line=line_no, record=raw)
+        try:
+            raw = parse_release_json(line)
+        except ValueError as exc:
+            skip(f"not JSON ({getattr(exc, 'msg', exc)}): line skipped")
+            continue
+        refused = record_problem(raw)
+        if refused:
+            skip(f"{refused}: line skipped")
+            continue
+        try:
+            meta = ReleaseMeta.model_validate(raw)
+        except ValidationError as exc:
+            skip(f"{describe_validation_error(exc)}: line skipped")
+            continue
+        entity = meta.artificial_entity
+        if entity.id in entities:
+            skip(f"artificial entity {entity.id} again (first on line {entities[entity.id].line}): "
+                 "line skipped")
+            continue
+        _meta_variants(raw, meta, report, f"{path}:{line_no}")
+        entities[entity.id] = ReleaseEntityRecord(
+            id=entity_graph_id(benchmark, entity.id), alcuna_id=entity.id, name=entity.name,
+            rank=entity.rank, parent=meta.parent_entity, properties=tuple(entity.property),
+            differences=_differences(meta.difference, report, f"{path}:{line_no}"), line=line_no, record=raw)
     report.entities = len(entities)
     return list(entities.values())
 
@@ -282,11 +296,16 @@ def _question_lines(text: str, keys) -> dict[str, int]:
 
 def _read_questions(path: Path, benchmark: str, entities: dict[int, ReleaseEntityRecord],
                     report: ReleaseReport) -> list[BenchmarkItem]:
-    text = path.read_text(encoding="utf-8")
+    repaired: list[tuple[int, str]] = []
+    text = read_release_text(path, repaired)
+    for at, why in repaired:
+        report.problems.append(ReleaseProblem(str(path), at, "questions", f"{why}: kept"))
     try:
-        data = json.loads(text)
+        data = parse_release_json(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON ({exc.msg})", path=str(path), line=exc.lineno) from exc
+        raise InputError(f"not JSON ({exc.msg}; a truncated file?)", path=str(path), line=exc.lineno) from exc
+    except ValueError as exc:
+        raise InputError(f"not readable JSON: {exc}", path=str(path)) from exc
     if not isinstance(data, Mapping):
         raise InputError("expected an object {entity id: [question, ...]}", path=str(path))
     lines = _question_lines(text, data)
@@ -313,6 +332,11 @@ def _read_questions(path: Path, benchmark: str, entities: dict[int, ReleaseEntit
                                      "questions skipped")
             continue
         for n, raw in enumerate(questions):
+            refused = record_problem(raw)
+            if refused:
+                report.questions_skipped += 1
+                problem(f"entity {key} [{n}]", f"{refused}: skipped")
+                continue
             item = _item(raw, n, entity, benchmark, report, lambda r, n=n: problem(f"entity {key} [{n}]", r),
                          release={"file": path.name, "entity": key, "index": n, "line": line})
             if item is None:

@@ -79,8 +79,9 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
     if existing and existing[0].get("origin") != ORIGIN:
         raise ConfigError(f"{bid} is a generated batch: drop it first (knowforge generate knowgen --drop {batch}) "
                           "or import under another --name")
-    replaced = drop_batch(store, batch) if existing else None
+    # read (and refuse) before anything is dropped: a bad release must not cost the batch it replaces
     release = read_alcuna_release([meta_path, question_path], benchmark=bid)
+    replaced = drop_batch(store, batch) if existing else None
     report = release.report
     if progress:
         progress(report.entities)

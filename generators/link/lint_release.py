@@ -21,7 +21,6 @@ file, line and reason; a line repeating a statement already read is counted as a
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowforge.errors import InputError, describe_validation_error
+from knowforge.kg.release_input import parse_release_json, record_problem, release_file, release_lines
 from knowforge.models.release_report import Variants
 from knowforge.models.types import BenchmarkItem
 
@@ -93,7 +93,7 @@ class LintRelease(NamedTuple):
 def release_files(paths) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
-        files.extend(sorted(f for f in p.rglob("*.jsonl")) if p.is_dir() else [p])
+        files.extend(release_file(f, "a LINT file") for f in (sorted(p.rglob("*.jsonl")) if p.is_dir() else [p]))
     if not files:
         raise InputError("no LINT file (*.jsonl) here", path=str(paths[0]))
     return files
@@ -114,11 +114,15 @@ def _first(raw: dict, keys: tuple[str, ...]) -> tuple[str | None, Any]:
 
 
 def read_lint_release(paths, *, benchmark: str = "link:lint") -> LintRelease:
+    paths = list(paths)
     report = LintReport()
     statements: dict[str, LintStatement] = {}
-    for path in release_files(list(paths)):
+    for path in release_files(paths):
         read = 0
-        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        repaired: list[tuple[int, str]] = []
+        for line_no, line in release_lines(path, repaired):
+            report.problems.extend(f"{path}:{at}: {why}: kept" for at, why in repaired)
+            repaired.clear()
             if not line.strip():
                 continue
 
@@ -127,12 +131,16 @@ def read_lint_release(paths, *, benchmark: str = "link:lint") -> LintRelease:
                 report.problems.append(f"{path}:{line_no}: {reason}")
 
             try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                skip(f"not JSON ({exc.msg})", "malformed JSON")
+                raw = parse_release_json(line)
+            except ValueError as exc:
+                skip(f"not JSON ({getattr(exc, 'msg', exc)})", "malformed JSON")
                 continue
             if not isinstance(raw, dict):
                 skip(f"not an object ({type(raw).__name__})", "not an object")
+                continue
+            refused = record_problem(raw)
+            if refused:
+                skip(refused, "refused record")
                 continue
             try:
                 record = ReleaseStatement.model_validate(raw)
@@ -155,6 +163,9 @@ def read_lint_release(paths, *, benchmark: str = "link:lint") -> LintRelease:
             read += 1
         report.files[str(path)] = read
     ordered = sorted(statements.values(), key=lambda s: s.id)
+    if not ordered:
+        first = f" (first problem: {report.problems[0]})" if report.problems else ""
+        raise InputError(f"no LINT statement could be read{first}", path=str(paths[0]))
     return LintRelease(ordered, [i for s in ordered for i in s.items], report)
 
 

@@ -61,8 +61,9 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
         raise ConfigError(f"{benchmark} was generated: drop it first (knowforge generate link --drop {name}) "
                           "or import under another --name")
     state = store.read("link/read_batch", benchmark=benchmark, batch=name)[0]
-    replaced = drop_link(store, name) if (state["benchmark"] or state["facts"] or state["questions"]) else None
+    # read (and refuse) before anything is dropped: a bad release must not cost the benchmark it replaces
     release = read_lint_release(files, benchmark=benchmark)
+    replaced = drop_link(store, name) if (state["benchmark"] or state["facts"] or state["questions"]) else None
     report = release.report
     if not release.statements:
         raise InputError("no LINT statement could be read"

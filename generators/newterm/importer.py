@@ -10,7 +10,6 @@ counted by reason and listed with file and line; the rest is imported.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.kg.loaders.newterms import category_of, entity_id, load_term_records
+from knowforge.kg.release_input import parse_release_json, record_problem, release_file, release_lines
 from knowforge.kg.store import Store
 from knowforge.models.method import GenerationSummary
 from knowforge.models.questions import source_graph_hash, write_benchmark, write_questions
@@ -46,23 +46,36 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
     parsed: dict = {}
     for spec in files:
         rows = []
-        with spec.path.open(encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                    _check(record, spec)
-                except (ValueError, TypeError) as exc:
-                    reason = "malformed JSON" if isinstance(exc, json.JSONDecodeError) else "malformed record"
-                    skipped[reason] += 1
-                    if len(problems) < MAX_LISTED:
-                        problems.append(f"{spec.path}:{lineno}: {exc}")
-                    continue
-                rows.append((lineno, record))
+        repaired: list[tuple[int, str]] = []
+        for lineno, line in release_lines(release_file(spec.path, "a NewTerm release file"), repaired):
+            for at, why in repaired:
+                skipped["bytes replaced (kept)"] += 1
+                if len(problems) < MAX_LISTED:
+                    problems.append(f"{spec.path}:{at}: {why}: kept")
+            repaired.clear()
+            if not line.strip():
+                continue
+            reason = "malformed JSON"
+            try:
+                record = parse_release_json(line)
+                reason = "malformed record"
+                refused = record_problem(record)
+                if refused:
+                    raise ValueError(refused)
+                _check(record, spec)
+            except (ValueError, TypeError) as exc:
+                skipped[reason] += 1
+                if len(problems) < MAX_LISTED:
+                    problems.append(f"{spec.path}:{lineno}: {exc}")
+                continue
+            rows.append((lineno, record))
         parsed[spec] = rows
         if progress:
             progress(len(rows))
+    if not any(parsed.values()):
+        # a truncated or emptied release must not register as an empty benchmark
+        raise InputError("no record could be read from the release files"
+                         + (f" (first problem: {problems[0]})" if problems else ""), path=str(files[0].path))
 
     graph.drop_benchmark(store, name)
     # terms first: every (term, meaning) of every file, so questions can point at their facts

@@ -100,7 +100,8 @@ def release_files(paths: Sequence[Path]) -> tuple[list[ReleaseFile], list[Path]]
     """(recognised files in a stable order, files that are not part of a release)."""
     found, other = [], []
     for path in paths:
-        candidates = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        # a folder named like a release file is a candidate too: refused by name when read
+        candidates = sorted(p for p in path.rglob("*") if p.is_file() or classify(p)) if path.is_dir() else [path]
         for candidate in candidates:
             spec = classify(candidate)
             if spec is None:

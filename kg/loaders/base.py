@@ -18,6 +18,7 @@ import bz2
 import hashlib
 import json
 import logging
+import os
 import re
 import time
 import unicodedata
@@ -42,6 +43,10 @@ DEFAULT_BATCH_SIZE = 5000
 # Problems beyond this many are still counted, just not listed one by one.
 MAX_LISTED_PROBLEMS = 200
 READ_CHUNK = 1 << 20
+# The longest line a loader reads (a Wikidata JSON dump's largest entity is a few MiB); a file
+# without newlines (`/dev/zero`, a binary given by mistake) stops here instead of filling memory.
+DEFAULT_MAX_LINE_BYTES = 64 << 20
+MAX_LINE_ENV = "KNOWFORGE_MAX_LINE_BYTES"
 
 RecordProgress = Callable[[int], None]
 """Called with the number of input records just read (the CLI turns it into a progress bar)."""
@@ -75,6 +80,7 @@ class LoadReport:
     facts_written: int = 0
     relations_written: int = 0
     skipped: Counter = field(default_factory=Counter)
+    repaired: Counter = field(default_factory=Counter)    # records kept after a repair, by reason
     problems: list[Problem] = field(default_factory=list)
     problem_count: int = 0
     errors: int = 0
@@ -91,7 +97,7 @@ class LoadReport:
         return {"source": self.source, "files": list(self.files), "records_read": self.records_read,
                 "entities_written": self.entities_written, "facts_written": self.facts_written,
                 "relations_written": self.relations_written, "skipped": dict(self.skipped),
-                "errors": self.errors,
+                "repaired": dict(self.repaired), "errors": self.errors,
                 "problems": [{"reason": p.reason, "message": p.message, "path": p.path,
                               "line": p.line, "fatal": p.fatal} for p in self.problems]}
 
@@ -145,6 +151,19 @@ class LoadContext:
         problem = Problem(reason, message, str(path) if path is not None else None, line)
         self.report.add_problem(problem)
         log.debug("skipped (%s): %s", reason, problem)
+        if self.strict:
+            self.sink.flush()
+            raise InputError(f"{message} [{reason}] (--strict stops at the first bad record)",
+                             path=str(path) if path is not None else None, line=line)
+
+    def repair(self, reason: str, message: str, *, path: str | Path | None = None,
+               line: int | None = None) -> None:
+        """Count a record kept after a repair (bytes that are not UTF-8 read as U+FFFD) and list
+        it, so no change to the input is silent. Under ``strict`` it is fatal, like ``skip``."""
+        self.report.repaired[reason] += 1
+        problem = Problem(reason, message, str(path) if path is not None else None, line)
+        self.report.add_problem(problem)
+        log.debug("repaired (%s): %s", reason, problem)
         if self.strict:
             self.sink.flush()
             raise InputError(f"{message} [{reason}] (--strict stops at the first bad record)",
@@ -433,16 +452,36 @@ class TruncatedInput(Exception):
         self.line = line
 
 
-def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
+class LineTooLong(TruncatedInput):
+    """A line longer than the limit: the file is not read further (after the good lines)."""
+
+
+def max_line_bytes() -> int:
+    """The line-length limit: ``$KNOWFORGE_MAX_LINE_BYTES`` when set, else 64 MiB."""
+    raw = os.environ.get(MAX_LINE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_LINE_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise KnowforgeError(f"{MAX_LINE_ENV}={raw!r} is not a positive number of bytes")
+    return value
+
+
+def iter_lines(path: str | Path, *, max_line: int | None = None) -> Iterator[tuple[int, bytes]]:
     """Yield ``(line_number, raw_line)`` of a plain, ``.gz`` or ``.bz2`` file, streaming.
 
     The decompression is done here, chunk by chunk, so that a truncated archive yields every
     complete line before the damage and then raises ``TruncatedInput`` naming the line where
     the damage starts (the standard library would lose the last decompressed chunk).
     Multi-stream archives (concatenated gzip/bz2 members, as the Wikidata dumps are) are read
-    to the end.
+    to the end. A line longer than ``max_line`` bytes (default ``max_line_bytes()``) raises
+    ``LineTooLong`` naming it, once that many bytes of it are read: memory stays bounded.
     """
     path = Path(path)
+    limit = max_line if max_line is not None else max_line_bytes()
     name = path.name.lower()
     if name.endswith(".gz"):
         chunks = _decompressed(path, lambda: zlib.decompressobj(wbits=47))
@@ -451,23 +490,43 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     else:
         chunks = _plain(path)
     lineno = 0
-    rest = b""
+    # the pieces of the line being read, joined once its newline comes: a long line costs its
+    # length, not its length times the chunks it spans
+    pieces: list[bytes] = []
+    held = 0
     try:
         for chunk in chunks:
-            data = rest + chunk if rest else chunk
-            lines = data.split(b"\n")
-            rest = lines.pop()
-            for line in lines:
-                lineno += 1
-                yield lineno, line
+            lines = chunk.split(b"\n")
+            tail = lines.pop()
+            if lines:
+                if pieces:
+                    lines[0] = b"".join(pieces) + lines[0]
+                    pieces, held = [], 0
+                for line in lines:
+                    lineno += 1
+                    if len(line) > limit:
+                        raise LineTooLong(_too_long(len(line), limit), lineno)
+                    yield lineno, line
+            if tail:
+                pieces.append(tail)
+                held += len(tail)
+                if held > limit:
+                    raise LineTooLong(_too_long(held, limit, more=True), lineno + 1)
+    except LineTooLong:
+        raise
     except TruncatedInput as exc:
-        # `rest` is the start of a line that was cut off by the damage: not a record.
+        # the pieces held are the start of a line cut off by the damage: not a record.
         raise TruncatedInput(str(exc), lineno + 1) from None
     except (OSError, EOFError, zlib.error) as exc:
         raise TruncatedInput(f"cannot decompress: {exc}", lineno + 1) from None
-    if rest:
+    if pieces:
         lineno += 1
-        yield lineno, rest
+        yield lineno, b"".join(pieces)
+
+
+def _too_long(size: int, limit: int, more: bool = False) -> str:
+    return (f"the line is {'over ' if more else ''}{size:,} bytes, longer than the limit of {limit:,} "
+            f"({MAX_LINE_ENV} sets it); the file is not read further")
 
 
 def _plain(path: Path) -> Iterator[bytes]:
@@ -506,7 +565,23 @@ def read_text_lines(ctx: LoadContext, path: Path) -> Iterator[tuple[int, str]]:
             except UnicodeDecodeError as exc:
                 ctx.skip("bad_encoding", f"not UTF-8: {exc}", path=path, line=lineno)
     except TruncatedInput as exc:
-        ctx.fail_file("truncated_input", str(exc), path=path, line=exc.line)
+        ctx.fail_file(unreadable_reason(exc), str(exc), path=path, line=exc.line)
+
+
+def unreadable_reason(exc: TruncatedInput) -> str:
+    """The report's reason for a file that stopped being read."""
+    return "line_too_long" if isinstance(exc, LineTooLong) else "truncated_input"
+
+
+def decode_replacing(ctx: LoadContext, raw: bytes, path: Path, line: int) -> str:
+    """``raw`` as UTF-8, bytes that are not replaced by U+FFFD and the repair reported."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = raw.decode("utf-8", errors="replace")
+        ctx.repair("bad_encoding_replaced", f"not UTF-8 ({exc.reason} at byte {exc.start}): "
+                   f"{text.count(chr(0xFFFD))} character(s) read as U+FFFD", path=path, line=line)
+        return text
 
 
 def parse_json(text: str | bytes):

@@ -26,7 +26,7 @@ from pathlib import Path
 from knowforge.errors import InputError
 from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
                                        RecordProgress, TruncatedInput, iter_lines, read_text_lines, snake,
-                                       split_camel)
+                                       split_camel, unreadable_reason)
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Store
 
@@ -213,7 +213,7 @@ def _csv_text_lines(ctx: LoadContext, path: Path, bad_lines: set[int]) -> Iterat
                 line = raw.decode("utf-8", errors="replace")
             yield line.rstrip("\r") + "\n"
     except TruncatedInput as exc:
-        ctx.fail_file("truncated_input", str(exc), path=path, line=exc.line)
+        ctx.fail_file(unreadable_reason(exc), str(exc), path=path, line=exc.line)
 
 
 def _load_pages(ctx: LoadContext, path: Path) -> dict[str, str]:

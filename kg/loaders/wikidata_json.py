@@ -29,7 +29,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress,
-                                       TruncatedInput, iter_lines, parse_json)
+                                       TruncatedInput, iter_lines, parse_json, unreadable_reason)
 from knowforge.kg.loaders.checks import json_kind, text_problem
 from knowforge.kg.loaders.wikidata_common import (TIME_QUALIFIERS, default_properties, parse_time,
                                                   vocabulary)
@@ -853,7 +853,7 @@ def load_wikidata_json(store: Store, paths: Iterable[str | Path], *,
                         seen_properties.add(fact.relation)
                         out.fact(fact)
         except TruncatedInput as exc:
-            ctx.fail_file("truncated_input", str(exc), path=path, line=exc.line)
+            ctx.fail_file(unreadable_reason(exc), str(exc), path=path, line=exc.line)
     vocab = vocabulary()
     for pid in sorted(seen_properties | set(relations)):
         record, where, line = relations.get(pid) or (None, None, None)

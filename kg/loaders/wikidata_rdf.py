@@ -18,6 +18,8 @@ Turtle has no line structure and is parsed whole (use N-Triples for big dumps).
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import logging
 import math
 from collections.abc import Iterable, Iterator
@@ -28,7 +30,8 @@ import rdflib
 from rdflib import Literal, URIRef
 
 from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
-                                       RecordProgress, TruncatedInput, iter_lines)
+                                       RecordProgress, TruncatedInput, decode_replacing, iter_lines,
+                                       unreadable_reason)
 from knowforge.kg.loaders.checks import INT64_MAX
 from knowforge.kg.loaders.wikidata_common import (ENTITY_URI, TIME_QUALIFIERS, default_properties,
                                                   parse_xsd_time, vocabulary)
@@ -381,7 +384,7 @@ def _ntriples(ctx: LoadContext, path: Path) -> Iterator[tuple]:
     last_key: str | None = None
     try:
         for lineno, raw in iter_lines(path):
-            line = raw.decode("utf-8", errors="replace").strip()
+            line = decode_replacing(ctx, raw, path, lineno).strip()
             if not line or line.startswith("#"):
                 continue
             key = _line_key(line)
@@ -394,7 +397,7 @@ def _ntriples(ctx: LoadContext, path: Path) -> Iterator[tuple]:
     except TruncatedInput as exc:
         yield from _parse_chunk(ctx, path, chunk)
         chunk = []
-        ctx.fail_file("truncated_input", str(exc), path=path, line=exc.line)
+        ctx.fail_file(unreadable_reason(exc), str(exc), path=path, line=exc.line)
     yield from _parse_chunk(ctx, path, chunk)
 
 
@@ -437,8 +440,12 @@ def _parse_chunk(ctx: LoadContext, path: Path, chunk: list[tuple[int, str]]) -> 
 
 def _turtle(ctx: LoadContext, path: Path) -> Iterator[tuple]:
     g = rdflib.Graph()
+    name = path.name.lower()
+    opener = gzip.open if name.endswith(".gz") else bz2.open if name.endswith(".bz2") else open
     try:
-        g.parse(str(path), format="turtle")
+        # rdflib reads the file itself when given a path, and would parse the archive's bytes
+        with opener(path, "rb") as fh:
+            g.parse(source=fh, format="turtle")
     except Exception as exc:  # noqa: BLE001
         line = getattr(exc, "lines", None)
         ctx.fail_file("rdf_parse_error", f"Turtle does not parse: {exc}", path=path,

@@ -107,7 +107,9 @@ def print_summary(reports) -> None:
     out = Console()
     cols = ("source", "records read", "entities", "facts", "relations", "skipped", "seconds")
     rows = [[r.source, f"{r.records_read:,}", f"{r.entities_written:,}", f"{r.facts_written:,}",
-             f"{r.relations_written:,}", ", ".join(f"{k}: {v:,}" for k, v in sorted(r.skipped.items())) or "0",
+             f"{r.relations_written:,}", ", ".join([f"{k}: {v:,}" for k, v in sorted(r.skipped.items())]
+                                                    + [f"{k}: {v:,} (kept)" for k, v in sorted(r.repaired.items())])
+             or "0",
              f"{r.seconds:.1f}"] for r in reports]
     out.print(table_of(cols, rows, right=set(cols) - {"source", "skipped"}, ids={"source"},
                        title="knowforge load"))

@@ -28,6 +28,7 @@ import jinja2
 from neo4j.exceptions import DriverError, Neo4jError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
@@ -41,6 +42,7 @@ from . import graphs, runs, samples
 from .entities import entity_page
 from .graphs import ViewRegistry, declared_views
 from .errors import BadRequest, NotFound
+from .guard import OriginGuard
 from .numbers import Estimate, StatsCache
 
 log = logging.getLogger(__name__)
@@ -104,15 +106,28 @@ def url(path: str, **params: Any) -> str:
 
 
 # --- pages -------------------------------------------------------------------------------------------------
+# No list the viewer pages through comes near this many pages; the bound keeps SKIP within the
+# server's 64-bit integers whatever the page size.
+MAX_PAGE = 1_000_000_000
+
+
 def _page_number(request: Request) -> int:
     text = request.query_params.get("page") or "1"
     try:
         page = int(text)
     except ValueError:
-        raise BadRequest(f"page={text!r} is not a whole number") from None
+        raise BadRequest(f"page={text[:40]!r} is not a whole number") from None
     if page < 1:
         raise BadRequest(f"page={page} must be 1 or more")
+    if page > MAX_PAGE:
+        raise NotFound(f"page {text[:40]} is past the end of the list")
     return page
+
+
+def _past_the_end(page: int, empty: bool) -> None:
+    """An empty page after the first is past the end of its list: 404, with where it ends."""
+    if page > 1 and empty:
+        raise NotFound(f"page {page} is past the end of the list; page 1 is its start")
 
 
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -131,6 +146,7 @@ def runs_index(request: Request) -> Response:
     state = _state(request)
     page = runs.list_runs(state.store, benchmark=benchmark, model=model, page=_page_number(request),
                           cache=state.cache)
+    _past_the_end(page.page, not page.rows)
     return render(request, "runs.html", page=page, benchmark=benchmark, model=model)
 
 
@@ -154,6 +170,7 @@ def run_samples(request: Request) -> Response:
     run_id = request.path_params["run_id"]
     filters = samples.SampleFilters.parse(request.query_params)
     page = samples.samples_page(_state(request).store, run_id, filters, page=_page_number(request))
+    _past_the_end(page.page, not page.rows)
     return render(request, "samples.html", page=page, run_id=run_id)
 
 
@@ -182,6 +199,7 @@ def run_plot(request: Request) -> Response:
 def compare(request: Request) -> Response:
     run_ids = [r for r in request.query_params.getlist("run") if r.strip()]
     comparison = comparing.compare_runs(_state(request).store, run_ids, page=_page_number(request))
+    _past_the_end(comparison.page, not comparison.disagreements)
     return render(request, "compare.html", comparison=comparison, run_ids=run_ids)
 
 
@@ -191,6 +209,7 @@ def entity(request: Request) -> Response:
     if not entity_id:
         raise BadRequest("an entity is opened with id=ENTITY_ID")
     page = entity_page(state.store, entity_id, list(state.views.views), page=_page_number(request))
+    _past_the_end(page.page, not (page.facts or page.incoming or page.questions))
     return render(request, "entity.html", page=page, entity_id=entity_id)
 
 
@@ -203,6 +222,7 @@ def method_view(request: Request) -> Response:
     declared = state.views.find(request.path_params["method"], request.path_params["view"])
     key = request.query_params.get("key") or ""
     drawing = graphs.draw_view(state.store, declared, key, request.query_params, page=_page_number(request))
+    _past_the_end(drawing.page, not any(table.rows for table in drawing.tables))
     return render(request, "view.html", drawing=drawing, marks=graphs.marks_style(declared.view))
 
 
@@ -257,7 +277,7 @@ def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCac
     handlers = {HTTPException: not_found, NotFound: not_found, BadRequest: bad_request,
                 GraphUnavailable: graph_unavailable, DriverError: graph_unavailable,
                 Neo4jError: graph_error, Exception: server_error}
-    app = Starlette(routes=routes, exception_handlers=handlers)
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(OriginGuard)])
     app.state.viewer = ViewerState(store=store, views=views if views is not None else declared_views(),
                                    cache=stats_cache if stats_cache is not None else StatsCache(),
                                    inline_answers=inline_answers)
@@ -265,4 +285,4 @@ def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCac
     return app
 
 
-__all__ = ["ViewerState", "build_app", "cell", "interval", "pct", "url"]
+__all__ = ["MAX_PAGE", "ViewerState", "build_app", "cell", "interval", "pct", "url"]

@@ -3,6 +3,12 @@
 // window.kfGraph is the drawn graph (tests read kfGraph.nodes().length).
 (function () {
   "use strict";
+  // The legend's colours are set here, not in style attributes: the viewer's Content-Security-
+  // Policy refuses inline styles (knowforge/view/guard.py).
+  document.querySelectorAll(".legend [data-colour]").forEach(function (mark) {
+    var colour = mark.getAttribute("data-colour");
+    if (mark.classList.contains("line")) mark.style.borderColor = colour; else mark.style.background = colour;
+  });
   var container = document.getElementById("graph");
   if (!container || typeof cytoscape !== "function") return;
   var elements = JSON.parse(document.getElementById("graph-elements").textContent);
