@@ -64,7 +64,12 @@ class Settings:
     home: str | None = None
     # the control model's config beyond the cutoff (ControlConfig fields), e.g. a short one in tests
     control: dict = field(default_factory=dict)
-    chrono_sample: int | None = 1000       # ChroKnowPrompt on a seeded sample of records
+    # ChroKnowPrompt on a seeded sample of records (None: all). The general domain has about 83
+    # records, and the validity targets rest on its 13 changed and about 15 unseen ones: all are kept.
+    chrono_sample: int | None = None
+    # Its answers are many (10,320 with both spans): the run's own intervals take 200 resamples, not
+    # 1,000 (the bootstrap over them was most of the step's CPU; the validity report draws its own)
+    chrono_bootstrap: int = 200
     knowgen_n: int = 200
     knowgen_limit: int = 270               # KA: the first 270 questions (30 entities) per setting
     knowgen_ku: int = 360                  # KU: the first 360 questions (20 entities), both ways
@@ -81,6 +86,7 @@ class Demo:
         self.out = settings.out
         self.stream = stream or sys.stdout
         self.t0 = time.monotonic()
+        self.cpu0 = time.process_time()
         self.model = str(self.out / f"control-{settings.cutoff}")
         self.runs: list[str] = []             # the demo's own runs: what the validity report checks
         self.control_run: str | None = None
@@ -93,7 +99,8 @@ class Demo:
         print(text, file=self.stream, flush=True)
 
     def section(self, title: str) -> None:
-        self.say(f"\n== {title} ({time.monotonic() - self.t0:.0f}s) ==")
+        # wall time since the start and this process's CPU time: on a busy machine the two differ
+        self.say(f"\n== {title} ({time.monotonic() - self.t0:.0f}s, CPU {time.process_time() - self.cpu0:.0f}s) ==")
 
     def kf(self, *args: str, log: Path | None = None, quiet: bool = False, show: bool = False) -> str:
         """``knowforge ARGS`` in this process; returns what it printed on stdout (shown too with
@@ -143,7 +150,8 @@ class Demo:
 
     def evaluate(self, benchmark: str, out: Path, *, tasks: Sequence[str] = (), solver: str | None = None,
                  solver_args: dict | None = None, max_tokens: int = 16, mc_scoring: str = "generate",
-                 limit: int | None = None, sample: int | None = None, batch_size: int = 8):
+                 limit: int | None = None, sample: int | None = None, batch_size: int = 8,
+                 bootstrap: int = 1000):
         """One ``knowforge eval`` through the workflow, with the demo's one backend per config (the
         model is loaded once) and a request bar with its total. Returns the Evaluation."""
         from knowforge import workflow
@@ -154,7 +162,7 @@ class Demo:
 
         options = EvalOptions.make(backend="hf", model=self.model, device="cpu", max_tokens=max_tokens,
                                    mc_scoring=mc_scoring, limit=limit, sample=sample, batch_size=batch_size,
-                                   out_dir=out, cache_dir=self.s.cache_dir)
+                                   out_dir=out, cache_dir=self.s.cache_dir, bootstrap=bootstrap)
         key = options.backend_config().model_dump_json()
         if key not in self._backends:
             self._backends[key] = make_backend(options)
@@ -176,7 +184,7 @@ class Demo:
         self.section("Load the bundled samples, the WordNet words NewTerm's meanings need and NewTerm's 2022 slice")
         # everything a control model could be trained on is loaded now, before training, so the
         # graph's source facts (and the model's id) stay the same for the rest of the demo and the next one
-        self.kf("load", "samples", "--silent", show=True)
+        self.kf("load", "samples", show=True)
         words = self.out / "newterm" / "wordnet_words.txt"
         words.parent.mkdir(parents=True, exist_ok=True)
         words.write_text(newterm_words(NEWTERM_SLICE / "new_terms.jsonl"), encoding="utf-8")
@@ -193,9 +201,13 @@ class Demo:
         from knowforge.models.cache import default_cache_dir
         from knowforge.models.control import ControlConfig, train_control
 
-        config = ControlConfig(cutoff=self.s.cutoff, seed=0, **self.s.control)
+        try:
+            config = ControlConfig(cutoff=self.s.cutoff, seed=0, **self.s.control)
+        except ValueError as exc:    # pydantic's ValidationError: a bad --set
+            raise DemoError(f"bad control config: {exc}") from None
         cache = self.s.model_cache or (self.s.cache_dir or default_cache_dir()) / "control-models"
-        self.say(f"(training takes about {config.epochs:g} epochs of 1-2 minutes' CPU on the samples; a model "
+        # about 24 s of CPU an epoch on the samples (171 s for the default 7, docs/control.md)
+        self.say(f"(training: {config.epochs:g} epochs, about {24 * config.epochs:.0f} s of CPU on the samples; a model "
                  f"trained before on the same facts and config is reused from {cache})")
         steps: list[int] = []
         with train_bar(False, config.epochs) as bar:
@@ -222,7 +234,7 @@ class Demo:
         # rerunnable: a previous demo batch is dropped first (restoring the graph exactly)
         with contextlib.suppress(DemoError):
             self.kf("generate", "knowgen", "--drop", "demo", quiet=True)
-        self.kf("generate", "knowgen", "--name", "demo", "--n", str(self.s.knowgen_n), "--seed", "0", "--silent")
+        self.kf("generate", "knowgen", "--name", "demo", "--n", str(self.s.knowgen_n), "--seed", "0")
         self.kf("export", "knowgen", "--name", "demo", "--format", "alcuna", "--out", str(out / "alcuna"), quiet=True)
         self.kf("export", "knowgen", "--name", "demo", "--format", "jsonl", "--out", str(out / "jsonl"), quiet=True)
         # Multiple-choice and yes/no items are scored by likelihood (as lm-evaluation-harness does): a small
@@ -255,14 +267,16 @@ class Demo:
                      ("--domain", "biomedical", "--from", "2020", "--to", "2024"),
                      ("--domain", "legal"), ("--domain", "commonsense"), ("--domain", "math"),
                      ("--domain", "general", "--name", "general-generation", "--templates", "generation")):
-            self.kf("generate", "chrono", *args, "--seed", "0", "--silent")
+            self.kf("generate", "chrono", *args, "--seed", "0")
         self.kf("export", "chrono", "--name", "general", "--format", "chroknowbench", "--out",
                 str(out / "chroknowbench"), quiet=True)
         sample = self.s.chrono_sample
         self.say("the Generation template of the general domain, sampling-based check + ChroKnowPrompt (both spans)"
-                 + (f", on a seeded sample of {sample} records" if sample else ""))
+                 + (f", on a seeded sample of {sample} records" if sample else "")
+                 + f"; the run's intervals from {self.s.chrono_bootstrap} bootstrap resamples")
         evaluation = self.evaluate("chrono:general-generation", out / "runs", solver="chronoprompt",
-                                   solver_args={"span": "both"}, max_tokens=12, batch_size=32, sample=sample)
+                                   solver_args={"span": "both"}, max_tokens=12, batch_size=32, sample=sample,
+                                   bootstrap=self.s.chrono_bootstrap)
         run = evaluation.runs[0]
         self.control_run = run.run_id
         (out / "control_run").write_text(run.run_id + "\n", encoding="utf-8")
@@ -278,7 +292,7 @@ class Demo:
         out.mkdir(parents=True, exist_ok=True)
         if self._prepare_event_batch():
             self.kf("generate", "events", "--types", EVENT_TYPES, "--n", str(self.s.event_n), "--seed", "0",
-                    "--name", EVENT_BATCH, "--silent")
+                    "--name", EVENT_BATCH)
         elken = out / f"elken_{EVENT_BATCH}.json"
         self.kf("export", "events", "--name", EVENT_BATCH, "--format", "elken", "--out", str(elken), quiet=True)
         self.kf("export", "events", "--name", EVENT_BATCH, "--format", "jsonl", "--out",
@@ -362,7 +376,7 @@ class Demo:
         rules = [a for r in ("outcome_allergy_dish", "outcome_allergy_menu", "locational_currency",
                              "temporal_contemporary_invention", "outcome_treatment") for a in ("--rule", r)]
         self.kf("generate", "link", "--name", "demo", "--n", str(self.s.link_n), "--chain-depth", "2", "--seed", "0",
-                "--silent", *rules)
+                *rules)
         self.kf("export", "link", "--name", "demo", "--format", "lint", "--out", str(out / "lint"), quiet=True)
         self.say(lint_examples(out / "lint"))
         self.say("a rule chain in the graph (depth 2 conclusion -> depth 1 conclusion -> source facts):")
@@ -392,7 +406,7 @@ class Demo:
                      "trains another model")
 
     def done(self) -> None:
-        self.section(f"Done in {time.monotonic() - self.t0:.0f}s")
+        self.section("Done")
         status = json.loads(self.kf("neo4j", "status", "--json")) if not os.environ.get("NEO4J_URI") \
             else {"uri": os.environ["NEO4J_URI"]}
         self.say(f"Reports and exports are under {self.out}/ (validity: {self.out}/validity/validity.md); "
@@ -579,13 +593,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "runs/demo")),
                         help="Folder for the model, exports and reports (default runs/demo, or $OUT).")
     parser.add_argument("--cutoff", type=int, default=int(os.environ.get("CUTOFF", 2020)))
-    parser.add_argument("--chrono-sample", type=int, default=Settings.chrono_sample,
-                        help="ChroKnowPrompt on this many records drawn at random (seeded); 0: all of them.")
+    parser.add_argument("--chrono-sample", type=int, default=0,
+                        help="ChroKnowPrompt on this many records drawn at random (seeded); 0 (default): all.")
+    parser.add_argument("--set", dest="control", action="append", default=[], metavar="KEY=VALUE",
+                        help="A field of the control model's config (as train-control --set), e.g. --set epochs=1 "
+                             "for a quick look; the numbers then differ from the documented ones.")
     parser.add_argument("--step", dest="steps", action="append", choices=[n for n, _ in STEPS],
                         help="Run only this step (repeatable; the steps before it must have run once).")
     args = parser.parse_args(argv)
+    control = {}
+    for setting in args.control:
+        key, sep, value = setting.partition("=")
+        if not sep:
+            parser.error(f"--set takes KEY=VALUE, not {setting!r}")
+        control[key.strip()] = value.strip()
     settings = Settings(out=args.out, cutoff=args.cutoff, home=os.environ.get("KNOWFORGE_NEO4J_HOME"),
-                        chrono_sample=args.chrono_sample or None, steps=tuple(args.steps or ()))
+                        control=control, chrono_sample=args.chrono_sample or None, steps=tuple(args.steps or ()))
     try:
         run_demo(settings)
     except DemoError as exc:

@@ -49,13 +49,16 @@ class LineProgress:
         self.done = 0
         self.start = time.monotonic()
         self.last = self.start
+        self.first: tuple[float, int] | None = None   # (time, done) at the first report: the rate's origin
 
     def expect(self, n: int) -> None:
         self.total = (self.total or 0) + n
 
     def __call__(self, n: int = 1) -> None:
-        self.done += n
         now = time.monotonic()
+        if self.first is None:
+            self.first = (now, self.done)
+        self.done += n
         if now - self.last >= self.every:
             self.last = now
             self.line()
@@ -66,8 +69,12 @@ class LineProgress:
         pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         rate = f", {self.done / elapsed:,.1f} {self.unit}/s" if elapsed > 0 and self.done else ""
         eta = ""
-        if not final and self.total and self.done and self.total > self.done:
-            eta = f", about {(self.total - self.done) * elapsed / self.done:,.0f}s left"
+        if not final and self.total and self.first is not None and self.total > self.done:
+            # from the work done since the first report: set-up before it (a model loading, data
+            # being prepared) is not work the rest will repeat
+            since, base = time.monotonic() - self.first[0], self.done - self.first[1]
+            if base > 0 and since > 0:
+                eta = f", about {(self.total - self.done) * since / base:,.0f}s left"
         extra = f", {self.fields()}" if self.fields else ""
         print(f"  {self.description}: {self.done:,}{total} {self.unit}{pct}{rate}{extra}, {elapsed:,.0f}s"
               f"{eta}{' (done)' if final else ''}", file=self.stream or sys.stderr, flush=True)
