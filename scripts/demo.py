@@ -163,7 +163,7 @@ class Demo:
         options = EvalOptions.make(backend="hf", model=self.model, device="cpu", max_tokens=max_tokens,
                                    mc_scoring=mc_scoring, limit=limit, sample=sample, batch_size=batch_size,
                                    out_dir=out, cache_dir=self.s.cache_dir, bootstrap=bootstrap)
-        key = options.backend_config().model_dump_json()
+        key = repr(options.backend_config())     # a frozen dataclass holding a dict: not hashable
         if key not in self._backends:
             self._backends[key] = make_backend(options)
         component = Component(name=solver, args=solver_args or {}) if solver else None
