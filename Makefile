@@ -29,7 +29,7 @@ neo4j: install
 	$(KF) neo4j install
 
 demo: install-dev neo4j
-	bash scripts/demo.sh
+	$(BIN)/python scripts/demo.py
 
 test: install-dev neo4j
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -70,6 +70,14 @@ def request_text(request: GenerationRequest) -> str:
     return "\n".join(f"[{role}] {content}" for role, content in request.messages or ())
 
 
+def expect(progress: Progress | None, n: int) -> None:
+    """Announce ``n`` units of work to a progress callback that can take a total (the CLI's
+    bars have ``expect``), before asking them: a bar then reads "87/120", not "87/?"."""
+    announce = getattr(progress, "expect", None)
+    if announce is not None and n:
+        announce(n)
+
+
 def ask(requests: Sequence[GenerationRequest], backend: Backend, *, progress: Progress | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE) -> list[GenerationResult]:
     """Every request answered, in order: chunked, identical requests sent once, the backend's
@@ -77,6 +85,7 @@ def ask(requests: Sequence[GenerationRequest], backend: Backend, *, progress: Pr
     requests = list(requests)
     unique = list(dict.fromkeys(requests))
     answered: dict[GenerationRequest, GenerationResult] = {}
+    expect(progress, len(unique))
     size = max(1, chunk_size)
     for start in range(0, len(unique), size):
         chunk = unique[start:start + size]
@@ -139,6 +148,7 @@ def ask_choices(questions: Sequence[ChoiceQuestion], backend: Backend, *, progre
     if questions:
         require_capability(backend, CAP_LOGLIKELIHOOD)
     out: list[SampleResult] = []
+    expect(progress, len(questions))
     size = max(1, chunk_size)
     for start in range(0, len(questions), size):
         chunk = questions[start:start + size]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -102,6 +103,19 @@ def limit_units(items: Sequence[BenchmarkItem], limit: int | None, group_key: st
         if unit not in keep and len(keep) < limit:
             keep[unit] = None
     return [i for i in items if str(i.metadata.get(group_key, i.id)) in keep]
+
+
+def sample_units(items: Sequence[BenchmarkItem], k: int | None, group_key: str | None, seed: int) -> list[BenchmarkItem]:
+    """``k`` units of ``items`` drawn at random (seeded, so a rerun draws the same ones), kept in
+    the benchmark's order; whole groups where ``group_key`` groups items, as ``limit_units``.
+    Unlike the first K, a sample does not lean towards whatever the benchmark lists first."""
+    if k is None:
+        return list(items)
+    units = list(dict.fromkeys(str(i.metadata.get(group_key, i.id)) if group_key else i.id for i in items))
+    if k >= len(units):
+        return list(items)
+    keep = set(random.Random(f"{seed}:sample-units").sample(units, k))
+    return [i for i in items if (str(i.metadata.get(group_key, i.id)) if group_key else i.id) in keep]
 
 
 def check_tasks(tasks: Sequence[Task], plan: Sequence[PlannedRun] | None = None) -> None:
@@ -221,7 +235,8 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
     runs = []
     before = cache_stats(backend) or {"hits": 0, "misses": 0}
     for planned, solver_obj in solvers:
-        chosen = limit_units(select_items(items, planned.tasks), options.limit, group_key)
+        chosen = limit_units(sample_units(select_items(items, planned.tasks), options.sample, group_key, options.seed),
+                             options.limit, group_key)
         if not chosen:
             names = ", ".join(t.name for t in planned.tasks)
             raise InputError(f"{benchmark}: no items for {names}")
@@ -243,7 +258,7 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         before = stats or before
         task_names = tuple(t.name for t in planned.tasks)
         extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
-                 "cluster_key": unit_key, "task_filter": list(task_filter) or None,
+                 "sample": options.sample, "cluster_key": unit_key, "task_filter": list(task_filter) or None,
                  "metric_bootstrap": options.bootstrap, **cache,
                  # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
                  "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci")}
@@ -308,7 +323,7 @@ def write_summary(out_dir: Path, *, benchmark: str, method: str, options: EvalOp
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = {"version": SUMMARY_VERSION, "benchmark": benchmark, "method": method,
                "model": options.model, "backend": options.backend, "items": items, "scoring": options.scoring,
-               "limit": options.limit, "bootstrap": options.bootstrap, "seed": options.seed,
+               "limit": options.limit, "sample": options.sample, "bootstrap": options.bootstrap, "seed": options.seed,
                "runs": {r.solver: {"run_id": r.run_id, "tasks": list(r.tasks), "accuracy": r.accuracy,
                                    **{f"accuracy_{k}": v for k, v in r.accuracy_stats.items()},
                                    "chance": r.chance, "items": r.items, "samples": r.samples,
@@ -388,10 +403,11 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
     solvers = list(runs)
     evaluated = max((r["items"] for r in runs.values()), default=0)
     limit = summary.get("limit")
+    sample = summary.get("sample")
     boot = summary.get("bootstrap")
     lines = [f"# Evaluation of `{summary['benchmark']}`", "",
              f"model `{summary['model']}` ({summary['backend']}), {evaluated} of {summary['items']} items "
-             f"evaluated{f' (--limit {limit})' if limit else ''}, scoring {summary.get('scoring', 'unrecorded')}.",
+             f"evaluated{f' (--limit {limit})' if limit else ''}{f' (--sample {sample})' if sample else ''}, scoring {summary.get('scoring', 'unrecorded')}.",
              "",
              "Numbers in %, as estimate ± half the width of the 95% interval (accuracies: analytic, over the "
              "run's units; task metrics: a cluster bootstrap over them, "

@@ -70,6 +70,7 @@ class EvalOptions(BaseModel):
     seed: int = 0
     max_tokens: int = Field(64, ge=1)
     limit: int | None = Field(None, ge=1)  # the first K units of each run (method's item_group)
+    sample: int | None = Field(None, ge=1)  # K units of each run drawn at random (seeded by seed)
     log_samples: bool = False
     cache: bool = True
     cache_dir: Path | None = None

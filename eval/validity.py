@@ -293,8 +293,10 @@ def run_validity(store, run: Mapping, model: Mapping) -> dict:
 
 
 # ---- the report ---------------------------------------------------------------------------------------
-def validity_report(store, run_id: str, *, report_dirs: Sequence[Path] = ()) -> dict:
-    """Validity of every benchmark the control model of ``run_id`` was run on."""
+def validity_report(store, run_id: str, *, report_dirs: Sequence[Path] = (),
+                    only: Sequence[str] | None = None) -> dict:
+    """Validity of every benchmark the control model of ``run_id`` was run on; with ``only``,
+    of those runs alone (the demo checks its own runs, not a user's earlier or extra ones)."""
     run = load_run(store, run_id)
     run = {**run, "id": run.get("id", run_id)}
     model = control_model_of(store, run)
@@ -305,6 +307,9 @@ def validity_report(store, run_id: str, *, report_dirs: Sequence[Path] = ()) -> 
                           "there is no training set to check its verdicts against")
         return report
     runs = [r["run"] for r in store.read("validity/model_runs", model_id=model["id"])]
+    if only is not None:
+        keep = set(only)
+        runs = [r for r in runs if r.get("id") in keep]
     for r in runs:
         part = run_validity(store, r, model)
         report["runs"].append(part)
@@ -393,11 +398,12 @@ def render_validity_markdown(report: Mapping) -> str:
     return "\n".join(lines)
 
 
-def write_validity(store, run_id: str, out_dir: str | Path, *, report_dirs: Sequence[Path] = ()) -> Path:
+def write_validity(store, run_id: str, out_dir: str | Path, *, report_dirs: Sequence[Path] = (),
+                   only: Sequence[str] | None = None) -> Path:
     """``validity.json`` and ``validity.md`` in ``out_dir``; returns the directory."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    report = validity_report(store, run_id, report_dirs=[*report_dirs, out, out.parent])
+    report = validity_report(store, run_id, report_dirs=[*report_dirs, out, out.parent], only=only)
     document = {k: v for k, v in report.items() if k != "markdown"}
     (out / "validity.json").write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n",
                                        encoding="utf-8")

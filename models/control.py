@@ -24,6 +24,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -167,12 +169,16 @@ TrainProgress = Callable[[int, int, float], None]
 
 
 def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
-                  progress: TrainProgress | None = None, reuse: bool = True) -> ControlCard:
+                  progress: TrainProgress | None = None, reuse: bool = True,
+                  cache_dir: str | Path | None = None) -> ControlCard:
     """Train a control model on the graph's facts, write it to ``out_dir`` and record its
     training set in the graph. Returns its card.
 
     With ``reuse`` (the default), a model already in ``out_dir`` with the same id (same config,
-    same source facts) is not trained again: only its training set is recorded again.
+    same source facts) is not trained again: only its training set is recorded again. With
+    ``cache_dir`` too, a model of that id kept under ``cache_dir/<model id>`` is copied to
+    ``out_dir`` instead of being trained, and a newly trained one is kept there: the id hashes
+    the config and the facts, so a cached model is exactly the one training would make.
     """
     import torch
 
@@ -193,6 +199,13 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
         log.info("%s is already trained in %s: recording its training set only", mid, out)
         record_model(store, existing, trained_ids, out)
         return existing
+    cached = Path(cache_dir) / mid if cache_dir is not None else None
+    kept = read_card(cached) if reuse and cached is not None else None
+    if kept is not None and kept.model_id == mid and (cached / "config.json").is_file():
+        log.info("%s is cached in %s: copied to %s, not trained again", mid, cached, out)
+        shutil.copytree(cached, out, dirs_exist_ok=True)
+        record_model(store, kept, trained_ids, out)
+        return kept
     data_config, phrasings = config.data_config(), load_phrasings()
     fixed = fixed_examples(facts, membership, data_config, phrasings)
     first = epoch_examples(facts, membership, data_config, phrasings, epoch=0)
@@ -241,7 +254,19 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
                "torch_threads": torch.get_num_threads()})
     (out / CARD_FILE).write_text(card.model_dump_json(indent=2) + "\n", encoding="utf-8")
     record_model(store, card, trained_ids, out)
+    if cached is not None:
+        keep_model(out, cached)
     return card
+
+
+def keep_model(model_dir: Path, cached: Path) -> None:
+    """Copy a trained model into the cache whole or not at all: a copy that an interruption
+    cut short must never pass for the model (written next to it, then renamed)."""
+    partial = cached.with_name(cached.name + f".partial-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(model_dir, partial)
+    shutil.rmtree(cached, ignore_errors=True)
+    partial.rename(cached)
 
 
 def record_model(store: Store, card: ControlCard, trained: list[str], path: Path | None = None) -> None:

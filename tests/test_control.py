@@ -390,3 +390,31 @@ def test_bf16_autocast_trains_and_leaves_fp32_weights():
     for bf16, trace in losses.items():
         assert trace[-1] < 0.5 * trace[0], (bf16, trace)
     assert losses[True] != losses[False]                    # the flag does change the arithmetic
+
+
+@pytest.mark.hf
+def test_a_cached_model_is_copied_not_trained_and_only_for_the_same_facts(store, tmp_path):
+    pytest.importorskip("torch")
+    from knowforge.kg.records import FactRecord
+    from knowforge.models.control import ControlConfig, train_control
+
+    _tiny_graph(store)
+    config = ControlConfig(**{**TINY, "epochs": 1.0})
+    steps = []
+    card = train_control(store, config, tmp_path / "a", cache_dir=tmp_path / "cache",
+                         progress=lambda done, total, loss: steps.append(done))
+    assert steps and (tmp_path / "cache" / card.model_id / "config.json").is_file()
+    assert not list((tmp_path / "cache").glob("*.partial-*"))
+    # another output folder: the cached model is copied, nothing is trained, the training set recorded
+    steps.clear()
+    again = train_control(store, config, tmp_path / "b", cache_dir=tmp_path / "cache",
+                          progress=lambda done, total, loss: steps.append(done))
+    assert not steps and again == card
+    assert (tmp_path / "b" / "model.safetensors").read_bytes() == (tmp_path / "a" / "model.safetensors").read_bytes()
+    assert store.read("models/read_model", id=card.model_id)[0]["trained_on"] == card.counts["trained"]
+    # one more source fact: another model id, so the cache does not serve it
+    write_facts(store, [FactRecord(subject_id="P5", relation="P27", object_id="C1", source="wikidata",
+                                   start_year=2016, relation_label="country of citizenship")])
+    other = train_control(store, config, tmp_path / "c", cache_dir=tmp_path / "cache",
+                          progress=lambda done, total, loss: steps.append(done))
+    assert other.model_id != card.model_id and steps

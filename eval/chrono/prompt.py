@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from knowforge.errors import ConfigError
-from knowforge.eval.ask import ask
+from knowforge.eval.ask import ask, expect
 from knowforge.eval.chrono.categories import (CORRECT, KNOWN, PARTIAL_KNOWN, RIGHT, THRESHOLD, fuzzy_in,
                                               known_after_chronoprompt, majority_object)
 from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck
@@ -114,6 +114,7 @@ def run_traversals(traversals: Sequence[Traversal], questions: Mapping[str, Mapp
     """Drive every traversal to its end; returns the number of requests sent."""
     sent = 0
     depth = max((len(t.steps) for t in traversals), default=0)
+    expect(progress, sum(len(t.steps) for t in traversals))
     for s in range(depth):
         active = [t for t in traversals if len(t.steps) > s]
         prompts = [assemble_prompt(questions[t.record_id], t.target, t.steps[:s + 1], t.current) for t in active]

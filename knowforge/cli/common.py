@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import sys
+import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import click
 from rich.console import Console
@@ -14,7 +17,73 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 
 from knowforge.cli.error_messages import describe_error, verbosity
 
-console = Console(stderr=True)
+# Redirected to a file, rich lays tables out at 80 columns and wraps their cells mid-word into
+# columns four characters wide; a log has no width, so there tables take the room they need.
+LOG_WIDTH = 240
+
+
+def wide(c: Console) -> Console:
+    if not c.is_terminal and "COLUMNS" not in os.environ:
+        c.width = LOG_WIDTH
+    return c
+
+
+def stdout_console() -> Console:
+    """A console on stdout (tables a command prints as its result), wide when not a terminal."""
+    return wide(Console())
+
+
+console = wide(Console(stderr=True))
+
+
+class LineProgress:
+    """Progress for a log file: one plain line at most every ``every`` seconds and one at the end
+    (``done/total (pct%), rate, elapsed, about N s left``), instead of a bar redrawn in place.
+    Used when stderr is not a terminal. ``expect(n)`` raises the total as a step announces work."""
+
+    def __init__(self, description: str, total: int | None = None, *, unit: str = "items",
+                 every: float = 10.0, stream=None, fields: Callable[[], str] | None = None) -> None:
+        self.description, self.total, self.unit, self.every = description, total, unit, every
+        self.stream = stream
+        self.fields = fields
+        self.done = 0
+        self.start = time.monotonic()
+        self.last = self.start
+        self.first: tuple[float, int] | None = None   # (time, done) at the first report: the rate's origin
+
+    def expect(self, n: int) -> None:
+        self.total = (self.total or 0) + n
+
+    def __call__(self, n: int = 1) -> None:
+        now = time.monotonic()
+        if self.first is None:
+            self.first = (now, self.done)
+        self.done += n
+        if now - self.last >= self.every:
+            self.last = now
+            self.line()
+
+    def line(self, final: bool = False) -> None:
+        elapsed = time.monotonic() - self.start
+        total = f"/{self.total:,}" if self.total else ""
+        pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
+        rate = f", {self.done / elapsed:,.1f} {self.unit}/s" if elapsed > 0 and self.done else ""
+        eta = ""
+        if not final and self.total and self.first is not None and self.total > self.done:
+            # from the work done since the first report: set-up before it (a model loading, data
+            # being prepared) is not work the rest will repeat
+            since, base = time.monotonic() - self.first[0], self.done - self.first[1]
+            if base > 0 and since > 0:
+                eta = f", about {(self.total - self.done) * since / base:,.0f}s left"
+        extra = f", {self.fields()}" if self.fields else ""
+        print(f"  {self.description}: {self.done:,}{total} {self.unit}{pct}{rate}{extra}, {elapsed:,.0f}s"
+              f"{eta}{' (done)' if final else ''}", file=self.stream or sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[LineProgress]:
+        yield self
+        if self.done:
+            self.line(final=True)
 
 
 def handle_errors(fn):
@@ -63,6 +132,10 @@ def progress_bar(description: str, total: int | None = None, *, silent: bool = F
     """A rich progress bar; yields ``advance(n)``. ``silent`` yields a no-op."""
     if silent:
         yield lambda n=1: None
+        return
+    if not console.is_terminal:
+        with LineProgress(description, total, unit=unit).running() as line:
+            yield line
         return
     columns = [SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
                MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),

@@ -68,7 +68,7 @@ def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, l
         config = ControlConfig(cutoff=cutoff, seed=seed, holdout=holdout, device=device, **overrides)
     except ValidationError as exc:
         raise ConfigError(f"bad control config: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from exc
-    with contextlib.closing(open_graph(home)) as store, _train_bar(silent) as progress:
+    with contextlib.closing(open_graph(home)) as store, train_bar(silent, config.epochs) as progress:
         card = train_control(store, config, out_dir, progress=progress, reuse=not retrain)
     t = card.train
     console.print(f"{card.model_id}: {card.parameters:,} parameters, {card.counts['trained']} facts trained, "
@@ -79,18 +79,37 @@ def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, l
 
 
 @contextlib.contextmanager
-def _train_bar(silent: bool):
+def train_bar(silent: bool, epochs: float):
+    """Training progress: steps, the epoch they are in, and the loss; a bar on a terminal, a
+    plain line every 10 seconds in a log. Yields ``progress(done, total, loss)`` or None."""
     if silent:
         yield None
         return
+    from knowforge.cli.common import LineProgress
+
+    def epoch_of(done: int, total: int) -> str:
+        return f"epoch {min(epochs, done * epochs / max(total, 1)):.1f}/{epochs:g}"
+
+    if not console.is_terminal:
+        state = {"loss": "-", "epoch": ""}
+        line = LineProgress("training", unit="steps", fields=lambda: f"{state['epoch']}, loss {state['loss']}")
+
+        def advance_line(done: int, total: int, loss: float) -> None:
+            line.total = total
+            state["loss"], state["epoch"] = f"{loss:.3f}", epoch_of(done, total)
+            line(done - line.done)
+
+        with line.running():
+            yield advance_line
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    columns = [TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn("loss {task.fields[loss]}"),
-               TimeElapsedColumn(), TimeRemainingColumn()]
+    columns = [TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[epoch]}"),
+               TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     with Progress(*columns, console=console) as bar:
-        task = bar.add_task("training", total=None, loss="-")
+        task = bar.add_task("training", total=None, loss="-", epoch="")
 
         def advance(done: int, total: int, loss: float) -> None:
-            bar.update(task, completed=done, total=total, loss=f"{loss:.3f}")
+            bar.update(task, completed=done, total=total, loss=f"{loss:.3f}", epoch=epoch_of(done, total))
 
         yield advance

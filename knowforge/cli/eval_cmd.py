@@ -11,11 +11,30 @@ import click
 from knowforge.cli.common import console, handle_errors, home_option, open_graph, silent_option
 from knowforge.errors import BackendError, ConfigError
 
+class _Requests:
+    """The eval's progress callback: ``advance(n, cache_stats)``, and ``expect(n)`` with which
+    the engine announces the requests of each stage before it asks them (``eval.ask.expect``),
+    so the bar has a total."""
+
+    def __init__(self, advance, expect) -> None:
+        self._advance, self.expect = advance, expect
+
+    def __call__(self, n: int, stats: dict | None = None) -> None:
+        self._advance(n, stats)
+
+
 @contextlib.contextmanager
-def _request_bar(total: int | None, silent: bool):
-    """A progress bar with requests/s and cache hits; yields ``advance(n, cache_stats)``."""
+def request_bar(total: int | None, silent: bool):
+    """A progress bar with requests/s and cache hits; yields ``advance(n, cache_stats)`` with
+    ``advance.expect(n)``. Without a terminal: a plain line every 10 seconds."""
     if silent:
-        yield lambda n, stats=None: None
+        yield _Requests(lambda n, stats=None: None, lambda n: None)
+        return
+    if not console.is_terminal:
+        from knowforge.cli.common import LineProgress
+
+        with LineProgress("requests", total, unit="requests").running() as line:
+            yield _Requests(lambda n, stats=None: line(n), line.expect)
         return
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
@@ -36,7 +55,10 @@ def _request_bar(total: int | None, silent: bool):
                 fields["hits"] = f"cache hits {stats['hits']} ({100 * stats['hit_rate']:.0f}%)"
             progress.update(task, **fields)
 
-        yield advance
+        def expect(n: int) -> None:
+            progress.update(task, total=(progress.tasks[task].total or 0) + n)
+
+        yield _Requests(advance, expect)
 
 
 def _options(**kw):
@@ -72,6 +94,9 @@ def _options(**kw):
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the first K units of each run: items, or whole groups where a method's items "
                    "belong together (all years of a ChroKnow fact, all questions of an ELKEN event).")
+@click.option("--sample", type=click.IntRange(min=1), default=None,
+              help="K units of each run drawn at random (seeded by --seed; units as for --limit), for a "
+                   "quicker estimate that does not lean towards the benchmark's first items.")
 @click.option("--chat/--no-chat", default=False, show_default=True,
               help="Send chat messages (the model's chat template) instead of a plain prompt.")
 @click.option("--mc-scoring", type=click.Choice(["generate", "likelihood"]), default="generate",
@@ -115,7 +140,7 @@ def _options(**kw):
 @silent_option
 @handle_errors
 def eval_cmd(benchmark, tasks, solver, solver_args, metrics, backend, model, base_url, temperature, top_p, n, seed,
-             max_tokens, limit, chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir,
+             max_tokens, limit, sample, chat, mc_scoring, mc_continuation, scoring, log_samples, no_cache, cache_dir, out_dir,
              device, batch_size, revision, tensor_parallel_size, engine_args, concurrency, timeout,
              model_cutoff, name, bootstrap, home, silent):
     """Evaluate a model on a benchmark: each task under its solvers, one run per solver; results go
@@ -151,7 +176,7 @@ def eval_cmd(benchmark, tasks, solver, solver_args, metrics, backend, model, bas
         parse_cutoff(model_cutoff)   # a bad cutoff fails before anything starts
 
     options = _options(backend=backend, model=model, base_url=base_url, temperature=temperature, top_p=top_p,
-                       n=n, seed=seed, max_tokens=max_tokens, limit=limit, log_samples=log_samples,
+                       n=n, seed=seed, max_tokens=max_tokens, limit=limit, sample=sample, log_samples=log_samples,
                        cache=not no_cache, cache_dir=cache_dir, out_dir=out_dir, silent=silent, device=device,
                        batch_size=batch_size, revision=revision, mc_scoring=mc_scoring,
                        mc_continuation=mc_continuation, scoring=scoring, chat=chat, model_cutoff=model_cutoff,
@@ -216,8 +241,8 @@ def _evaluate(run, options, silent: bool, *, echo_run: bool = False) -> None:
     from knowforge.eval.report import headline_table, load_report
 
     try:
-        with _request_bar(None, silent) as advance:
-            evaluation = run(lambda k: advance(k))
+        with request_bar(None, silent) as advance:
+            evaluation = run(advance)
     except BackendError as exc:
         hint = " Run the same command again to resume: answered requests are cached." if options.cache else ""
         raise BackendError(f"{exc}.{hint}") from exc

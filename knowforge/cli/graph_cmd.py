@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from knowforge.cli.common import console, handle_errors, home_option, open_graph
+from knowforge.cli.common import console, handle_errors, home_option, open_graph, stdout_console
 from knowforge.errors import ConfigError
 from knowforge.kg.cypher import split_statements
 from knowforge.models.tables import table_of
@@ -53,7 +53,7 @@ def stats_cmd(home, as_json) -> None:
     if as_json:
         click.echo(json.dumps(stats, indent=2, sort_keys=True))
         return
-    out = console.__class__()  # stdout console for tables
+    out = stdout_console()  # stdout console for tables
     out.print(table_of(["label", "nodes"], [[label, f"{n:,}"] for label, n in stats["labels"].items()],
                        right={"nodes"}, title="Nodes per label"))
     out.print(table_of(["type", "relationships"], [[typ, f"{n:,}"] for typ, n in stats["relationships"].items()],
@@ -144,7 +144,7 @@ def query_cmd(cypher, file, params, fmt, write, unsafe, home) -> None:
     if fmt == "json":
         click.echo(json.dumps(json_safe(rows), indent=2, default=str, allow_nan=False))
         return
-    out = console.__class__()
+    out = stdout_console()
     if not rows:
         out.print("(no rows)")
         return

@@ -5,10 +5,9 @@ from __future__ import annotations
 import contextlib
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
-from knowforge.cli.common import handle_errors, home_option, open_graph, progress_bar, silent_option
+from knowforge.cli.common import handle_errors, home_option, open_graph, progress_bar, silent_option, stdout_console
 from knowforge.kg.loaders.registry import NO_PATH_SOURCES, SOURCES
 from knowforge.models.tables import table_of
 
@@ -104,7 +103,7 @@ def load_cmd(source, paths, strict, properties, entities_file, year, endpoint, p
 
 
 def print_summary(reports) -> None:
-    out = Console()
+    out = stdout_console()
     cols = ("source", "records read", "entities", "facts", "relations", "skipped", "seconds")
     rows = [[r.source, f"{r.records_read:,}", f"{r.entities_written:,}", f"{r.facts_written:,}",
              f"{r.relations_written:,}", ", ".join([f"{k}: {v:,}" for k, v in sorted(r.skipped.items())]
@@ -139,7 +138,7 @@ def _load_spark(paths, strict, properties, entities_file, out_dir, master, spark
                                 entities_file=entities_file, master=master, spark_conf=conf,
                                 partitions=partitions, overwrite=overwrite, progress=progress)
     print_summary([result.report])
-    out_console = Console()
+    out_console = stdout_console()
     counts = result.counts
     out_console.print(
         f"wrote {counts['entities']:,} entities, {counts['stubs']:,} stub entities, {counts['facts']:,} "

@@ -1,0 +1,632 @@
+#!/usr/bin/env python
+"""The main job on the bundled sample data, in one process; `make demo` runs it after installing.
+
+Starts (or reuses) the managed Neo4j — or uses NEO4J_URI when set — applies the schema, loads
+every bundled sample (and the WordNet words and NewTerm slice that later steps read, so the
+graph's source facts are final before training), trains the control model (a small LM taught
+the graph's facts up to CUTOFF, with a seeded share held out), then generates, exports and
+evaluates each benchmark family with it and prints how each benchmark's verdicts line up with
+what the model was taught.
+
+One process, one graph connection and one loaded model serve every step: the CLI commands run
+in-process (``knowforge.cli.main``), the evaluations through ``knowforge.workflow`` with one
+shared backend. Safe to run again: loads are idempotent MERGEs, generated batches are dropped
+and regenerated under the same seed, the trained model is kept in the user cache under an id
+that hashes its config and the graph's facts (a second demo copies it instead of training), and
+answers come from the response cache. Progress goes to stderr: bars on a terminal, a plain line
+every 10 seconds in a log.
+
+Steps (``STEPS`` below): Neo4j, load, control, knowgen, chrono, events, newterm, link, validity.
+Each method's step is one function; ELKEN's editing methods are ``EVENT_METHODS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Library chatter (transformers' advisory warnings, tokenizers' fork notice) is not the demo's output;
+# torch's OpenMP threads wait passively: spinning threads starve each other on a busy machine.
+for _key, _value in (("TRANSFORMERS_VERBOSITY", "error"), ("TOKENIZERS_PARALLELISM", "false"),
+                     ("PYTHONWARNINGS", "ignore"), ("OMP_WAIT_POLICY", "PASSIVE")):
+    os.environ.setdefault(_key, _value)
+import warnings  # noqa: E402
+
+warnings.filterwarnings("ignore")
+
+REPO = Path(__file__).resolve().parents[1]
+NEWTERM_SLICE = REPO / "kg" / "samples" / "newterm_2022"
+
+# ELKEN: the editing methods evaluated on the demo's batch, no edit first (the others are compared
+# with it). A method added here is evaluated, printed and compared like the others.
+EVENT_METHODS = ("no-edit", "ice", "bm25", "ft")
+EVENT_TYPES = ("win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,"
+               "start-org,education,born,transfer-player,publish,end-org")
+EVENT_BATCH = "demo"
+
+
+class DemoError(Exception):
+    """A step that cannot go on; its message names the cause and, where there is one, the fix."""
+
+
+@dataclass
+class Settings:
+    out: Path = Path("runs/demo")
+    cutoff: int = 2020
+    home: str | None = None
+    # the control model's config beyond the cutoff (ControlConfig fields), e.g. a short one in tests
+    control: dict = field(default_factory=dict)
+    # ChroKnowPrompt on a seeded sample of records (None: all). The general domain has about 83
+    # records, and the validity targets rest on its 13 changed and about 15 unseen ones: all are kept.
+    chrono_sample: int | None = None
+    # Its answers are many (10,320 with both spans): the run's own intervals take 200 resamples, not
+    # 1,000 (the bootstrap over them was most of the step's CPU; the validity report draws its own)
+    chrono_bootstrap: int = 200
+    knowgen_n: int = 200
+    knowgen_limit: int = 270               # KA: the first 270 questions (30 entities) per setting
+    knowgen_ku: int = 360                  # KU: the first 360 questions (20 entities), both ways
+    event_n: int = 3
+    link_n: int = 4
+    cache_dir: Path | None = None          # response cache (default: KNOWFORGE_CACHE_DIR or the user cache)
+    model_cache: Path | None = None        # trained control models (default: <cache_dir>/control-models)
+    steps: tuple[str, ...] = ()            # only these steps (default: all)
+
+
+class Demo:
+    def __init__(self, settings: Settings, *, stream=None) -> None:
+        self.s = settings
+        self.out = settings.out
+        self.stream = stream or sys.stdout
+        self.t0 = time.monotonic()
+        self.cpu0 = time.process_time()
+        self.model = str(self.out / f"control-{settings.cutoff}")
+        self.runs: list[str] = []             # the demo's own runs: what the validity report checks
+        self.control_run: str | None = None
+        self.card = None
+        self._store = None
+        self._backends: dict[str, object] = {}
+
+    # ---- plumbing -------------------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stream, flush=True)
+
+    def section(self, title: str) -> None:
+        # wall time since the start and this process's CPU time: on a busy machine the two differ
+        self.say(f"\n== {title} ({time.monotonic() - self.t0:.0f}s, CPU {time.process_time() - self.cpu0:.0f}s) ==")
+
+    def kf(self, *args: str, log: Path | None = None, quiet: bool = False, show: bool = False) -> str:
+        """``knowforge ARGS`` in this process; returns what it printed on stdout (shown too with
+        ``show``). Its stderr (summaries, progress) is shown, or written to ``log``, or dropped
+        with ``quiet``."""
+        import click
+
+        from knowforge.cli.main import cli
+
+        out = io.StringIO()
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(contextlib.redirect_stdout(out))
+            if log is not None:
+                stack.enter_context(contextlib.redirect_stderr(stack.enter_context(open(log, "w", encoding="utf-8"))))
+            elif quiet:
+                stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
+            try:
+                cli.main(list(args), prog_name="knowforge", standalone_mode=False)
+            except click.ClickException as exc:
+                raise DemoError(f"knowforge {' '.join(args[:2])}: {exc.format_message()}"
+                                + (f" (log: {log})" if log else "")) from None
+            except click.exceptions.Exit as exc:
+                if exc.exit_code:
+                    raise DemoError(f"knowforge {' '.join(args[:2])} exited with {exc.exit_code}") from None
+        if show and out.getvalue().strip():
+            self.say(out.getvalue().rstrip())
+        return out.getvalue()
+
+    @property
+    def store(self):
+        if self._store is None:
+            from knowforge.kg.connection import open_store
+
+            self._store = open_store(home=self.s.home)
+        return self._store
+
+    def close(self) -> None:
+        for backend in self._backends.values():
+            close = getattr(backend, "close", None)
+            if close is not None:
+                close()
+        if self._store is not None:
+            self._store.close()
+
+    def query(self, cypher_args: Sequence[str]) -> list[dict]:
+        return json.loads(self.kf("query", *cypher_args, "--format", "json"))
+
+    def evaluate(self, benchmark: str, out: Path, *, tasks: Sequence[str] = (), solver: str | None = None,
+                 solver_args: dict | None = None, max_tokens: int = 16, mc_scoring: str = "generate",
+                 limit: int | None = None, sample: int | None = None, batch_size: int = 8,
+                 bootstrap: int = 1000):
+        """One ``knowforge eval`` through the workflow, with the demo's one backend per config (the
+        model is loaded once) and a request bar with its total. Returns the Evaluation."""
+        from knowforge import workflow
+        from knowforge.cli.eval_cmd import request_bar
+        from knowforge.eval.types import EvalOptions
+        from knowforge.models.backends import make_backend
+        from knowforge.models.task import Component
+
+        options = EvalOptions.make(backend="hf", model=self.model, device="cpu", max_tokens=max_tokens,
+                                   mc_scoring=mc_scoring, limit=limit, sample=sample, batch_size=batch_size,
+                                   out_dir=out, cache_dir=self.s.cache_dir, bootstrap=bootstrap)
+        key = repr(options.backend_config())     # a frozen dataclass holding a dict: not hashable
+        if key not in self._backends:
+            self._backends[key] = make_backend(options)
+        component = Component(name=solver, args=solver_args or {}) if solver else None
+        with request_bar(None, False) as advance:
+            evaluation = workflow.evaluate(self.store, benchmark, options, tasks=tasks, solver=component,
+                                           backend=self._backends[key], progress=advance)
+        self.runs.extend(r.run_id for r in evaluation.runs)
+        return evaluation
+
+    # ---- the steps ------------------------------------------------------------------------------
+    def neo4j(self) -> None:
+        self.section("Neo4j")
+        if not os.environ.get("NEO4J_URI"):
+            self.say(self.kf("neo4j", "start").strip())
+        self.say(self.kf("init").strip())
+
+    def load(self) -> None:
+        self.section("Load the bundled samples, the WordNet words NewTerm's meanings need and NewTerm's 2022 slice")
+        # everything a control model could be trained on is loaded now, before training, so the
+        # graph's source facts (and the model's id) stay the same for the rest of the demo and the next one
+        self.kf("load", "samples", show=True)
+        words = self.out / "newterm" / "wordnet_words.txt"
+        words.parent.mkdir(parents=True, exist_ok=True)
+        words.write_text(newterm_words(NEWTERM_SLICE / "new_terms.jsonl"), encoding="utf-8")
+        # A full WordNet load (117,659 synsets) takes minutes on two cores (benchmarks/newterm_rate.py);
+        # the demo loads the synsets of the slice's head words and their neighbours only.
+        loaded = self.kf("load", "wordnet", "--entities", str(words), "--silent")
+        self.say("\n".join(loaded.rstrip().splitlines()[-4:]))
+        self.kf("generate", "newterm", "--import", str(NEWTERM_SLICE), "--name", "sample2022", "--silent")
+        self.kf("stats", show=True)
+
+    def control(self) -> None:
+        self.section(f"Control model: a small LM taught the graph's facts up to {self.s.cutoff}")
+        from knowforge.cli.control_cmd import train_bar
+        from knowforge.models.cache import default_cache_dir
+        from knowforge.models.control import ControlConfig, train_control
+
+        try:
+            config = ControlConfig(cutoff=self.s.cutoff, seed=0, **self.s.control)
+        except ValueError as exc:    # pydantic's ValidationError: a bad --set
+            raise DemoError(f"bad control config: {exc}") from None
+        cache = self.s.model_cache or (self.s.cache_dir or default_cache_dir()) / "control-models"
+        # about 24 s of CPU an epoch on the samples (171 s for the default 7, docs/control.md)
+        self.say(f"(training: {config.epochs:g} epochs, about {24 * config.epochs:.0f} s of CPU on the samples; a model "
+                 f"trained before on the same facts and config is reused from {cache})")
+        steps: list[int] = []
+        with train_bar(False, config.epochs) as bar:
+            def progress(done: int, total: int, loss: float) -> None:
+                steps.append(done)
+                if bar is not None:
+                    bar(done, total, loss)
+
+            card = train_control(self.store, config, self.model, progress=progress, cache_dir=cache)
+        t = card.train
+        how = "trained" if steps else "reused: same config, same facts"
+        self.say(f"{card.model_id} ({how}): {card.parameters:,} parameters, {card.counts['trained']} facts trained, "
+                 f"{card.counts['held_out']} held out, {card.counts['after_cutoff']} after {self.s.cutoff}; "
+                 f"{t['epochs']} epochs, {t['steps']} steps, loss {t['first_loss']:.3f} -> {t['final_loss']:.3f}")
+        self.card = card
+        self.kf("query", "MATCH (m:Model)-[:TRAINED_ON]->(f:Fact) WHERE m.id = $m RETURN m.id AS model, "
+                "m.cutoff AS cutoff, f.source AS source, count(f) AS trained_on ORDER BY model, source",
+                "-p", f"m={card.model_id}", show=True)
+
+    def knowgen(self) -> None:
+        self.section("KnowGen (ALCUNA): artificial entities")
+        out = self.out / "knowgen"
+        out.mkdir(parents=True, exist_ok=True)
+        # rerunnable: a previous demo batch is dropped first (restoring the graph exactly)
+        with contextlib.suppress(DemoError):
+            self.kf("generate", "knowgen", "--drop", "demo", quiet=True)
+        self.kf("generate", "knowgen", "--name", "demo", "--n", str(self.s.knowgen_n), "--seed", "0")
+        self.kf("export", "knowgen", "--name", "demo", "--format", "alcuna", "--out", str(out / "alcuna"), quiet=True)
+        self.kf("export", "knowgen", "--name", "demo", "--format", "jsonl", "--out", str(out / "jsonl"), quiet=True)
+        # Multiple-choice and yes/no items are scored by likelihood (as lm-evaluation-harness does): a small
+        # model that rarely writes a parseable letter still shows what it knows. Open items are generated.
+        self.say(f"KA: the first {self.s.knowgen_limit} questions under each of four settings; KU: the first "
+                 f"{self.s.knowgen_ku} with and without the passage")
+        ka = self.evaluate("knowgen:demo", out / "runs", tasks=["KA"], max_tokens=16, mc_scoring="likelihood",
+                           limit=self.s.knowgen_limit)
+        summary = (ka.summary_dir / "summary.md").read_text(encoding="utf-8")
+        self.say(between(summary, "## Task metrics", "## Accuracy by difference"))
+        self.say("(% ± half the 95% interval over entities; chance: random guesses, - for open questions, where a "
+                 "guess almost never matches: there an interval above 0 is what shows knowledge; * the interval "
+                 "excludes chance)")
+        # KU with the passage in context vs without it: the same questions, zero-shot, the second time
+        # through the no-context solver; then the paired comparison of the two runs
+        ku = {solver: self.evaluate("knowgen:demo", out / f"runs-ku-{solver}", tasks=["KU"], solver=solver,
+                                    limit=self.s.knowgen_ku, max_tokens=16, mc_scoring="likelihood")
+              for solver in ("zero-shot", "no-context")}
+        with_, without = (ku[s].runs[0].run_id for s in ("zero-shot", "no-context"))
+        self.kf("report", with_, "--compare", without, "--out", str(out / "ku-compare"), quiet=True)
+        summary = json.loads((ku["zero-shot"].summary_dir / "summary.json").read_text(encoding="utf-8"))
+        self.say(knowgen_ku_table(json.loads((out / "ku-compare" / "report.json").read_text(encoding="utf-8")),
+                                  summary))
+
+    def chrono(self) -> None:
+        self.section("ChroKnow: time-stamped knowledge")
+        out = self.out / "chrono"
+        out.mkdir(parents=True, exist_ok=True)
+        for args in (("--domain", "general", "--from", "2010", "--to", "2023"),
+                     ("--domain", "biomedical", "--from", "2020", "--to", "2024"),
+                     ("--domain", "legal"), ("--domain", "commonsense"), ("--domain", "math"),
+                     ("--domain", "general", "--name", "general-generation", "--templates", "generation")):
+            self.kf("generate", "chrono", *args, "--seed", "0")
+        self.kf("export", "chrono", "--name", "general", "--format", "chroknowbench", "--out",
+                str(out / "chroknowbench"), quiet=True)
+        sample = self.s.chrono_sample
+        self.say("the Generation template of the general domain, sampling-based check + ChroKnowPrompt (both spans)"
+                 + (f", on a seeded sample of {sample} records" if sample else "")
+                 + f"; the run's intervals from {self.s.chrono_bootstrap} bootstrap resamples")
+        evaluation = self.evaluate("chrono:general-generation", out / "runs", solver="chronoprompt",
+                                   solver_args={"span": "both"}, max_tokens=12, batch_size=32, sample=sample,
+                                   bootstrap=self.s.chrono_bootstrap)
+        run = evaluation.runs[0]
+        self.control_run = run.run_id
+        (out / "control_run").write_text(run.run_id + "\n", encoding="utf-8")
+        report = (Path(run.report_dir) / "report.md").read_text(encoding="utf-8")
+        self.say(between(report, "## Chronological categories", "## Per-year categories"))
+        self.say(between(report, "## ChroKnowPrompt", "## "))
+        self.say("(shares in % ± half the 95% interval, a bootstrap over records; Generation answers are open, so "
+                 "their chance level is about 0)")
+
+    def events(self) -> None:
+        self.section("ELKEN: events and their ripples")
+        out = self.out / "events"
+        out.mkdir(parents=True, exist_ok=True)
+        if self._prepare_event_batch():
+            self.kf("generate", "events", "--types", EVENT_TYPES, "--n", str(self.s.event_n), "--seed", "0",
+                    "--name", EVENT_BATCH)
+        elken = out / f"elken_{EVENT_BATCH}.json"
+        self.kf("export", "events", "--name", EVENT_BATCH, "--format", "elken", "--out", str(elken), quiet=True)
+        self.kf("export", "events", "--name", EVENT_BATCH, "--format", "jsonl", "--out",
+                str(out / f"items_{EVENT_BATCH}.jsonl"), quiet=True)
+        self.say(elken_summary(json.loads(elken.read_text(encoding="utf-8"))))
+        # each method's reliability and locality with their 95% intervals (a bootstrap over events), and its
+        # paired difference from no edit on the same questions; fact questions are open, so their chance
+        # level is about 0: the comparison with no edit is what tells
+        noedit = None
+        for method in EVENT_METHODS:
+            evaluation = self.evaluate(f"events:{EVENT_BATCH}", out / "runs", solver=method, max_tokens=8,
+                                       batch_size=32)
+            summary = json.loads((evaluation.summary_dir / "summary.json").read_text(encoding="utf-8"))
+            run = summary["runs"][method]
+            compared = None
+            if noedit is None:
+                noedit = run["run_id"]
+            else:
+                self.kf("report", run["run_id"], "--compare", noedit, "--out", str(out / f"compare-{method}"),
+                        quiet=True)
+                compared = json.loads((out / f"compare-{method}" / "report.json").read_text(encoding="utf-8"))
+            self.say(elken_line(method, run, compared))
+        self.say("(% ± half the 95% interval, a bootstrap over events; the fact questions are open: chance is about 0)")
+        rows = self.query(["MATCH (e:Event {batch: $b, type: 'win-election'}) RETURN e.id AS id ORDER BY e.seq LIMIT 1",
+                           "-p", f"b={EVENT_BATCH}"])
+        if rows:
+            event = rows[0]["id"]
+            self.say(f"two-hop ripple of {event}:")
+            ripple = self.kf("ripple", event, "--hops", "2", log=out / f"ripple_{EVENT_BATCH}.txt")
+            text = (out / f"ripple_{EVENT_BATCH}.txt").read_text(encoding="utf-8") + ripple
+            self.say("\n".join(text.splitlines()[:25]))
+            (out / f"ripple_{EVENT_BATCH}.cypher").write_text(
+                self.kf("ripple", event, "--hops", "2", "--format", "cypher"), encoding="utf-8")
+
+    def _prepare_event_batch(self) -> bool:
+        """Whether to generate the demo's event batch anew. A batch of an earlier demo on top of the
+        stack is unstacked and regenerated under the same seed. One that later batches (an
+        imported release, a user's own) were stacked on is kept as it is: it was generated from
+        the same graph under the same seed, and unstacking it would take theirs with it."""
+        from knowforge.generators.events.layering import unapply_batch
+
+        mine = self.store.read("events/read_last_event", batch=EVENT_BATCH)
+        if not mine:
+            return True
+        above = [r["batch"] for r in self.store.read("events/read_last_event", batch=None)]
+        if above and above[0] != EVENT_BATCH:
+            self.say(f"events:{EVENT_BATCH} of an earlier demo lies under batch {above[0]} (stacked later): "
+                     f"evaluating it as it was generated (`knowforge generate events --drop {above[0]}` lets "
+                     "the demo generate it anew)")
+            return False
+        unapply_batch(self.store, EVENT_BATCH)
+        return True
+
+    def newterm(self) -> None:
+        self.section("NewTerm: new dictionary terms")
+        out = self.out / "newterm"
+        out.mkdir(parents=True, exist_ok=True)
+        # Each phrasing is scored by the likelihood of the answers its system prompt names (A-D; YES/NO, ...),
+        # as lm-evaluation-harness scores multiple choice: a small model that never prints a parseable
+        # letter would otherwise score 0 everywhere (NewTerm's own protocol generates; see docs/newterm.md).
+        evaluation = self.evaluate("newterm:sample2022", out / "runs", tasks=["COMA_clean", "COST_clean", "CSJ_clean"],
+                                   max_tokens=4, mc_scoring="likelihood")
+        summary = json.loads((evaluation.summary_dir / "summary.json").read_text(encoding="utf-8"))
+        self.say(newterm_table(summary))
+        release = out / "release"
+        self.kf("export", "newterm", "--name", "sample2022", "--format", "newterm", "--out", str(release), quiet=True)
+        for f in sorted(NEWTERM_SLICE.glob("*.jsonl")):
+            if f.read_bytes() != (release / f.name).read_bytes():
+                raise DemoError(f"the export of newterm:sample2022 differs from {f}")
+        self.say(f"export of newterm:sample2022 is byte-identical to {NEWTERM_SLICE.relative_to(REPO)}")
+        self.kf("query", "MATCH (t:Term)-[:HAS_FACT]->(m:Fact {relation: 'meaning', start_year: 2022})"
+                "-[:HEAD_WORD]->(l:Lemma) WHERE (:TermEntry {benchmark: 'newterm:sample2022'})-[:OF_TERM]->(t) "
+                "WITH t, m, l ORDER BY l.name RETURN t.name AS term, m.value AS meaning, "
+                "collect(l.name) AS head_lemmas ORDER BY term LIMIT 6", show=True)
+
+    def link(self) -> None:
+        self.section("LINK / LINT: long-tail statements from symbolic-rule chains")
+        out = self.out / "link"
+        out.mkdir(parents=True, exist_ok=True)
+        # no model: every predicate of these rules is a fact pattern in the graph; popularity ranks
+        rules = [a for r in ("outcome_allergy_dish", "outcome_allergy_menu", "locational_currency",
+                             "temporal_contemporary_invention", "outcome_treatment") for a in ("--rule", r)]
+        self.kf("generate", "link", "--name", "demo", "--n", str(self.s.link_n), "--chain-depth", "2", "--seed", "0",
+                *rules)
+        self.kf("export", "link", "--name", "demo", "--format", "lint", "--out", str(out / "lint"), quiet=True)
+        self.say(lint_examples(out / "lint"))
+        self.say("a rule chain in the graph (depth 2 conclusion -> depth 1 conclusion -> source facts):")
+        self.kf("query", "MATCH (c:Fact {benchmark: $b, depth: 2})-[:DERIVED_FROM {role: 'chain'}]->(m:Fact)"
+                "-[:DERIVED_FROM {role: 'premise'}]->(s:Fact {layer: 'source'})<-[:HAS_FACT]-(x:Entity) "
+                "MATCH (s)-[:OBJECT]->(o:Entity) RETURN c.premise + ' => ' + c.text AS statement, m.text AS via, "
+                "x.name + ' ' + s.relation + ' ' + o.name AS fact ORDER BY statement, fact LIMIT 3",
+                "-p", "b=link:demo", show=True)
+        # Each probe is scored by the likelihood of its template's two labels (Yes/No, True/False, Right/Wrong),
+        # as lm-evaluation-harness scores yes/no tasks, so a small model's bias shows instead of unparsed replies.
+        evaluation = self.evaluate("link:demo", out / "runs", max_tokens=4, mc_scoring="likelihood")
+        self.say(link_lines(json.loads((evaluation.summary_dir / "summary.json").read_text(encoding="utf-8"))))
+
+    def validity(self) -> None:
+        self.section("Validity: each benchmark's verdicts against what the control model was taught")
+        from knowforge.eval.validity import write_validity
+        from knowforge.models.control import facts_hash, read_source_facts
+
+        if self.control_run is None:
+            raise DemoError("the validity report needs the ChroKnow step's run (run the chrono step)")
+        out = write_validity(self.store, self.control_run, self.out / "validity", report_dirs=[self.out / "chrono" / "runs"],
+                             only=self.runs)
+        text = (out / "validity.md").read_text(encoding="utf-8")
+        self.say(text[text.find("# Validity"):] if "# Validity" in text else text)
+        if self.card is not None and facts_hash(read_source_facts(self.store)) != self.card.facts_hash:
+            self.say("note: the graph's source facts changed after the control model was trained: the next demo "
+                     "trains another model")
+
+    def done(self) -> None:
+        self.section("Done")
+        status = json.loads(self.kf("neo4j", "status", "--json")) if not os.environ.get("NEO4J_URI") \
+            else {"uri": os.environ["NEO4J_URI"]}
+        self.say(f"Reports and exports are under {self.out}/ (validity: {self.out}/validity/validity.md); "
+                 f"the graph is at {status.get('uri') or 'NEO4J_URI'}.")
+        self.say("Explore it in Neo4j Browser (knowforge neo4j status) or with: knowforge query "
+                 "\"MATCH (m:Model)-[:TRAINED_ON]->(f:Fact) RETURN m.id, count(f)\"")
+
+
+STEPS: tuple[tuple[str, Callable[[Demo], None]], ...] = (
+    ("neo4j", Demo.neo4j), ("load", Demo.load), ("control", Demo.control), ("knowgen", Demo.knowgen),
+    ("chrono", Demo.chrono), ("events", Demo.events), ("newterm", Demo.newterm), ("link", Demo.link),
+    ("validity", Demo.validity), ("done", Demo.done))
+
+
+def run_demo(settings: Settings, *, stream=None) -> Demo:
+    """Every step (or ``settings.steps``) in order; returns the Demo (its runs, model card)."""
+    settings.out.mkdir(parents=True, exist_ok=True)
+    demo = Demo(settings, stream=stream)
+    try:
+        for name, step in STEPS:
+            if not settings.steps or name in settings.steps:
+                step(demo)
+    finally:
+        demo.close()
+    return demo
+
+
+# ---- what the steps print (pure functions of the files the engine wrote) -----------------------------
+def between(text: str, start: str, end: str) -> str:
+    """The lines of ``text`` from the one starting with ``start`` up to (not including) the next
+    line starting with ``end``."""
+    lines = text.splitlines()
+    try:
+        first = next(i for i, line in enumerate(lines) if line.startswith(start))
+    except StopIteration:
+        return ""
+    last = next((i for i in range(first + 1, len(lines)) if lines[i].startswith(end)), len(lines))
+    return "\n".join(lines[first:last]).rstrip()
+
+
+def pm(r: dict | None, sign: str = "") -> str:
+    if not r or r.get("value") is None:
+        return "-"
+    return f"{100 * r['value']:{sign}.1f}" + (f" ± {100 * (r['ci'][1] - r['ci'][0]) / 2:.1f}" if r.get("ci") else "")
+
+
+def p_text(p: float | None) -> str:
+    return "-" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def newterm_words(new_terms: Path) -> str:
+    from knowforge.kg.loaders.newterms import head_word_candidates
+
+    words = {w for line in new_terms.read_text(encoding="utf-8").splitlines() if line.strip()
+             for w, _ in head_word_candidates(json.loads(line)["meaning"])[:6]}
+    return "\n".join(sorted(words)) + "\n"
+
+
+def knowgen_ku_table(report: dict, summary: dict) -> str:
+    chance = {form: g.get("chance") for form, g in summary["runs"]["zero-shot"]["by"]["form"].items()}
+    paired = report["compare"]["paired"]
+    acc = lambda v, ci: "-" if v is None else f"{100 * v:.1f}" + (f" ± {100 * (ci[1] - ci[0]) / 2:.1f}" if ci else "")
+    lines = [f"KU with the passage vs without it: {paired['shared_items']} questions of {paired['overall']['units']} "
+             "entities answered both ways (zero-shot); % ± half the 95% interval; chance: random guesses",
+             f"  {'form':14s} {'chance':>6s}  {'with':>12s}  {'without':>12s}  {'with - without (paired)':>24s}  p"]
+    rows = [(f, report["by_form"].get(f, {}), report["compare"]["by_form"].get(f, {}), paired["by_form"].get(f))
+            for f in sorted(paired["by_form"])] + [("all", report["overall"], report["compare"]["overall"],
+                                                    paired["overall"])]
+    for form, mine, theirs, diff in rows:
+        c = chance.get(form)
+        lines.append(f"  {form:14s} {'-' if c is None else f'{100 * c:.1f}':>6s}  "
+                     f"{acc(mine.get('accuracy'), mine.get('ci')):>12s}  {acc(theirs.get('accuracy'), theirs.get('ci')):>12s}  "
+                     f"{pm({'value': diff['difference'], 'ci': diff.get('ci')}, '+'):>24s}  "
+                     f"{p_text(diff.get('p_value'))} ({diff.get('test')})")
+    ci = paired["overall"].get("ci")
+    if ci:
+        verdict = ("includes 0: the passage makes no difference this run can show" if ci[0] <= 0 <= ci[1] else
+                   "excludes 0: the passage " + ("raises" if ci[0] > 0 else "lowers") + " KU accuracy")
+        lines.append(f"  the interval of with - without {verdict} (a yes/no item's plain accuracy is the share of its "
+                     "majority answer for a model that always says the same: its balanced accuracy is in the reports)")
+    return "\n".join(lines)
+
+
+def elken_summary(events: list[dict]) -> str:
+    types = sorted({e["event_type"] for e in events})
+    line = (f"ELKEN export: {len(events)} events of {len(types)} types, "
+            f"{sum(len(e['fact']['qas']) for e in events)} in-scope and "
+            f"{sum(len(e['fact']['local_qas']) for e in events)} out-of-scope questions")
+    if events:
+        e = events[0]
+        line += f"\ne.g. {e['event']!r}: " + "; ".join(f"{q['question']} -> {q['answer']['name']}"
+                                                      for q in e["fact"]["qas"][:3])
+    return line
+
+
+def elken_line(method: str, run: dict, compared: dict | None) -> str:
+    rows = {(t, r["name"]): r for t, rs in run["intervals"].items() for r in rs}
+    line = (f"{method:>8}: question-level reliability {pm(rows.get(('events/fact', 'edit_reliability.question_level')))}, "
+            f"edit-level {pm(rows.get(('events/fact', 'edit_reliability.edit_level')))}, "
+            f"locality {pm(rows.get(('events/locality', 'locality.question_level')))}")
+    diff = (compared or {}).get("compare", {}).get("paired", {}).get("by_task", {}).get("events/fact")
+    if diff:
+        ci = diff.get("ci")
+        excludes = ci is not None and (ci[0] > 0 or ci[1] < 0)
+        line += (f"; − no edit {pm({'value': diff['difference'], 'ci': ci}, '+')} points over {diff['units']} events "
+                 f"(p {p_text(diff['p_value'])}, {diff['test']}; the interval "
+                 f"{'excludes' if excludes else 'includes'} 0)")
+    return line
+
+
+def newterm_table(summary: dict) -> str:
+    gold = summary["runs"]["newterm(setting=gold)"]
+    lines = [f"NewTerm 2022 slice, model {summary['model']}: Base vs Gold by likelihood (CSJ: balanced accuracy), in %, "
+             "± half the 95% interval (a bootstrap over terms; Base and Gold of a term resampled together); "
+             "chance: random guesses; * the interval excludes chance",
+             f"  {'task':12s} {'terms':>5s} {'chance':>6s}  {'Base':>13s}  {'Gold':>13s}  {'Base - Gold':>13s}  p"]
+    any_real = False
+    mark = lambda r: " *" if r.get("excludes_chance") else "  "
+    for task, rows in sorted(gold["intervals"].items()):
+        rows = {r["name"]: r for r in rows}
+        if "newterm_base" not in rows:
+            continue
+        base, gold_, gap = rows["newterm_base"], rows["newterm_gold"], rows["newterm_gap"]
+        any_real |= bool(base.get("excludes_chance") or gold_.get("excludes_chance") or gap.get("excludes_zero"))
+        p = gap.get("p_value")
+        lines.append(f"  {task.split('/')[-1]:12s} {base['units']:5d} {100 * base['chance']:6.1f}  {pm(base):>11s}"
+                     f"{mark(base)}  {pm(gold_):>11s}{mark(gold_)}  {pm(gap, '+'):>13s}  "
+                     f"{'-' if p is None else f'{p:.3f}'} ({gap.get('test')})")
+    if not any_real:
+        terms = max(r["units"] for rows in gold["intervals"].values() for r in rows)
+        lines.append(f"  note: no interval here excludes chance, and no Base - Gold interval excludes 0. The slice has "
+                     f"{terms} terms, so its intervals span tens of points, and the demo's model was taught the graph's "
+                     "facts, not English usage of new words: telling NewTerm numbers from chance needs the full release "
+                     "(about 250 items a task) and a model that reads a definition in context.")
+    lines.append(f"  report with the plot of Base vs Gold by year: {gold['report']}/report.md")
+    return "\n".join(lines)
+
+
+def lint_examples(folder: Path) -> str:
+    lines = []
+    for dist in ("head", "longtail"):
+        rows = [json.loads(line) for line in (folder / f"lint_{dist}.jsonl").read_text(encoding="utf-8").splitlines()]
+        lines.append(f"{dist}: {len(rows)} statements, e.g.")
+        for r in rows[::5][:3]:
+            hidden = "; ".join(h["text"] for h in r["hidden_premises"])
+            lines.append(f"  [{r['rule']}] {r['premise']} => {r['conclusion']}  (hidden: {hidden})")
+    return "\n".join(lines)
+
+
+def link_lines(summary: dict) -> str:
+    run = summary["runs"]["link-probe"]
+    m = run["metrics"]["link/entailment"]
+    rows = {r["name"]: r for r in run["intervals"]["link/entailment"]}
+    mark = lambda r: " *" if r.get("excludes_chance") else ""
+    k = m["link_known"]
+    lines = [f"model {summary['model']} on {k['statements']} statements ({rows['link_known.rate']['units']} units), by "
+             "likelihood; % ± half the 95% interval (a bootstrap over statements); * the interval excludes chance",
+             "  per template (chance 50):  " + ", ".join(
+                 f"{t}: {pm(rows[f'link_templates.{t}.accuracy'])}{mark(rows[f'link_templates.{t}.accuracy'])}"
+                 for t in sorted(m["link_templates"], key=int))]
+    for name, label, chance in (("accuracy", "accuracy", "50"), ("known", "known (all 13 right)", "0.01")):
+        head, tail = rows[f"link_head_tail.{name}.head"], rows[f"link_head_tail.{name}.longtail"]
+        drop = rows[f"link_head_tail.{name}.relative_drop"]
+        p = drop.get("p_value")
+        lines.append(f"  {label} (chance {chance}): head {pm(head)}{mark(head)} vs long tail {pm(tail)}{mark(tail)}, "
+                     f"relative drop {pm(drop, '+') + '%' if drop.get('value') is not None else '-'} "
+                     f"(p {'-' if p is None else f'{p:.3f}'}; unpaired: head and long tail are different statements)")
+    overall = [rows[f"link_head_tail.accuracy.{d}"] for d in ("head", "longtail")]
+    if not any(r.get("excludes_chance") for r in overall):
+        by_label: dict[str, list[float]] = {}
+        for v in m["link_templates"].values():
+            by_label.setdefault(v["label"], []).append(v["accuracy"])
+        lines.append("  note: neither head nor long-tail accuracy can be told from chance. The templates whose interval "
+                     "excludes 50 are the model's answer bias, not knowledge: templates that share a label score alike ("
+                     + ", ".join(f"{label} {100 * sum(v) / len(v):.0f}%" for label, v in sorted(by_label.items()))
+                     + "). The demo's model was taught the graph's facts, not LINT's inferences over them; LINK's "
+                     "numbers need a model that can read a premise and judge a conclusion.")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "runs/demo")),
+                        help="Folder for the model, exports and reports (default runs/demo, or $OUT).")
+    parser.add_argument("--cutoff", type=int, default=int(os.environ.get("CUTOFF", 2020)))
+    parser.add_argument("--chrono-sample", type=int, default=0,
+                        help="ChroKnowPrompt on this many records drawn at random (seeded); 0 (default): all.")
+    parser.add_argument("--set", dest="control", action="append", default=[], metavar="KEY=VALUE",
+                        help="A field of the control model's config (as train-control --set), e.g. --set epochs=1 "
+                             "for a quick look; the numbers then differ from the documented ones.")
+    parser.add_argument("--step", dest="steps", action="append", choices=[n for n, _ in STEPS],
+                        help="Run only this step (repeatable; the steps before it must have run once).")
+    args = parser.parse_args(argv)
+    control = {}
+    for setting in args.control:
+        key, sep, value = setting.partition("=")
+        if not sep:
+            parser.error(f"--set takes KEY=VALUE, not {setting!r}")
+        control[key.strip()] = value.strip()
+    settings = Settings(out=args.out, cutoff=args.cutoff, home=os.environ.get("KNOWFORGE_NEO4J_HOME"),
+                        control=control, chrono_sample=args.chrono_sample or None, steps=tuple(args.steps or ()))
+    try:
+        run_demo(settings)
+    except DemoError as exc:
+        print(f"demo stopped: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("demo interrupted: run it again to go on (answers and the trained model are cached)", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: one line, and the traceback for the bug report in the log
+        import traceback
+
+        log = settings.out / "demo-error.log"
+        log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        print(f"demo stopped by an unexpected error: {type(exc).__name__}: {exc} (traceback in {log}; "
+              "please report it)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""The demo driver (scripts/demo.py, what `make demo` runs) end to end, on the bundled samples
+with a reduced setting: a small control model trained briefly, few generated items and a small
+ChroKnowPrompt sample. One run is shared by the tests of this module: it must reach the end
+with a validity report, and a second run, after an ELKEN release was imported and stacked on
+the demo's events, must reuse the trained model and print the same numbers.
+The full `make demo` is measured (benchmarks/RESULTS.md), not tested.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import wipe
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASE = ROOT / "tests" / "releases" / "elken" / "test_truncated.json"
+
+pytestmark = pytest.mark.hf
+
+
+def _demo_module():
+    spec = importlib.util.spec_from_file_location("knowforge_demo_driver", ROOT / "scripts" / "demo.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module      # its dataclasses look their module up while being defined
+    spec.loader.exec_module(module)
+    return module
+
+
+def _settings(demo, root: Path):
+    return demo.Settings(out=root / "out", cutoff=2020, cache_dir=root / "cache",
+                         control=dict(vocab_size=800, hidden_size=32, intermediate_size=64, num_layers=1,
+                                      num_heads=2, epochs=0.5, event_practice=50),
+                         chrono_sample=30, knowgen_n=12, knowgen_limit=20, knowgen_ku=20, event_n=1, link_n=2)
+
+
+def _run(demo, settings) -> tuple[str, object]:
+    printed = io.StringIO()
+    result = demo.run_demo(settings, stream=printed)
+    return printed.getvalue(), result
+
+
+def _numbers(text: str) -> str:
+    """What the benchmark steps printed (KnowGen to the end), without what may differ between two
+    runs that measure the same: elapsed and CPU seconds, run ids (and the report folders named
+    after them), the note that the ELKEN batch was kept under a later one, and the two-hop
+    ripple view (the imported release's events stacked later may show in it)."""
+    text = text[text.index("== KnowGen"):]
+    text = re.sub(r"\(\d+s, CPU \d+s\) ==", "==", text)
+    text = re.sub(r"run-[0-9A-Za-z-]+", "RUN", text)
+    text = re.sub(r"two-hop ripple of .*?(?=\n== )", "", text, flags=re.S)
+    return "\n".join(line for line in text.splitlines() if "of an earlier demo lies under batch" not in line)
+
+
+@pytest.fixture(scope="module")
+def demo_runs(session_store, neo4j_server, tmp_path_factory):
+    """The demo run twice on a fresh graph, with an ELKEN release imported between the runs."""
+    pytest.importorskip("torch")
+    _, graph = neo4j_server
+    demo = _demo_module()
+    root = tmp_path_factory.mktemp("demo")
+    wipe(session_store)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEO4J_URI", graph.uri)
+        mp.setenv("NEO4J_USER", graph.user)
+        mp.setenv("NEO4J_PASSWORD", graph.password)
+        settings = _settings(demo, root)
+        first_text, first = _run(demo, settings)
+        first_validity = json.loads((settings.out / "validity" / "validity.json").read_text())
+        # README's workflow: a released ELKEN benchmark imported on top of the demo's own events
+        from knowforge.cli.main import cli
+        from click.testing import CliRunner
+
+        imported = CliRunner().invoke(cli, ["generate", "events", "--import", str(RELEASE), "--silent"])
+        assert imported.exit_code == 0, imported.output
+        second_text, second = _run(demo, settings)
+    return dict(demo=demo, settings=settings, first=(first_text, first, first_validity),
+                second=(second_text, second))
+
+
+def test_the_demo_runs_to_the_end_with_its_validity_verdicts(demo_runs):
+    text, result, validity = demo_runs["first"]
+    settings = demo_runs["settings"]
+    for title in ("Neo4j", "Control model", "KnowGen", "ChroKnow", "ELKEN", "NewTerm", "LINK", "Validity", "Done"):
+        assert f"== {title}" in text or f"== {title}" in text.replace("== Load", "")
+    assert "(trained)" in text and result.card is not None
+    # every evaluation of the demo is one of its runs, and the validity report covers exactly those
+    assert validity["run_id"] == result.control_run
+    assert {r["run_id"] for r in validity["runs"]} <= set(result.runs)
+    assert validity["model"]["id"] == result.card.model_id
+    sections = validity["sections"]
+    assert {"chrono", "elken", "knowgen"} <= set(sections), sorted(sections)
+    # ELKEN: each editing method against no edit, on the same events
+    assert {row["method"] for row in sections["elken"]["data"]["runs"]} == set(demo_runs["demo"].EVENT_METHODS)
+    # the seen vs unseen verdict of every run is computed from the model's training set
+    assert all(t["task"] for part in validity["runs"] for t in part["tasks"])
+    assert (settings.out / "validity" / "validity.md").read_text().startswith("# Validity")
+    # the graph's source facts did not change after training (the next demo trains nothing)
+    assert "source facts changed" not in text
+
+
+def test_a_second_demo_after_an_imported_release_reuses_the_model_and_prints_the_same_numbers(demo_runs):
+    first_text, first, _ = demo_runs["first"]
+    second_text, second = demo_runs["second"]
+    assert "(reused" in second_text and second.card.model_id == first.card.model_id
+    assert "lies under batch elken-test-truncated" in second_text
+    assert "Traceback" not in second_text
+    assert _numbers(second_text) == _numbers(first_text)
