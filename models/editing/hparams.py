@@ -4,7 +4,7 @@ The defaults are EasyEdit's (``hparams/ROME/*.yaml``, ``hparams/MEMIT/*.yaml``) 
 of that architecture and depth has a file there (GPT-2 XL, GPT-J 6B, Llama-2 7B, Mistral 7B,
 Qwen2 7B). Other depths get the same layers *relative to depth*, and the small models this
 project trains itself (at most 4 layers: the control model, the tests' tiny models) get the
-layers that causal tracing picked on the control model (docs/editing.md, "Choosing layers").
+site and layer that causal tracing picked on the tests' fact model (docs/editing.md).
 """
 
 from __future__ import annotations
@@ -89,11 +89,16 @@ _RELATIVE = {"gpt2": ((17 / 48), (13 / 48, 17 / 48)), "gptj": ((5 / 28), (3 / 28
 _RELATIVE_DEFAULT = ((5 / 32), (4 / 32, 8 / 32))
 
 
-def _small_model(method: str) -> tuple[tuple[int, ...], dict]:
-    """Models of at most 4 layers: the control model's traced choice (docs/editing.md)."""
+def _small_model(method: str, depth: int) -> tuple[tuple[int, ...], dict]:
+    """Models of at most 4 layers, as this project trains them (docs/editing.md, "Choosing
+    layers"): causal tracing finds no effect of the MLP at the subject's last token (0.005 of
+    probability restored at layer 0, 0.0 at layer 1, on the tests' two-layer fact model); the
+    fact is read at the prompt's last token, so the edit goes there (EasyEdit's ``last``), at
+    the last layer, which kept more of the other facts than layer 0 (82% against 66%)."""
+    common = dict(fact_token="last", v_num_grad_steps=25, context_templates=((5, 5),))
     if method == "rome":
-        return (0,), dict(mom2_adjustment=True, v_num_grad_steps=25, context_templates=((5, 5),))
-    return (0,), dict(mom2_update_weight=50.0, v_num_grad_steps=25, context_templates=((5, 5),))
+        return (depth - 1,), dict(common, mom2_adjustment=False)
+    return (depth - 1,), dict(common, mom2_update_weight=1.0)
 
 
 def default_hparams(method: str, model) -> EditHparams:
@@ -106,7 +111,7 @@ def default_hparams(method: str, model) -> EditHparams:
     if known is not None:
         layers, overrides = known[method]
     elif depth <= 4:
-        layers, overrides = _small_model(method)
+        layers, overrides = _small_model(method, depth)
     else:
         rome_at, (lo, hi) = _RELATIVE.get(family, _RELATIVE_DEFAULT)
         if method == "rome":
