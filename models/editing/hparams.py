@@ -98,7 +98,9 @@ def _small_model(method: str, depth: int) -> tuple[tuple[int, ...], dict]:
     common = dict(fact_token="last", v_num_grad_steps=25, context_templates=((5, 5),))
     if method == "rome":
         return (depth - 1,), dict(common, mom2_adjustment=False)
-    return (depth - 1,), dict(common, mom2_update_weight=1.0)
+    # MEMIT's keys from the bare prompt alone: at the prompt's last token a prefix changes the
+    # key, and λC then steers the update away from the bare prompt's key (as C⁻¹ did for ROME)
+    return (depth - 1,), dict(common, mom2_update_weight=1.0, context_templates=())
 
 
 def default_hparams(method: str, model) -> EditHparams:
@@ -123,6 +125,6 @@ def default_hparams(method: str, model) -> EditHparams:
                      if family in _RELATIVE else dict(v_weight_decay=1e-3, clamp_norm_factor=4.0))
         if method == "rome":
             overrides["mom2_adjustment"] = family == "gpt2"
-    if method == "memit":
-        overrides = {**overrides, "context_templates": overrides.get("context_templates", ((10, 5),))}
+    if method == "memit" and "context_templates" not in overrides:
+        overrides = {**overrides, "context_templates": ((10, 5),)}
     return EditHparams(layers=layers, **overrides)
