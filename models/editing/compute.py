@@ -220,5 +220,5 @@ def optimise_values(model, tokenizer, module, hp: EditHparams, items: Sequence[P
         handle.remove()
         for p, flag in zip(model.parameters(), flags):
             p.requires_grad_(flag)
-    log.info("value losses %s", losses)
+    log.debug("value losses %s", losses)
     return Values(init=state["init"], delta=delta.detach().clone(), losses=tuple(losses))
