@@ -13,12 +13,21 @@ torch = pytest.importorskip("torch")
 
 
 @pytest.fixture(scope="session")
-def fact_llama():
+def trained_llama():
     torch.set_num_threads(1)
     model, tokenizer, pairs = build_fact_model("llama", hidden=128, layers=2, epochs=30, batch_tokens=512, lr=3e-3)
     base = answers(model, tokenizer, pairs)
     assert base == [o for _, o in pairs], "the fact model did not learn its facts"
     return model, tokenizer, pairs, base
+
+
+@pytest.fixture
+def fact_llama(trained_llama):
+    """The session's fact model, its weights put back after each test even when one fails."""
+    model = trained_llama[0]
+    saved = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    yield trained_llama
+    model.load_state_dict(saved)
 
 
 def _new_city(city: str, i: int) -> str:

@@ -31,7 +31,7 @@ class SkippedRequest:
     reason: str
 
     def describe(self) -> str:
-        return f"{self.request.key or self.request.subject!r}: {self.reason}"
+        return f"{self.request.key or repr(self.request.subject)}: {self.reason}"
 
 
 @dataclass
