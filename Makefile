@@ -34,9 +34,11 @@ demo: install-dev neo4j
 
 # Two workers (pytest-xdist), each a session with its own Neo4j; --dist loadfile keeps a file's
 # tests on one worker, since they share module fixtures (a graph, a server of their own).
-# PYTEST_WORKERS=0 runs everything in one process. Prints the 20 slowest tests and each file's
-# time against benchmarks/suite_budget.json (benchmarks/suite_profile.py names the files that grew).
-PYTEST_WORKERS ?= 2
+# PYTEST_WORKERS=0 runs everything in one process, as it must against one external server
+# (KNOWFORGE_TEST_NEO4J_URI): workers would empty each other's graph. Prints the 20 slowest
+# tests and each file's time against benchmarks/suite_budget.json (benchmarks/suite_profile.py
+# names the files that grew).
+PYTEST_WORKERS ?= $(if $(KNOWFORGE_TEST_NEO4J_URI),0,2)
 test: install-dev neo4j
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 --suite-budget \
 		--junitxml=.pytest-junit.xml $(PYTEST_ARGS)
