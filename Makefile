@@ -32,13 +32,14 @@ neo4j: install
 demo: install-dev neo4j
 	bash scripts/demo.sh
 
-# Two workers (pytest-xdist), each a session with its own Neo4j; --dist loadfile keeps a file's
-# tests on one worker, since they share module fixtures (a graph, a server of their own).
-# PYTEST_WORKERS=0 runs everything in one process, as it must against one external server
-# (KNOWFORGE_TEST_NEO4J_URI): workers would empty each other's graph. Prints the 20 slowest
-# tests and each file's time against benchmarks/suite_budget.json (benchmarks/suite_profile.py
-# names the files that grew).
-PYTEST_WORKERS ?= $(if $(KNOWFORGE_TEST_NEO4J_URI),0,2)
+# PYTEST_WORKERS=2 runs the suite on two pytest-xdist workers, each a session with its own
+# Neo4j; --dist loadfile keeps a file's tests on one worker, since they share module fixtures
+# (a graph, a server of their own). The default stays one process until a whole run on two
+# workers has passed (benchmarks/RESULTS.md, "Test suite time"); against one external server
+# (KNOWFORGE_TEST_NEO4J_URI) it must: workers would empty each other's graph. Prints the 20
+# slowest tests and each file's time against benchmarks/suite_budget.json
+# (benchmarks/suite_profile.py names the files that grew).
+PYTEST_WORKERS ?= 0
 test: install-dev neo4j
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 --suite-budget \
 		--junitxml=.pytest-junit.xml $(PYTEST_ARGS)

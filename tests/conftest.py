@@ -25,7 +25,7 @@ SHARED = Path(os.environ.get("KNOWFORGE_SHARED_DIR") or Path(__file__).resolve()
 os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
 os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
 
-# Under pytest-xdist (`make test` runs `-n 2`) every worker is a session of its own, with its
+# Under pytest-xdist (`PYTEST_WORKERS=2 make test`) every worker is a session of its own, with its
 # own Neo4j, tiny model and Spark. torch would give each worker one thread per core, and N
 # workers times that would oversubscribe the cores: each worker gets its share instead. Set
 # before anything imports torch (nothing above does); subprocesses inherit it.
