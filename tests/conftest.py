@@ -25,6 +25,14 @@ SHARED = Path(os.environ.get("KNOWFORGE_SHARED_DIR") or Path(__file__).resolve()
 os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
 os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
 
+# Under pytest-xdist (`PYTEST_WORKERS=2 make test`) every worker is a session of its own, with its
+# own Neo4j, tiny model and Spark. torch would give each worker one thread per core, and N
+# workers times that would oversubscribe the cores: each worker gets its share instead. Set
+# before anything imports torch (nothing above does); subprocesses inherit it.
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+if _WORKERS > 1:
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // _WORKERS)))
+
 
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory):
@@ -37,8 +45,10 @@ def neo4j_server(tmp_path_factory):
     server = ManagedNeo4j(home=tmp_path_factory.mktemp("neo4j-home"))
     if not server.is_installed():
         server.install()
-    # a port the OS hands out, not Neo4j's default: test sessions running side by side (a
-    # developer's and CI's, or several worktrees') never race for 7687
+    # ports the OS hands out, not Neo4j's defaults: test sessions running side by side (a
+    # developer's and CI's, several worktrees', xdist's workers starting together) never race
+    # for 7687 or for the HTTP port 7474 (a start takes the configured one when it is free)
+    server._write_config(free_port(), free_port())
     result = server.start(port=free_port(), timeout=240)
     settings = GraphSettings(uri=result.uri, user="neo4j", password=server.password())
     try:
@@ -157,3 +167,34 @@ def tiny_sentence_model(tmp_path_factory):
     out = root / "e5-tiny"
     model.save(str(out))
     return out
+
+
+def pytest_addoption(parser):
+    parser.addoption("--suite-budget", action="store_true",
+                     help="after the run, print each test file's time against benchmarks/suite_budget.json "
+                          "and name the files that grew (benchmarks/suite_profile.py)")
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Before pytest's closing line (CI reads it last): the time per file against its budget."""
+    if not config.getoption("suite_budget"):
+        return
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "suite_profile.py"
+    spec = importlib.util.spec_from_file_location("suite_profile", path)
+    suite_profile = sys.modules.setdefault("suite_profile", importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(suite_profile)
+    profile = suite_profile.Profile()
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) in ("setup", "call", "teardown"):
+                profile.tests[report.nodeid] += report.duration
+                profile.files[suite_profile.file_of(report.nodeid)] += report.duration
+    if not profile.tests:
+        return
+    lines, _ = suite_profile.compare(profile, top=0)
+    terminalreporter.section("time per test file against benchmarks/suite_budget.json")
+    for line in lines:
+        terminalreporter.write_line(line)

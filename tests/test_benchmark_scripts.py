@@ -45,6 +45,7 @@ class Smoke:
     own_server: bool = False            # starts a managed Neo4j of its own (the jars must be installed)
     forbid: tuple[str, ...] = ()        # regexes no line may match
     slow: bool = False
+    files: tuple[tuple[str, str], ...] = ()  # (name, text) written into {tmp} before the run
 
 
 SMOKE: dict[str, Smoke] = {
@@ -126,6 +127,17 @@ SMOKE: dict[str, Smoke] = {
          rf"^baseline: view/read_run +{NUM}ms +{NUM}ms +{NUM}x$", rf"^run page /runs/<id> +{NUM}ms +{NUM}ms +{NUM}x$",
          rf"^its numbers /runs/<id>/numbers +{NUM}ms +{NUM}ms +{NUM}x$",
          rf"^first samples page +{NUM}ms +{NUM}ms +{NUM}x$"), graph=()),
+    "suite_profile": Smoke(
+        ("{tmp}/junit.xml", "{tmp}/durations.txt", "--budget", "{tmp}/budget.json", "--top", "2"),
+        (r"^3 tests in 2 files, 9 s of test time", r"^ +1\.5 +1\.0 +1\.00x +1  tests/test_a\.py$",
+         rf"^ +{NUM} +- +- +2  tests/test_b\.py  NEW$", r"^ +5\.5  tests/test_b\.py::test_slow\[x\]$",
+         r"^NEW: tests/test_b\.py: not in budget\.json", r"^no file grew beyond its budget$"),
+        files=(("junit.xml", '<testsuites><testsuite><testcase classname="tests.test_a" name="test_one" '
+                             'time="1.5"/><testcase classname="tests.test_b" name="test_slow[x]" time="3.0"/>'
+                             '</testsuite></testsuites>'),
+               ("durations.txt", "2.50s call     tests/test_b.py::test_slow[x]\n"
+                                 "2.00s setup    tests/test_b.py::test_other\n"),
+               ("budget.json", '{"files": {"tests/test_a.py": 1.0}}'))),
     "wikidata_parse": Smoke(
         ("--lines", "200", "--load-entities", "50"),
         (rf"^ratio reference/json.loads : {NUM}$", rf"^ratio parse_line/json.loads: {NUM}$",
@@ -164,6 +176,8 @@ def test_benchmark_script_runs(script, request, tmp_path):
         if not ManagedNeo4j(home=tmp_path / "no-managed-neo4j").is_installed():
             pytest.skip(f"benchmarks/{script}.py starts a managed Neo4j, whose jars are not installed "
                         "(knowforge neo4j install)")
+    for name, text in smoke.files:
+        (tmp_path / name).write_text(text, encoding="utf-8")
     args = [a.replace("{tmp}", str(tmp_path)) for a in smoke.args]
     timeout = 1700 if smoke.slow else 560
     proc = subprocess.run([sys.executable, str(BENCHMARKS / f"{script}.py"), *args], cwd=REPO, env=env,
