@@ -1,7 +1,9 @@
 # knowforge: two commands do everything on a fresh machine (Python 3.11, JDK 17, Maven).
-#   make demo   set up, start the managed Neo4j, load the bundled samples, print stats
-#   make test   set up (including torch for the transformers tests) and run the whole suite
-#               on two workers (PYTEST_WORKERS=0: one process)
+#   make demo   set up (every extra), fetch the Neo4j jars, then scripts/demo.py: start or reuse the
+#               managed Neo4j, load the bundled samples, train (or reuse) the control model, and
+#               generate, evaluate and check the validity of each of the five methods' benchmarks
+#   make test   set up (including torch for the transformers tests), then the whole suite in one
+#               process (PYTEST_WORKERS=2: two pytest-xdist workers), with the 20 slowest tests
 
 PYTHON ?= python3
 VENV ?= .venv
