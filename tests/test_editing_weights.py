@@ -190,10 +190,10 @@ def test_rome_on_gpt2_writes_through_the_transposed_conv1d(tmp_path):
     digest = weights_digest(model)
     flipped = 0
     for i in (0, 5, 10, 15):
+        # a target the model did not answer before: the edit, not the training, makes the answer
+        # (this small GPT-2 learns only some of its facts; the test is about writing through Conv1D)
         subject, city = pairs[i]
-        if base[i] != city:
-            continue
-        target = _new_city(city, i)
+        target = next(c for c in (_new_city(city, i), _new_city(city, i + 1)) if c != base[i])
         editor.apply([EditRequest(TEMPLATE, subject, target)])
         flipped += answers(model, tokenizer, [pairs[i]])[0] == target
         editor.restore()

@@ -95,12 +95,14 @@ def _small_model(method: str, depth: int) -> tuple[tuple[int, ...], dict]:
     probability restored at layer 0, 0.0 at layer 1, on the tests' two-layer fact model); the
     fact is read at the prompt's last token, so the edit goes there (EasyEdit's ``last``), at
     the last layer, which kept more of the other facts than layer 0 (82% against 66%)."""
-    common = dict(fact_token="last", v_num_grad_steps=25, context_templates=((5, 5),))
+    # Keys from the bare prompt alone: at the prompt's last token a prefix changes the key, and
+    # C⁻¹ (ROME) or λC (MEMIT) then steer the update away from the bare prompt's key.
+    common = dict(fact_token="last", v_num_grad_steps=25, context_templates=())
     if method == "rome":
-        return (depth - 1,), dict(common, mom2_adjustment=False)
-    # MEMIT's keys from the bare prompt alone: at the prompt's last token a prefix changes the
-    # key, and λC then steers the update away from the bare prompt's key (as C⁻¹ did for ROME)
-    return (depth - 1,), dict(common, mom2_update_weight=1.0, context_templates=())
+        # u = (C + 0.1·mean(diag C)·I)⁻¹ k: on the tests' fact model 12 of 12 edits flipped with
+        # 97% of the other facts kept, against 88% with u = k and 80% with five prefixes
+        return (depth - 1,), dict(common, mom2_adjustment=True, mom2_ridge=0.1)
+    return (depth - 1,), dict(common, mom2_update_weight=1.0)
 
 
 def default_hparams(method: str, model) -> EditHparams:
