@@ -83,7 +83,7 @@ BUNDLED_ENCODER = "all-MiniLM-L6-v2"
 PAPER_ACCURACY = {"fact": 0.691, "tendency": 0.55}   # ELKEN, appendix B.1
 PARTS = ("fact", "tendency")
 MAX_ITER = 200                                         # L-BFGS iterations
-CHUNK_ELEMENTS = 8_000_000                             # |u-v| floats scored at once (32 MB)
+CHUNK_ELEMENTS = 8_000_000                             # (question, edit) distances at once (32 MB)
 
 
 class SeracArgs(JudgeArgs):
@@ -246,6 +246,26 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, f
             scale.astype(np.float32))
 
 
+def weighted_l1(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """sum_k w_k |u_ik - v_jk| for every (i, j). Split by the weights' sign, each half is an L1
+    distance between rescaled vectors, which ``torch.cdist`` computes without building the
+    questions x edits x dimensions array that numpy's broadcasting would."""
+    import torch
+
+    out = np.zeros((len(u), len(v)), dtype=np.float32)
+    for sign in (1.0, -1.0):
+        scale = np.clip(sign * w, 0.0, None).astype(np.float32)
+        if not scale.any():
+            continue
+        keep = scale > 0
+        a = torch.from_numpy(np.ascontiguousarray(u[:, keep] * scale[keep]))
+        c = torch.from_numpy(np.ascontiguousarray(v[:, keep] * scale[keep]))
+        step = max(1, CHUNK_ELEMENTS // max(1, len(v)))
+        for start in range(0, len(u), step):
+            out[start:start + step] += sign * torch.cdist(a[start:start + step], c, p=1.0).numpy()
+    return out
+
+
 @dataclass(frozen=True)
 class ScopeClassifier:
     """Logistic regression g(q, e) = sigmoid(w . standardise([u, v, |u-v|, u*v]) + b)."""
@@ -276,10 +296,7 @@ class ScopeClassifier:
         d = questions.shape[1]
         wu, wv, wa, wm = w[:d], w[d:2 * d], w[2 * d:3 * d], w[3 * d:]
         logits = (questions @ wu)[:, None] + (edits @ wv)[None, :] + (questions * wm) @ edits.T + b
-        step = max(1, CHUNK_ELEMENTS // max(1, edits.shape[0] * d))
-        for start in range(0, len(questions), step):
-            block = np.abs(questions[start:start + step, None, :] - edits[None, :, :])
-            logits[start:start + step] += block @ wa
+        logits += weighted_l1(questions, edits, wa)
         top = np.argmax(logits, axis=1)
         best = logits[np.arange(len(questions)), top]
         return top, 1.0 / (1.0 + np.exp(-best.astype(np.float64)))
@@ -447,6 +464,22 @@ def training_items(args: SeracArgs, ctx: SolveContext, run: Memory) -> tuple[str
     return benchmark, kept, len(leaked)
 
 
+def holdout_split(n: int, share: float, seed: int) -> tuple[list[int], list[int]]:
+    """(training, held-out) indices of ``n`` events: a seeded ``share`` held out, at least one
+    event on each side."""
+    order = list(range(n))
+    random.Random(f"{seed}:serac:holdout").shuffle(order)
+    held = min(n - 1, max(1, round(share * n)))
+    return sorted(order[held:]), sorted(order[:held])
+
+
+def fold_split(n: int, folds: int, seed: int) -> list[list[int]]:
+    """``n`` events dealt into ``folds`` parts after a seeded shuffle."""
+    order = list(range(n))
+    random.Random(f"{seed}:serac:folds").shuffle(order)
+    return [sorted(order[k::folds]) for k in range(folds)]
+
+
 # --- the decisions ---------------------------------------------------------------------------------
 @dataclass
 class Scope:
@@ -488,11 +521,9 @@ def decide_scope(items: Sequence[BenchmarkItem], args: SeracArgs, ctx: SolveCont
         benchmark, kept, leaked = training_items(args, ctx, run.events)
         table = Questions.of(kept)
         q_emb, e_emb = encoder.encode(table.texts), encoder.encode(table.events.texts)
-        order = list(range(len(table.events.ids)))
-        random.Random(f"{seed}:serac:holdout").shuffle(order)
-        n_held = min(len(order) - 1, max(1, round(args.holdout * len(order))))
-        plans = [Training(sorted(order[n_held:]), sorted(order[:n_held]), list(range(len(items))))]
-        training = (f"{benchmark}: {len(order) - n_held} events train, {n_held} held out "
+        train, held = holdout_split(len(table.events.ids), args.holdout, seed)
+        plans = [Training(train, held, list(range(len(items))))]
+        training = (f"{benchmark}: {len(train)} events train, {len(held)} held out "
                     f"(holdout={args.holdout}, seed {seed})")
         if leaked:
             notes.append(f"{leaked} events of {benchmark} are also evaluated: left out of training")
@@ -502,11 +533,8 @@ def decide_scope(items: Sequence[BenchmarkItem], args: SeracArgs, ctx: SolveCont
         if n < args.folds:
             raise ConfigError(f"cross-fitting the scope classifier over {args.folds} folds needs at least "
                               f"{args.folds} events; the run has {n}: give -S train_benchmark=NAME")
-        order = list(range(n))
-        random.Random(f"{seed}:serac:folds").shuffle(order)
-        folds = [sorted(order[k::args.folds]) for k in range(args.folds)]
         plans = []
-        for fold in folds:
+        for fold in fold_split(n, args.folds, seed):
             held = set(fold)
             plans.append(Training(sorted(set(range(n)) - held), fold,
                                   [q for q, e in enumerate(run.event) if e in held]))
@@ -630,5 +658,6 @@ class SeracSolver(EditingSolver):
                        sections={**output.sections, SECTION: rows})
 
 
-__all__ = ["PAPER_ACCURACY", "Encoder", "Pair", "Questions", "ScopeClassifier", "SeracArgs", "SeracSolver",
-           "decide_scope", "decision_rows", "fit_logistic", "scope_pairs", "training_hash"]
+__all__ = ["PAPER_ACCURACY", "Encoder", "Pair", "Questions", "ScopeClassifier", "SeracArgs", "SeracSolver", "Tally",
+           "Training", "decide_scope", "decision_rows", "fit_logistic", "fit_or_load", "fold_split", "holdout_split",
+           "scope_pairs", "training_hash"]
