@@ -91,8 +91,8 @@ def test_every_prompting_solver_scores_as_metric_py(solver, release, tiny_senten
     assert result.exit_code == 0, result.output
     [run] = json.loads((tmp_path / "runs" / "events-rt-fact" / "summary.json").read_text())["runs"].values()
     assert run["items"] == len(release)
-    if solver == "serac":       # --no-cache: the classifiers are kept beside the runs
-        assert len(list((tmp_path / "runs" / "serac").glob("scope-*.npz"))) == 2
+    if solver == "serac":       # --no-cache: the classifiers (2 folds x fact and tendency) are kept beside the runs
+        assert len(list((tmp_path / "runs" / "serac").glob("scope-*.npz"))) == 4
     out = tmp_path / "helm"
     result = invoke("export", "run", run["run_id"], "--format", "helm", "--out", out)
     assert result.exit_code == 0, result.output
