@@ -96,10 +96,11 @@ def release(shared_formats, store, graph_env):
     return items
 
 
-@pytest.mark.parametrize("solver", ["ice", "bm25", "no-edit", "dense"])
+@pytest.mark.parametrize("solver", ["ice", "bm25", "no-edit", "dense", "serac"])
 def test_every_prompting_solver_scores_as_metric_py(solver, release, tiny_sentence_model, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test")
-    args = ["-S", f"dense_model={tiny_sentence_model}"] if solver == "dense" else []
+    args = {"dense": ["-S", f"dense_model={tiny_sentence_model}"],
+            "serac": ["-S", f"encoder={tiny_sentence_model}"]}.get(solver, [])
     with serving(Varied) as url:
         result = invoke("eval", "--benchmark", "events:rt-fact", "--solver", solver, *args, "--backend", "openai",
                         "--model", "scripted", "--base-url", url, "--scoring", "official", "--no-cache",
@@ -107,6 +108,8 @@ def test_every_prompting_solver_scores_as_metric_py(solver, release, tiny_senten
     assert result.exit_code == 0, result.output
     [run] = json.loads((tmp_path / "runs" / "events-rt-fact" / "summary.json").read_text())["runs"].values()
     assert run["items"] == len(release)
+    if solver == "serac":       # --no-cache: the classifiers (2 folds x fact and tendency) are kept beside the runs
+        assert len(list((tmp_path / "runs" / "serac").glob("scope-*.npz"))) == 4
     out = tmp_path / "helm"
     result = invoke("export", "run", run["run_id"], "--format", "helm", "--out", out)
     assert result.exit_code == 0, result.output

@@ -11,9 +11,10 @@ Methods put an event text in the prompt's context, then ask the question:
   control model's statements), answers the event's questions without context, and is
   discarded; the base model is never modified. Its answers are cached under the base
   model's revision plus a hash of the statements and the fine-tuning settings;
+* ``serac`` a scope classifier decides whether a question falls under a stored edit; if so the
+  retrieved edit goes in context, else the base model answers alone
+  (``knowforge.eval.events.serac``);
 * ``none``  no edit (the base model).
-
-SERAC (scope classifier + counterfactual model) is not provided.
 
 Out-of-scope questions are also asked without the edit (the run's variant answers, "no-edit"),
 so locality compares each answer before and after the edit within one run. With a judge model
@@ -50,10 +51,10 @@ from knowforge.models.types import Backend, BenchmarkItem
 
 log = logging.getLogger(__name__)
 
-METHODS = ("ice", "bm25", "dense", "ft", "none")
+METHODS = ("ice", "bm25", "dense", "ft", "serac", "none")
 ALIASES = {"e5": "dense", "ice": "ice", "bm25": "bm25", "dense": "dense", "none": "none",
-           "no-edit": "none", "ft": "ft", "fine-tuning": "ft"}
-NOT_PROVIDED = {"serac": "SERAC"}
+           "no-edit": "none", "ft": "ft", "fine-tuning": "ft", "serac": "serac"}
+NOT_PROVIDED: dict[str, str] = {}
 DEFAULT_DENSE_MODEL = "intfloat/e5-base-v2"
 
 
@@ -286,11 +287,17 @@ class EditingSolver:
     args: BaseModel
 
     def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput:
+        memory = memory_of(items)
+        retriever = make_retriever(self.method, memory, dense_model=getattr(self.args, "dense_model", None),
+                                   device=ctx.options.device)
+        return self.answer(items, with_context(items, self.method, memory, retriever), ctx)
+
+    def answer(self, items: Sequence[BenchmarkItem], edited: Sequence[BenchmarkItem],
+               ctx: SolveContext) -> SolverOutput:
+        """Ask ``edited`` (the items with the method's edit in context), the out-of-scope items
+        without it, and compute ELKEN's metrics (SERAC decides ``edited`` its own way)."""
         method = self.method
         memory = memory_of(items)
-        retriever = make_retriever(method, memory, dense_model=getattr(self.args, "dense_model", None),
-                                   device=ctx.options.device)
-        edited = with_context(items, method, memory, retriever)
         if method == "ft":
             args = self.args
             after = finetune_answers(items, ctx, FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed))

@@ -163,6 +163,8 @@ def eval_cmd(benchmark, tasks, solver, solver_args, metrics, backend, model, bas
           --tensor-parallel-size 2 --engine-arg max_num_seqs=256
       knowforge eval --benchmark chrono:general --model models/control-2020 --solver chronoprompt
       knowforge eval --benchmark events:e0 --model models/control-2020 --solver ft -S epochs=12
+      knowforge eval --benchmark events:elken-test --model models/tiny --solver serac \\
+          -S train_benchmark=elken-train     # SERAC; without it: cross-fitted over the run's events
       knowforge eval --benchmark events:e0 --solver ice -S judge_model=J --backend openai --model M \\
           --base-url http://127.0.0.1:8000/v1
       knowforge eval --benchmark chrono:general --backend vllm --model M --model-cutoff 2023-10
