@@ -11,6 +11,8 @@ Methods put an event text in the prompt's context, then ask the question:
   control model's statements), answers the event's questions without context, and is
   discarded; the base model is never modified. Its answers are cached under the base
   model's revision plus a hash of the statements and the fine-tuning settings;
+* ``rome`` / ``memit`` the event's asserted and retracted triplets written into the weights
+  (``knowforge.eval.events.weight_edit``), answered without context, then restored;
 * ``none``  no edit (the base model).
 
 SERAC (scope classifier + counterfactual model) is not provided.
@@ -49,9 +51,10 @@ from knowforge.models.types import Backend, BenchmarkItem
 
 log = logging.getLogger(__name__)
 
-METHODS = ("ice", "bm25", "dense", "ft", "none")
+METHODS = ("ice", "bm25", "dense", "ft", "rome", "memit", "none")
 ALIASES = {"e5": "dense", "ice": "ice", "bm25": "bm25", "dense": "dense", "none": "none",
-           "no-edit": "none", "ft": "ft", "fine-tuning": "ft"}
+           "no-edit": "none", "ft": "ft", "fine-tuning": "ft", "rome": "rome", "memit": "memit"}
+IN_WEIGHTS = ("ft", "rome", "memit")     # methods whose edit is in the weights, not the context
 NOT_PROVIDED = {"serac": "SERAC"}
 DEFAULT_DENSE_MODEL = "intfloat/e5-base-v2"
 
@@ -123,8 +126,8 @@ def make_retriever(method: str, memory: Memory, *, dense_model: str | None = Non
 def with_context(items: Sequence[BenchmarkItem], method: str, memory: Memory,
                  retriever=None) -> list[BenchmarkItem]:
     """Items carrying the method's edit in ``context`` (and the retrieved event in metadata).
-    Fine-tuning puts its edit in the weights, so its items carry no context."""
-    if method in ("none", "ft"):
+    Fine-tuning, ROME and MEMIT put their edit in the weights, so their items carry no context."""
+    if method == "none" or method in IN_WEIGHTS:
         return [i.model_copy(update={"context": None}) for i in items]
     if method == "ice":
         return [i.model_copy(update={"context": event_context(i.metadata["event"]),
@@ -284,17 +287,23 @@ class EditingSolver:
     method: str
     args: BaseModel
 
+    def edited_answers(self, items: Sequence[BenchmarkItem], edited: Sequence[BenchmarkItem],
+                       ctx: SolveContext) -> tuple[list[SampleResult], dict, dict]:
+        """The answers with the edit, the report sections and Run properties they add; the
+        base model's weights are as before when this returns (locality asks it next)."""
+        if self.method == "ft":
+            args = self.args
+            config = FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed)
+            return finetune_answers(items, ctx, config), {}, {}
+        return solve_prompted(edited, "zero-shot", ctx), {}, {}
+
     def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput:
         method = self.method
         memory = memory_of(items)
         retriever = make_retriever(method, memory, dense_model=getattr(self.args, "dense_model", None),
                                    device=ctx.options.device)
         edited = with_context(items, method, memory, retriever)
-        if method == "ft":
-            args = self.args
-            after = finetune_answers(items, ctx, FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed))
-        else:
-            after = solve_prompted(edited, "zero-shot", ctx)
+        after, sections, run_extra = self.edited_answers(items, edited, ctx)
         first = {r.item_id: r for r in after if r.sample_index == 0}
         outside = [i for i in items if not in_scope(i)]
         variants: list[SampleResult] = []
@@ -304,7 +313,6 @@ class EditingSolver:
             variants = [replace(r, variant="no-edit")
                         for r in solve_prompted(with_context(outside, "none", memory), "zero-shot", ctx)]
             before = {r.item_id: r.raw for r in variants if r.sample_index == 0}
-        sections: dict = {}
         judged: dict = {}
         judge = make_judge(self.args, ctx) if isinstance(self.args, JudgeArgs) else None
         if judge is not None:
@@ -318,7 +326,7 @@ class EditingSolver:
                                  tendency_generation=judged)
         rel = reliability_metrics(edited, {k: r.score >= 1.0 for k, r in first.items()})
         loc = locality_metrics(edited, before, {k: r.raw for k, r in first.items()}, ctx.options.scoring)
-        run_extra = {"editing_method": method, "question_level_reliability": rel["question_level"],
+        run_extra = {**run_extra, "editing_method": method, "question_level_reliability": rel["question_level"],
                      "edit_level_reliability": rel["edit_level"], "locality": loc["question_level"],
                      "retrieval_top1_accuracy": details.retrieval_top1_accuracy}
         sections["ELKEN retrieval"] = [{"metric": "retrieval top-1 accuracy",

@@ -1,4 +1,4 @@
-"""ELKEN's evaluation side: the editing solvers (ice, bm25, dense, no-edit, ft), the fact and
+"""ELKEN's evaluation side: the editing solvers (ice, bm25, dense, no-edit, ft, rome, memit), the fact and
 tendency scorers in both modes (official: ``metric.py``), reliability, locality and tendency
 metrics, the HELM-style files ``metric.py`` reads, scoring of such files, and the editing
 methods against no edit in the validity report."""
@@ -10,6 +10,7 @@ from knowforge.eval.events.editing import DenseArgs, EditingSolver, FineTuneArgs
 from knowforge.eval.events.metrics import (EDITING, in_scope, metric_locality, metric_reliability,
                                            metric_tendency, metric_tendency_locality)
 from knowforge.eval.events.official import HelmArgs, fact_lm_eval, files_table, score_files, write_helm
+from knowforge.eval.events.weight_edit import weight_edit_solvers
 from knowforge.eval.events.rules import (score_fact_item, score_fact_item_official, score_tendency_item,
                                          score_tendency_item_official)
 from knowforge.eval.metric_stats import chance_of
@@ -29,7 +30,8 @@ UNIT = EvalUnit(
                                         "(-S dense_model=PATH)", DenseArgs),
              _editing("no-edit", "none", "ELKEN: the unedited model"),
              _editing("ft", "ft", "ELKEN: fine-tuning baseline, a copy of a transformers model tuned per event "
-                                  "(hf backends; -S epochs=12 -S lr=1e-3)", FineTuneArgs)),
+                                  "(hf backends; -S epochs=12 -S lr=1e-3)", FineTuneArgs),
+             *weight_edit_solvers()),
     scorers=(ScorerSpec("elken-fact", score_fact_item, official=score_fact_item_official,
                         description="ELKEN fact questions: normalised exact match with aliases + name",
                         lm_eval=fact_lm_eval),
