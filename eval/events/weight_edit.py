@@ -273,10 +273,13 @@ class Outcome:
     decay: list[dict]
 
 
-def _answer(items: Sequence[BenchmarkItem], ctx: SolveContext, backend) -> list[SampleResult]:
+def _answer(items: Sequence[BenchmarkItem], ctx: SolveContext, backend, *, progress: bool = True
+            ) -> list[SampleResult]:
+    """``items`` asked without context of ``backend`` through the run's response cache
+    (``progress=False``: extra asks that are not the run's answers leave the bar alone)."""
     answering = cached(backend, getattr(ctx.backend, "cache", None))
     return solve_prompted(with_context(items, "rome", memory_of(items)) if items else [], "zero-shot",
-                          replace(ctx, backend=answering))
+                          replace(ctx, backend=answering, progress=ctx.progress if progress else None))
 
 
 def _skips(edits: EventEdits, result) -> list[dict]:
@@ -388,7 +391,7 @@ def _sequential(event_ids, by_event, edits, editor, base, ctx, method, hparams, 
             answered = samples
         else:
             answered = _answer([i for ev in event_ids[:k] for i in by_event[ev]
-                                if in_scope(i) and part(i) == "fact"], ctx, backend)
+                                if in_scope(i) and part(i) == "fact"], ctx, backend, progress=False)
         asked = {i.id for ev in event_ids[:k] for i in by_event[ev] if in_scope(i) and part(i) == "fact"}
         right = [r.score >= 1.0 for r in answered if r.sample_index == 0 and r.item_id in asked]
         decay.append({"events edited": k, "requests applied": applied, "questions": len(right),
