@@ -121,9 +121,11 @@ def test_weight_edit_runs_restore_the_model_and_score_as_metric_py(method, mode,
     base = HFBackend(str(tiny_model_dir), device="cpu")
     digest = weights_digest(base.lm)
     options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=6, cache=False, device="cpu",
-                          out_dir=tmp_path / "runs", silent=True, scoring="official")
+                          out_dir=tmp_path / "runs", silent=True, scoring="official", bootstrap=0)
+    # few optimisation steps: the seam is under test here, the editors' quality in edit-core's tests
     evaluation = workflow.evaluate(store, "events:we", options, backend=base,
-                                   solver=_component(method, mode=mode, stats_corpus=_corpus(tmp_path)))
+                                   solver=_component(method, mode=mode, stats_corpus=_corpus(tmp_path),
+                                                     hparams='{"v_num_grad_steps": 4}'))
     [run] = evaluation.runs
     assert weights_digest(base.lm) == digest                                # restored exactly
     props = store.user_query("MATCH (r:Run {id: $id}) RETURN properties(r) AS p", {"id": run.run_id})[0]["p"]
@@ -179,8 +181,20 @@ def test_validity_checks_the_weight_editors(store, tmp_path):
         return record_run(store, EvalOptions(backend="hf", model=str(model_dir)), inside + outside, results,
                           variants=variants, extra={"editing_method": method, "locality": 1 - changed / 12})
 
-    run("none", [0] * 12, 0)
-    run("rome", [1] * 12, 0)
+    none = run("none", [0] * 12, 0)
+    rome = run("rome", [1] * 12, 0)
+
+    def probes(run_id, moved_hop1, moved_hop2, collateral):
+        # as ripple_probe records them: one probe of each kind per event
+        rows = [{"id": f"{run_id}:{n}:{kind}", "props": {"event_id": f"ev{n}", "hop": hop, "expectation": exp,
+                                                          "moved": n < k}}
+                for n in range(12) for kind, hop, exp, k in (("h1", 1, "move", moved_hop1), ("h2", 2, "move", moved_hop2),
+                                                             ("s", 1, "stay", collateral))]
+        store.user_query("MATCH (r:Run {id: $run}) UNWIND $rows AS row CREATE (r)-[:PROBED]->(p:RippleProbe) "
+                         "SET p = row.props, p.id = row.id", {"run": run_id, "rows": rows}, write=True)
+
+    probes(none, 0, 0, 0)
+    probes(rome, 12, 6, 3)
     run("memit", [0] * 12, 6)
     run("ft", [1] * 12, 0)
     last = run("serac", [1] * 12, 3)
@@ -203,5 +217,11 @@ def test_validity_checks_the_weight_editors(store, tmp_path):
     assert methods["memit"]["locality"]["value"] == 0.5 and methods["memit"]["locality"]["ci"][0] < 0.5
     from knowforge.eval.validity import render_validity_markdown
 
+    ripple = methods["rome"]["ripple"]
+    assert ripple["hop 1 moved"]["value"] == 1.0 and ripple["hop 2 moved"]["value"] == 0.5
+    assert ripple["collateral"]["value"] == 0.25 and ripple["hop 1 moved"]["− no edit"]["value"] == 1.0
+    assert methods["memit"]["ripple"] == {}                                 # not probed
     md = render_validity_markdown(report)
-    assert "| events:w | ROME | 100.0 [100.0, 100.0] | +100.0 ± 0.0 | 100.0 [100.0, 100.0] |" in md
+    assert ("| events:w | ROME | 100.0 [100.0, 100.0] | +100.0 ± 0.0 | 100.0 [100.0, 100.0] | 100.0 [100.0, 100.0] "
+            "| +100.0 ± 0.0 | 50.0 [") in md
+    assert "| events:w | MEMIT | 0.0 [0.0, 0.0] | +0.0 ± 0.0 | 50.0 [" in md and "| - | - | - | - | - | - |" in md

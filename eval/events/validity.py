@@ -126,8 +126,8 @@ LOCALITY_FLOOR = 0.90
 ORDER = ("none", "ice", "bm25", "dense", "ft", "serac", "rome", "memit")
 NAMES = {"none": "no-edit", "ice": "ICE", "bm25": "BM25", "dense": "dense", "ft": "FT", "serac": "SERAC",
          "rome": "ROME", "memit": "MEMIT"}
-SHOULD_MOVE = frozenset({"move", "moves", "should move", "should_move", "change", "changes", "should change"})
-SHOULD_STAY = frozenset({"stay", "stays", "should stay", "should_stay", "keep", "unchanged"})
+# a ripple probe's expectation as ripple_probe records it on (:RippleProbe)
+MOVE, STAY = "move", "stay"
 
 
 def locality_units(store, run_id: str) -> dict[str, list[float]]:
@@ -159,10 +159,10 @@ def ripple_units(store, run_id: str) -> dict[str, dict[str, list[float]]]:
     from the run's ripple probes (empty when the run was not probed)."""
     out: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
     for row in store.read("events/read_run_ripple_probes", run_id=run_id):
-        expectation = str(row.get("expectation") or "").lower()
-        if expectation in SHOULD_MOVE and row.get("hop") in (1, 2):
+        expectation = row.get("expectation")
+        if expectation == MOVE and row.get("hop") in (1, 2):
             measure = f"hop {row['hop']} moved"
-        elif expectation in SHOULD_STAY:
+        elif expectation == STAY:
             measure = "collateral"
         else:
             continue

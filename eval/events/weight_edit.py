@@ -216,13 +216,17 @@ def control_training_text(store, model_dir: str) -> StatsCorpus | None:
     return StatsCorpus(texts, f"control:{card.model_id}", f"the training text of {card.model_id} ({len(texts)} texts)")
 
 
-def stats_corpus(args: WeightEditArgs, store, model: str) -> StatsCorpus:
+def stats_corpus(args: WeightEditArgs, store, model: str, *, needed: bool = True) -> StatsCorpus:
+    """The corpus the arguments name, else a control model's training text; None texts when
+    the hyperparameters need no covariance (ROME without ``mom2_adjustment``) and none is named."""
     if args.stats_corpus:
         path = Path(args.stats_corpus).expanduser()
         if not path.is_file():
             raise ConfigError(f"-S stats_corpus: no file {str(path)!r}")
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         return StatsCorpus(path, f"file:{digest}", f"{path} (sha256 {digest})")
+    if not needed:
+        return StatsCorpus(None, "none", "none (these hyperparameters use no covariance)")
     corpus = control_training_text(store, model)
     if corpus is None:
         raise ConfigError(f"{model} is not a control model: name a text corpus for the covariance statistics "
@@ -320,7 +324,7 @@ def weight_edit_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, metho
     memory = memory_of(items)
     edits = event_requests(ctx.store, memory.ids, template=args.template)
     hparams = edit_hparams(method, base.lm, args)
-    corpus = stats_corpus(args, ctx.store, str(base.model))
+    corpus = stats_corpus(args, ctx.store, str(base.model), needed=method == "memit" or hparams.mom2_adjustment)
     stats_dir = (ctx.options.cache_dir or default_cache_dir()) / "editing-stats" if ctx.options.cache else None
     editor = WeightEditor(base.lm, base.tokenizer, method, hparams=hparams, stats_corpus=corpus.texts,
                           cache_dir=stats_dir, model_revision=f"{base.revision or base.model}|{corpus.identity}")
