@@ -89,8 +89,8 @@ def test_bad_arguments_are_named(store, items, tiny_model_dir, tmp_path):
     base = HFBackend(str(tiny_model_dir), device="cpu")
     ctx = SolveContext(backend=base, options=EvalOptions(model=str(tiny_model_dir), out_dir=tmp_path, cache=False),
                        store=store)
-    with pytest.raises(ConfigError, match="stats_corpus"):                   # not a control model
-        make_solver(_component("rome")).solve(items, ctx)
+    with pytest.raises(ConfigError, match="stats_corpus"):     # MEMIT needs covariance; not a control model
+        make_solver(_component("memit")).solve(items, ctx)
     with pytest.raises(ConfigError, match="bad hyperparameters: no_such"):
         make_solver(_component("rome", stats_corpus=_corpus(tmp_path), hparams='{"no_such": 1}')).solve(items, ctx)
 
