@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # ELKEN-style event editing on the bundled Wikidata sample: generate >= 10 event types, export
-# them in ELKEN's format, evaluate no edit, ICE, BM25 and fine-tuning (a copy of the model per
-# event) with the control model ($MODEL; the tiny random model when unset), and show a two-hop
-# ripple. Uses NEO4J_URI when set, otherwise the managed server.
+# them in ELKEN's format, evaluate no edit, ICE, BM25, fine-tuning (a copy of the model per
+# event) and, on a control model, ROME and MEMIT (the event's triplets written into the weights,
+# on the first $WEIGHT_LIMIT events) with the control model ($MODEL; the tiny random model when
+# unset), and show a two-hop ripple. Uses NEO4J_URI when set, otherwise the managed server.
 set -euo pipefail
 KF=${KF:-.venv/bin/knowforge}
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-out/events}
 BATCH=${BATCH:-demo}
-METHODS=${EVENT_METHODS:-no-edit ice bm25 ft}
+METHODS=${EVENT_METHODS:-no-edit ice bm25 ft rome memit}
+WEIGHT_LIMIT=${WEIGHT_LIMIT:-8}     # events edited by ROME / MEMIT (the demo's time budget)
 mkdir -p "$OUT"
 
 if [ -z "${NEO4J_URI:-}" ]; then $KF neo4j start >/dev/null; fi
@@ -52,7 +54,13 @@ PY
 # are open, so their chance level is about 0: the comparison with no edit is what tells
 NOEDIT=
 for METHOD in $METHODS; do
-  $KF eval --benchmark "events:$BATCH" --backend hf --model "$MODEL" --device cpu \
+  LIMIT=()
+  if [ "$METHOD" = rome ] || [ "$METHOD" = memit ]; then
+    # their covariance statistics come from the control model's own training text
+    [ -f "$MODEL/control.json" ] || { echo "$METHOD: skipped, $MODEL is not a control model"; continue; }
+    LIMIT=(--limit "$WEIGHT_LIMIT")
+  fi
+  $KF eval --benchmark "events:$BATCH" --backend hf --model "$MODEL" --device cpu "${LIMIT[@]}" \
       --max-tokens 8 --batch-size 32 --solver "$METHOD" --out "$OUT/runs" --silent > "$OUT/eval-$METHOD.log" 2>&1 \
       || { cat "$OUT/eval-$METHOD.log"; exit 1; }
   RUN=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][sys.argv[2]]["run_id"])' \
@@ -83,7 +91,8 @@ if sys.argv[3]:
 print(line)
 PY
 done
-echo "(% ± half the 95% interval, a bootstrap over events; the fact questions are open: chance is about 0)"
+echo "(% ± half the 95% interval, a bootstrap over events; the fact questions are open: chance is about 0;"
+echo " rome and memit: the first $WEIGHT_LIMIT events, compared with no edit on the same questions)"
 
 EVENT=$($KF query "MATCH (e:Event {batch: \$b, type: 'win-election'}) RETURN e.id AS id ORDER BY e.seq LIMIT 1" \
         -p b="$BATCH" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')

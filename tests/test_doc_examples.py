@@ -62,6 +62,14 @@ SKIP = {
     "tensor_parallel_size=4 --engine-arg max_num_seqs=256 --engine-arg enable_prefix_caching=true": "vLLM, 4 GPUs",
     "knowforge eval --backend vllm --model ... --engine-arg tensor_parallel_size=4 --engine-arg "
     "pipeline_parallel_size=2": "vLLM on 8 GPUs of two nodes (Ray)",
+    # ROME / MEMIT through the ELKEN seam: tests/test_editing_rome_events.py runs both solvers on the tiny
+    # model (restore, export, metric.py); here they would add covariance statistics and edits to the budget
+    "knowforge eval --benchmark events:e0 --backend hf --model models/control-2020 --solver rome":
+        "tests/test_editing_rome_events.py (suite budget)",
+    "knowforge eval --benchmark events:e0 --backend hf --model models/control-2020 --solver memit -S mode=sequential":
+        "tests/test_editing_rome_events.py (suite budget)",
+    "knowforge eval --benchmark events:e0 --backend hf --model path/to/llama --solver rome -S stats_corpus=wiki.txt "
+    "-S layers=5": "a model folder and a corpus of the user's (elided)",
     # a server elsewhere
     "knowforge eval --backend openai --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct ...":
         "the vLLM server of docker compose's gpu profile (and its options elided)",

@@ -104,8 +104,9 @@ def test_dense_retrieval_with_a_local_model(store, batch_items, tiny_model, tiny
 def test_unprovided_methods_say_so():
     assert resolve_method("ft") == "ft"       # fine-tuning is provided (tests/test_editing_ft.py)
     assert resolve_method("serac") == "serac"  # so is SERAC (tests/test_editing_serac.py)
+    assert (resolve_method("rome"), resolve_method("memit")) == ("rome", "memit")   # test_editing_rome_events.py
     with pytest.raises(ConfigError, match="unknown editing method"):
-        resolve_method("rome")
+        resolve_method("grace")
 
 
 def test_official_scoring_of_our_items(batch_items):

@@ -14,6 +14,8 @@ Methods put an event text in the prompt's context, then ask the question:
 * ``serac`` a scope classifier decides whether a question falls under a stored edit; if so the
   retrieved edit goes in context, else the base model answers alone
   (``knowforge.eval.events.serac``);
+* ``rome`` / ``memit`` the event's asserted and retracted triplets written into the weights
+  (``knowforge.eval.events.weight_edit``), answered without context, then restored;
 * ``none``  no edit (the base model).
 
 Out-of-scope questions are also asked without the edit (the run's variant answers, "no-edit"),
@@ -51,9 +53,10 @@ from knowforge.models.types import Backend, BenchmarkItem
 
 log = logging.getLogger(__name__)
 
-METHODS = ("ice", "bm25", "dense", "ft", "serac", "none")
+METHODS = ("ice", "bm25", "dense", "ft", "serac", "rome", "memit", "none")
 ALIASES = {"e5": "dense", "ice": "ice", "bm25": "bm25", "dense": "dense", "none": "none",
-           "no-edit": "none", "ft": "ft", "fine-tuning": "ft", "serac": "serac"}
+           "no-edit": "none", "ft": "ft", "fine-tuning": "ft", "serac": "serac", "rome": "rome", "memit": "memit"}
+IN_WEIGHTS = ("ft", "rome", "memit")     # methods whose edit is in the weights, not the context
 NOT_PROVIDED: dict[str, str] = {}
 DEFAULT_DENSE_MODEL = "intfloat/e5-base-v2"
 
@@ -125,8 +128,8 @@ def make_retriever(method: str, memory: Memory, *, dense_model: str | None = Non
 def with_context(items: Sequence[BenchmarkItem], method: str, memory: Memory,
                  retriever=None) -> list[BenchmarkItem]:
     """Items carrying the method's edit in ``context`` (and the retrieved event in metadata).
-    Fine-tuning puts its edit in the weights, so its items carry no context."""
-    if method in ("none", "ft"):
+    Fine-tuning, ROME and MEMIT put their edit in the weights, so their items carry no context."""
+    if method == "none" or method in IN_WEIGHTS:
         return [i.model_copy(update={"context": None}) for i in items]
     if method == "ice":
         return [i.model_copy(update={"context": event_context(i.metadata["event"]),
@@ -286,6 +289,16 @@ class EditingSolver:
     method: str
     args: BaseModel
 
+    def edited_answers(self, items: Sequence[BenchmarkItem], edited: Sequence[BenchmarkItem],
+                       ctx: SolveContext) -> tuple[list[SampleResult], dict, dict]:
+        """The answers with the edit, the report sections and Run properties they add; the
+        base model's weights are as before when this returns (locality asks it next)."""
+        if self.method == "ft":
+            args = self.args
+            config = FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed)
+            return finetune_answers(items, ctx, config), {}, {}
+        return solve_prompted(edited, "zero-shot", ctx), {}, {}
+
     def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput:
         memory = memory_of(items)
         retriever = make_retriever(self.method, memory, dense_model=getattr(self.args, "dense_model", None),
@@ -298,11 +311,7 @@ class EditingSolver:
         without it, and compute ELKEN's metrics (SERAC decides ``edited`` its own way)."""
         method = self.method
         memory = memory_of(items)
-        if method == "ft":
-            args = self.args
-            after = finetune_answers(items, ctx, FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed))
-        else:
-            after = solve_prompted(edited, "zero-shot", ctx)
+        after, sections, run_extra = self.edited_answers(items, edited, ctx)
         first = {r.item_id: r for r in after if r.sample_index == 0}
         outside = [i for i in items if not in_scope(i)]
         variants: list[SampleResult] = []
@@ -312,7 +321,6 @@ class EditingSolver:
             variants = [replace(r, variant="no-edit")
                         for r in solve_prompted(with_context(outside, "none", memory), "zero-shot", ctx)]
             before = {r.item_id: r.raw for r in variants if r.sample_index == 0}
-        sections: dict = {}
         judged: dict = {}
         judge = make_judge(self.args, ctx) if isinstance(self.args, JudgeArgs) else None
         if judge is not None:
@@ -330,7 +338,7 @@ class EditingSolver:
                                  tendency_generation=judged)
         rel = reliability_metrics(edited, {k: r.score >= 1.0 for k, r in first.items()})
         loc = locality_metrics(edited, before, {k: r.raw for k, r in first.items()}, ctx.options.scoring)
-        run_extra = {"editing_method": method, "question_level_reliability": rel["question_level"],
+        run_extra = {**run_extra, "editing_method": method, "question_level_reliability": rel["question_level"],
                      "edit_level_reliability": rel["edit_level"], "locality": loc["question_level"],
                      "retrieval_top1_accuracy": details.retrieval_top1_accuracy}
         sections["ELKEN retrieval"] = [{"metric": "retrieval top-1 accuracy",

@@ -1,4 +1,4 @@
-"""ELKEN's evaluation side: the editing solvers (ice, bm25, dense, no-edit, ft, serac), the fact and
+"""ELKEN's evaluation side: the editing solvers (ice, bm25, dense, no-edit, ft, serac, rome, memit), the fact and
 tendency scorers in both modes (official: ``metric.py``), reliability, locality and tendency
 metrics, the HELM-style files ``metric.py`` reads, scoring of such files, and the editing
 methods against no edit in the validity report."""
@@ -12,6 +12,7 @@ from knowforge.eval.events.metrics import (EDITING, in_scope, metric_locality, m
                                            totals_tendency_locality)
 from knowforge.eval.events.official import HelmArgs, fact_lm_eval, files_table, score_files, write_helm
 from knowforge.eval.events.serac import SeracArgs, SeracSolver
+from knowforge.eval.events.weight_edit import weight_edit_solvers
 from knowforge.eval.events.rules import (score_fact_item, score_fact_item_official, score_tendency_item,
                                          score_tendency_item_official)
 from knowforge.eval.metric_stats import chance_of
@@ -40,7 +41,8 @@ UNIT = EvalUnit(
                                  "retrieved edit in context or none; trained on -S train_benchmark=NAME's events, "
                                  "else cross-fitted over the run's events (-S folds=2)", SeracArgs,
                         lambda component, parsed: SeracSolver(component, "serac", parsed),
-                        provides=frozenset({EDITING}))),
+                        provides=frozenset({EDITING})),
+             *weight_edit_solvers()),
     scorers=(ScorerSpec("elken-fact", score_fact_item, official=score_fact_item_official,
                         description="ELKEN fact questions: normalised exact match with aliases + name",
                         lm_eval=fact_lm_eval),

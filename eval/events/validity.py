@@ -1,7 +1,15 @@
 """ELKEN in the validity report: each editing method against no edit, on the runs of one
 control model. A method that puts the right event in context (ICE) should beat the unedited
 model on in-scope fact questions; when the paired interval of ICE − no edit does not lie above
-0, the benchmark (or the model) is flagged, saying whether the interval excludes zero."""
+0, the benchmark (or the model) is flagged, saying whether the interval excludes zero.
+
+The editors that change weights are checked as issue 32 expects (``weight_edit_checks``):
+ROME's and MEMIT's reliability on the edited triplets (the in-scope fact questions) lies above
+no edit with the paired interval excluding 0, their locality is at least 90%, and SERAC's
+locality exceeds fine-tuning's. A method that misses is flagged and the section says so; the
+thresholds are the issue's, never tuned to the results. ``method_table`` is the one table of
+every method with 95% intervals, the paired gap to no edit, and (when the runs carry ripple
+probes) the share of should-move facts that moved at hop 1 and 2 and the collateral share."""
 
 from __future__ import annotations
 
@@ -9,8 +17,11 @@ import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from knowforge.eval.events import rules
+from knowforge.eval.events.metrics import in_scope, part
 from knowforge.eval.results import run_answers
-from knowforge.eval.stats import child_seed, paired_difference
+from knowforge.eval.run_export import read_recorded_run
+from knowforge.eval.stats import bootstrap_ratio, child_seed, paired_difference
 from knowforge.eval.unit import ValidityContext, ValiditySection
 from knowforge.eval.validity import in_percent, judge_gap, markdown_table, p_text, pct, pm
 
@@ -109,14 +120,205 @@ def elken_summary(rows: Sequence[Mapping], scores: Mapping[str, Mapping[str, tup
 RATES = ("question-level reliability", "edit-level reliability", "locality")
 
 
+# --- weight editors, SERAC, and the one table of every method ---------------------------------------
+WEIGHT_EDITORS = ("rome", "memit")
+LOCALITY_FLOOR = 0.90
+ORDER = ("none", "ice", "bm25", "dense", "ft", "serac", "rome", "memit")
+NAMES = {"none": "no-edit", "ice": "ICE", "bm25": "BM25", "dense": "dense", "ft": "FT", "serac": "SERAC",
+         "rome": "ROME", "memit": "MEMIT"}
+# a ripple probe's expectation as ripple_probe records it on (:RippleProbe)
+MOVE, STAY = "move", "stay"
+
+
+def locality_units(store, run_id: str) -> dict[str, list[float]]:
+    """A run's out-of-scope fact questions per event: [answers the edit left unchanged,
+    questions], under the run's scoring mode (``rules.locality_unchanged``, as the metric)."""
+    recorded = read_recorded_run(store, run_id)
+    after, before, items = {}, {}, {}
+    for s in recorded.samples:
+        if s.sample_index != 0 or in_scope(s.item) or part(s.item) != "fact":
+            continue
+        items[s.item.id] = s.item
+        (before if s.variant == "no-edit" else after)[s.item.id] = s.raw
+    mode = recorded.run.get("scoring") or "knowforge"
+    out: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for qid, item in items.items():
+        if qid not in after:
+            continue
+        answer = rules.item_answer(item)
+        same = rules.locality_unchanged(before.get(qid, after[qid]), after[qid], answer["alias"],
+                                        name=answer["name"], mode=mode)
+        row = out[str(item.metadata.get("event_id", qid))]
+        row[0] += float(same)
+        row[1] += 1
+    return dict(out)
+
+
+def ripple_units(store, run_id: str) -> dict[str, dict[str, list[float]]]:
+    """Per measure ("hop 1 moved", "hop 2 moved", "collateral"), per event: [moved, probes],
+    from the run's ripple probes (empty when the run was not probed)."""
+    out: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
+    for row in store.read("events/read_run_ripple_probes", run_id=run_id):
+        expectation = row.get("expectation")
+        if expectation == MOVE and row.get("hop") in (1, 2):
+            measure = f"hop {row['hop']} moved"
+        elif expectation == STAY:
+            measure = "collateral"
+        else:
+            continue
+        cell = out[measure][str(row["event_id"])]
+        cell[0] += float(bool(row.get("moved")))
+        cell[1] += 1
+    return {k: dict(v) for k, v in out.items()}
+
+
+def _share(units: Mapping[str, Sequence[float]], seed: int) -> dict:
+    keys = sorted(units)
+    if not keys:
+        return {"value": None, "ci": None, "units": 0}
+    est = bootstrap_ratio([units[k][0] for k in keys], [units[k][1] for k in keys], seed=seed)
+    return {"value": est.estimate, "ci": list(est.ci) if est.ci else None, "units": len(keys)}
+
+
+def _gap(mine: Mapping[str, Sequence[float]], theirs: Mapping[str, Sequence[float]], seed: int) -> dict:
+    """A − B paired over the events both have ([hits, n] per event). Both runs ask an event the
+    same questions (the same probes), so B's share is put on A's count: equal counts leave
+    B's sum as it is."""
+    keys = sorted(set(mine) & set(theirs))
+    if not keys:
+        return {"value": None, "ci": None, "p": None}
+    result = paired_difference([mine[k][0] for k in keys], [theirs[k][0] * mine[k][1] / theirs[k][1] for k in keys],
+                               [mine[k][1] for k in keys], seed=seed)
+    return {"value": result.difference.estimate, "ci": list(result.difference.ci) if result.difference.ci else None,
+            "p": result.p_value}
+
+
+def _reliability_units(scores: Mapping[str, tuple[str, float]]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for event, score in scores.values():
+        out[event][0] += score
+        out[event][1] += 1
+    return dict(out)
+
+
+def _ci_text(share: Mapping) -> str:
+    if share.get("value") is None:
+        return "-"
+    ci = share.get("ci")
+    return pct(share["value"]) + (f" [{pct(ci[0])}, {pct(ci[1])}]" if ci else "")
+
+
+def method_table(store, rows: Sequence[Mapping], scores: Mapping[str, Mapping[str, tuple[str, float]]],
+                 summary: Sequence[Mapping], *, seed: int = 0) -> list[dict]:
+    """One row per benchmark and method (its latest run): reliability and locality with 95%
+    intervals (events resampled), reliability − no edit (``elken_summary``'s paired gap on the
+    shared questions), and the ripple measures when the run was probed."""
+    gaps = {(e["benchmark"], e["method"]): {"value": e["gain"], "ci": e["ci"], "p": e["p_value"]}
+            for e in summary if e["gain"] is not None}
+    latest: dict[tuple[str, str], Mapping] = {}
+    for r in rows:
+        latest[(r["benchmark"], r["method"])] = r
+    out = []
+    for bench in sorted({b for b, _ in latest}):
+        methods = sorted((m for b, m in latest if b == bench), key=lambda m: (ORDER.index(m) if m in ORDER
+                                                                              else len(ORDER), m))
+        base = latest.get((bench, "none"))
+        base_ripple = ripple_units(store, base["run_id"]) if base else {}
+        for method in methods:
+            r = latest[(bench, method)]
+            rel = _reliability_units(scores[r["run_id"]])
+            loc = locality_units(store, r["run_id"])
+            ripple = ripple_units(store, r["run_id"])
+            entry = {"benchmark": bench, "method": method, "name": NAMES.get(method, method),
+                     "run_id": r["run_id"],
+                     "reliability": _share(rel, child_seed(seed, bench, method, "reliability")),
+                     "reliability − no edit": gaps.get((bench, method)),
+                     "locality": _share(loc, child_seed(seed, bench, method, "locality")),
+                     "locality units": loc, "ripple": {}}
+            for measure in ("hop 1 moved", "hop 2 moved", "collateral"):
+                units = ripple.get(measure) or {}
+                if units:
+                    entry["ripple"][measure] = {
+                        **_share(units, child_seed(seed, bench, method, measure)),
+                        "− no edit": (_gap(units, base_ripple[measure], child_seed(seed, bench, method, measure, "gap"))
+                                      if method != "none" and base_ripple.get(measure) else None)}
+            out.append(entry)
+    return out
+
+
+def weight_edit_checks(table: Sequence[Mapping], *, seed: int = 0) -> tuple[list[dict], list[str]]:
+    """Issue 32's expectations, one row each (met / missed / not checked) and a flag per miss."""
+    checks, flags = [], []
+    by = {(e["benchmark"], e["method"]): e for e in table}
+    for bench in sorted({b for b, _ in by}):
+        for method in WEIGHT_EDITORS:
+            e = by.get((bench, method))
+            if e is None:
+                continue
+            name = NAMES[method]
+            gap = e["reliability − no edit"]
+            if gap is None or gap["value"] is None:
+                checks.append({"benchmark": bench, "check": f"{name} reliability above no-edit, interval excludes 0",
+                               "value": "-", "result": "not checked: no no-edit run to compare with"})
+            else:
+                ok = gap["ci"] is not None and gap["ci"][0] > 0
+                checks.append({"benchmark": bench, "check": f"{name} reliability above no-edit, interval excludes 0",
+                               "value": pm(gap["value"], gap["ci"]), "result": "met" if ok else "MISSED"})
+                if not ok:
+                    where = ("no interval" if gap["ci"] is None else
+                             f"95% interval [{100 * gap['ci'][0]:+.1f}, {100 * gap['ci'][1]:+.1f}]")
+                    flags.append(f"ELKEN {bench}: {name} − no edit on the edited triplets: "
+                                 f"{100 * gap['value']:+.1f} points ({where}): not above no-edit with the interval "
+                                 "excluding 0")
+            loc = e["locality"]["value"]
+            ok = loc is not None and loc >= LOCALITY_FLOOR
+            checks.append({"benchmark": bench, "check": f"{name} locality >= {pct(LOCALITY_FLOOR)}%",
+                           "value": pct(loc), "result": "met" if ok else ("MISSED" if loc is not None else
+                                                                          "not checked: no out-of-scope answers")})
+            if loc is not None and not ok:
+                flags.append(f"ELKEN {bench}: {name} locality {pct(loc)}% is below {pct(LOCALITY_FLOOR)}%")
+        serac, ft = by.get((bench, "serac")), by.get((bench, "ft"))
+        if serac is not None and ft is not None:
+            a, b = serac["locality"]["value"], ft["locality"]["value"]
+            gap = _gap(serac["locality units"], ft["locality units"], child_seed(seed, bench, "serac-ft"))
+            ok = a is not None and b is not None and a > b
+            checks.append({"benchmark": bench, "check": "SERAC locality exceeds FT's",
+                           "value": f"{pct(a)} vs {pct(b)} ({pm(gap['value'], gap['ci'])})",
+                           "result": "met" if ok else "MISSED"})
+            if not ok:
+                flags.append(f"ELKEN {bench}: SERAC's locality ({pct(a)}%) does not exceed FT's ({pct(b)}%)")
+    return checks, flags
+
+
+def table_markdown(table: Sequence[Mapping]) -> list[str]:
+    ripple = any(e["ripple"] for e in table)
+    rows = []
+    for e in table:
+        gap = e["reliability − no edit"]
+        row = {"benchmark": e["benchmark"], "method": e["name"], "reliability %": _ci_text(e["reliability"]),
+               "− no edit": pm(gap["value"], gap["ci"]) if gap else "-",
+               "locality %": _ci_text(e["locality"])}
+        if ripple:
+            for measure in ("hop 1 moved", "hop 2 moved", "collateral"):
+                m = e["ripple"].get(measure)
+                row[f"{measure} %"] = _ci_text(m) if m else "-"
+                row[f"{measure} − no edit"] = pm(m["− no edit"]["value"], m["− no edit"]["ci"]) \
+                    if m and m.get("− no edit") else "-"
+        rows.append(row)
+    return markdown_table(rows)
+
+
 def check(store, ctx: ValidityContext) -> ValiditySection | None:
     rows, scores = elken_rows(store, ctx.runs)
     if not rows:
         return None
     summary = elken_summary(rows, scores, seed=child_seed(0, "validity", "elken"))
+    table = method_table(store, rows, scores, summary, seed=child_seed(0, "validity", "elken", "table"))
+    checks, weight_flags = weight_edit_checks(table, seed=child_seed(0, "validity", "elken", "checks"))
     flags = [f"ELKEN {e['benchmark']}: ICE − no edit: {e['note']} (ICE {pct(e['reliability'])} vs "
              f"no edit {pct(e['no edit'])} on {e['shared questions']} questions)" for e in summary if e["flagged"]]
-    table = [{"benchmark": e["benchmark"], "method": e["method"], "questions": e["shared questions"],
+    flags += weight_flags
+    gains = [{"benchmark": e["benchmark"], "method": e["method"], "questions": e["shared questions"],
               "reliability": pct(e["reliability"]), "no edit": pct(e["no edit"]), "gain": pm(e["gain"], e["ci"]),
               "p": p_text(e["p_value"]), "test": e["test"] or "-",
               "excludes 0": {True: "yes", False: "no"}.get(e["excludes_zero"], "-"),
@@ -125,5 +327,18 @@ def check(store, ctx: ValidityContext) -> ValiditySection | None:
                 "Each method − no edit on the in-scope fact questions both runs answered: question-level "
                 "reliability in %, the gain in points ± half its paired 95% interval (events resampled), p: "
                 "McNemar's test or a sign-flip test over events. ICE is flagged when the interval does not lie "
-                "above 0.", "", *markdown_table(table), ""]
-    return ValiditySection("ELKEN: editing methods vs no edit", {"runs": rows, "summary": summary}, markdown, flags)
+                "above 0.", "", *markdown_table(gains), "",
+                "### Every method: reliability, locality and the ripple", "",
+                "Reliability: in-scope fact questions (for ROME and MEMIT, the edited triplets); locality: "
+                "out-of-scope fact answers the edit left unchanged (no edit is 100% by construction). In %, "
+                "[95% interval] with events resampled; − no edit: the paired gap in points ± half its 95% "
+                "interval. Ripple columns (when the runs were probed): the share of facts that should move "
+                "and moved at hop 1 and 2, and collateral, the share of facts that should stay and moved.", "",
+                *table_markdown(table), "", "### Checks of the editors that change weights", "",
+                f"ROME and MEMIT: reliability above no edit with the interval excluding 0, locality at least "
+                f"{pct(LOCALITY_FLOOR)}%; SERAC's locality above FT's (checked when both ran). A missed check "
+                "is flagged; the thresholds are fixed, not tuned to the results.", "",
+                *(markdown_table(checks) if checks else ["(no ROME, MEMIT or SERAC runs)"]), ""]
+    data = {"runs": rows, "summary": summary,
+            "methods": [{k: v for k, v in e.items() if k != "locality units"} for e in table], "checks": checks}
+    return ValiditySection("ELKEN: editing methods vs no edit", data, markdown, flags)
