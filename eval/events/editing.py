@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict
 
 from knowforge.errors import ConfigError
 from knowforge.eval.events.judge import event_context, tendency_generation
+from knowforge.eval.events.ripple_probe import RippleArgs, RippleRecorder, answer_prompted
 from knowforge.eval.events.metrics import (EDITING, EditingDetails, in_scope, part, reliability_metrics,
                                            locality_metrics, retrieval_accuracy)
 from knowforge.eval.solvers import solve_prompted
@@ -204,8 +205,10 @@ def _hf_base(backend):
     return inner
 
 
-def finetune_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, config: FineTuneConfig) -> list[SampleResult]:
-    """Per event: fine-tune a copy on its edit statements, answer its questions, discard it."""
+def finetune_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, config: FineTuneConfig,
+                     ripple: RippleRecorder | None = None) -> list[SampleResult]:
+    """Per event: fine-tune a copy on its edit statements, answer its questions (and its ripple
+    probes, with ``ripple``), discard it."""
     if ctx.store is None:
         raise ConfigError("the ft solver reads the events' asserted facts from the graph: it needs a store")
     base = _hf_base(ctx.backend)
@@ -221,6 +224,8 @@ def finetune_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, config: 
         for r in solve_prompted(with_context(by_event[event_id], "ft", memory), "zero-shot",
                                 replace(ctx, backend=answering)):
             results[(r.item_id, r.sample_index)] = r
+        if ripple is not None:
+            ripple.measure_event(event_id, answer_prompted(replace(ctx, backend=answering)))
         tuned.discard()
     return [results[(i.id, k)] for i in items for k in range(ctx.options.n) if (i.id, k) in results]
 
@@ -236,8 +241,9 @@ def memory_of(items: Sequence[BenchmarkItem]) -> Memory:
 
 
 # --- the solvers ---------------------------------------------------------------------------------
-class JudgeArgs(BaseModel):
-    """The Tendency-G judge (any backend): ``-S judge_model=M`` turns it on."""
+class JudgeArgs(RippleArgs):
+    """The Tendency-G judge (any backend): ``-S judge_model=M`` turns it on (and ``-S ripple_hops=K``:
+    the ripple probes, ``knowforge.eval.events.ripple_probe``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -251,7 +257,7 @@ class DenseArgs(JudgeArgs):
                                             # $KNOWFORGE_E5_MODEL, then intfloat/e5-base-v2
 
 
-class FineTuneArgs(BaseModel):
+class FineTuneArgs(RippleArgs):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     epochs: float = 12.0                    # passes over the event's edit statements
@@ -290,11 +296,15 @@ class EditingSolver:
         retriever = make_retriever(method, memory, dense_model=getattr(self.args, "dense_model", None),
                                    device=ctx.options.device)
         edited = with_context(items, method, memory, retriever)
+        ripple = RippleRecorder.start(self.args, ctx, items)
         if method == "ft":
             args = self.args
-            after = finetune_answers(items, ctx, FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed))
+            after = finetune_answers(items, ctx, FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed),
+                                     ripple)
         else:
             after = solve_prompted(edited, "zero-shot", ctx)
+            if ripple is not None:
+                ripple.measure_all(answer_prompted(ctx, lambda its: with_context(its, method, memory, retriever)))
         first = {r.item_id: r for r in after if r.sample_index == 0}
         outside = [i for i in items if not in_scope(i)]
         variants: list[SampleResult] = []
@@ -323,5 +333,6 @@ class EditingSolver:
                      "retrieval_top1_accuracy": details.retrieval_top1_accuracy}
         sections["ELKEN retrieval"] = [{"metric": "retrieval top-1 accuracy",
                                         "value": details.retrieval_top1_accuracy}]
-        return SolverOutput(items=edited, samples=after, variants=variants, run_extra=run_extra,
-                            sections=sections, details={EDITING: details})
+        output = SolverOutput(items=edited, samples=after, variants=variants, run_extra=run_extra,
+                              sections=sections, details={EDITING: details})
+        return output if ripple is None else ripple.attach(output)
