@@ -17,8 +17,10 @@ from knowforge.eval.events.ripple_probe import (Probe, ProbeSet, build_probes, c
 from knowforge.generators.events.instantiate import Planner
 from knowforge.generators.events.layering import apply_events
 from knowforge.generators.events.templates import load_templates
-from knowforge.kg.records import FactRecord
-from knowforge.kg.writer import write_facts
+from knowforge.kg.records import EntityRecord, FactRecord
+from knowforge.kg.ripple import ripple_event
+from knowforge.kg.writer import write_entities, write_facts
+from knowforge.view.graphs import declared_views, draw_view
 
 
 def _probe(event: str, key: str, hop: int, relation: str, question: str, before, after, expectation: str,
@@ -91,6 +93,11 @@ def _plan(store, template: str, slots: dict[str, str], batch: str):
 
 def test_probes_of_a_transfer(store):
     build_subgraph(store)
+    # what a club is (P31): ripple analysis never walks it (kg/ripple.yaml), nor may the viewer
+    write_entities(store, [EntityRecord(id="Q476028", name="association football club", labels=("Item",)),
+                           EntityRecord(id="Q2736", name="association football", labels=("Item",))])
+    write_facts(store, [FactRecord(subject_id="Q8682", relation="P31", object_id="Q476028", source="wikidata"),
+                        FactRecord(subject_id="Q476028", relation="P641", object_id="Q2736", source="wikidata")])
     plan = _plan(store, "transfer-player", {"A": "Q11571", "B": "Q8682"}, "rm")
     probes = build_probes(store, plan.id, 2)
     by = {(p.relation, p.change or p.walk, p.category): p for p in probes.probes}
@@ -119,6 +126,15 @@ def test_probes_of_a_transfer(store):
     # one question per distinct question: the club question serves the edit and the forgetting
     questions = [i.question for i in probe_items(probes)]
     assert len(questions) == len(set(questions)) == len({p.question for p in probes.probes})
+    # the viewer's ripple view walks exactly these facts, at every distance
+    declared = declared_views().find("events", "ripple")
+    for hops in (1, 2, 3):
+        drawing = draw_view(store, declared, plan.id, {"hops": str(hops)})
+        drawn = sorted((e["data"]["source"], e["data"]["target"]) for e in drawing.elements
+                       if e["data"].get("kind") == "candidate")
+        walked = sorted((f.fact.subject_id, f.fact.object_id or f"value:{f.fact.fact_id}")
+                        for f in ripple_event(store, plan.id, hops).facts)
+        assert drawn == walked and walked
     capped = build_probes(store, plan.id, 2, max_probes=3)
     assert len(capped.probes) == 3 and capped.left_out == len(probes.probes) - 3
     with pytest.raises(ConfigError, match="1 to 3 hops"):
@@ -186,6 +202,14 @@ def test_an_ice_run_records_probe_answers_and_the_cli_prints_them(store, graph_e
     assert linked == len({a.probe.fact_id for a in answers})
     report = (run.report_dir / "report.md").read_text()
     assert "## Ripple in the model" in report and "moved % [95% CI]" in report
+
+    # the viewer colours each probed fact by what the model did, and the entities asked about
+    drawing = draw_view(store, declared_views().find("events", "ripple"), event_id, {"run": run.run_id})
+    kinds = sorted(e["data"]["kind"] for e in drawing.elements
+                   if e["data"].get("kind") in ("moved", "missed", "collateral", "kept") and "source" in e["data"])
+    assert kinds == sorted(a.outcome for a in answers if a.probe.key == a.probe.fact_id)
+    asked = {e["data"]["id"]: e["data"]["kind"] for e in drawing.elements if "source" not in e["data"]}
+    assert asked[answers[0].probe.subject_id] in ("moved", "missed", "collateral", "kept")
 
     runner = CliRunner()
     result = runner.invoke(cli, ["ripple", event_id, "--run", run.run_id], catch_exceptions=False)

@@ -11,21 +11,14 @@ Probes of an event (``build_probes(store, event_id, hops)``)
 The walk is exactly ``knowforge ripple EVENT --hops K``'s (``ripple_event``), so the probes and
 the CLI's table list the same facts.
 
-=============  ===========  =====  =========================================================
-probe          expectation  hop    what it asks
-=============  ===========  =====  =========================================================
-asserted fact  move         0..    (s, r) of a fact the event asserts; the answer after is
-                                   its object. Hop: the graph facts its answer was read
-                                   through (0 for an object named in the event, 1 for
-                                   "the new club's league", 2 for "the new club's city's
-                                   country").
-alias          move         as     the same, with the subject named by its first alias
-                            above
-retracted      move         0      (s, r) of a fact the event ends; moved when the model no
-fact                               longer gives the old object
-walked fact    stay         1..k   every fact the ripple walk meets (declared answer
-                                   sources and candidates alike): still true after
-=============  ===========  =====  =========================================================
+* an **asserted** fact: should move; it asks (s, r) of a fact the event asserts, whose answer
+  after is its object. Its hop is the number of graph facts its answer was read through (0 for
+  an object the event names, 1 for "the new club's league", 2 for "the new club's city's
+  country");
+* the same with the subject named by its first **alias**: should move, same hop;
+* a **retracted** fact: should move (hop 0); moved when the model no longer gives the old object;
+* a **walked** fact, every fact the ripple walk meets 1..k facts away (declared answer sources
+  and candidates alike): should stay, at its walk depth.
 
 Before and after answers are the graph's objects of (s, r) in the world that event sees (source
 facts; after: minus what it retracts, plus what it asserts), each with its entity's aliases.
@@ -51,7 +44,10 @@ RippleEdits categories (Cohen et al. 2024), where our graph supports them
 * ``forgetfulness``: a retracted fact (the old object should be forgotten). RippleEdits' released
   data names its preservation tests "Forgetfulness"; the graph tells retained objects and ended
   ones apart, so the two names mark those two cases here.
-Other walked facts carry no category (``-``); they are the locality of the ripple.
+Other walked facts carry no category (``-``); they are the locality of the ripple. A question
+has one answer: a model that answers a preserved one-to-many relation with the new object
+changed its answer, and counts as collateral, as RippleEdits scores it (the retained objects
+are its targets).
 
 Classification (``classify``: pure)
 -----------------------------------
