@@ -200,6 +200,11 @@ def test_an_ice_run_records_probe_answers_and_the_cli_prints_them(store, graph_e
     linked = store.user_query("MATCH (:Run {id: $id})-[:PROBED]->(:RippleProbe)-[:PROBES]->(f:Fact) "
                               "RETURN count(DISTINCT f) AS n", {"id": run.run_id})[0]["n"]
     assert linked == len({a.probe.fact_id for a in answers})
+    # ft answers the probes with its per-event tuned copy; its "before" is the same unedited model
+    tuned = evaluate_editing(store, items, options, method="ft", args={"ripple_hops": 1, "epochs": 1})
+    ft_answers = read_probe_answers(store, tuned.run_id, event_id)
+    assert [a.probe for a in ft_answers] == [a.probe for a in answers]
+    assert [a.answer_before for a in ft_answers] == [a.answer_before for a in answers]
     report = (run.report_dir / "report.md").read_text()
     assert "## Ripple in the model" in report and "moved % [95% CI]" in report
 

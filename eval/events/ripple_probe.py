@@ -449,9 +449,12 @@ def answer_prompted(ctx, transform: Callable[[list[BenchmarkItem]], list[Benchma
     text of each item's first sample comes back (None for a failed request)."""
     from knowforge.eval.solvers import solve_prompted
 
+    # the run's progress bar counts the benchmark's questions; probes are asked beside them
+    quiet = replace(ctx, progress=None)
+
     def answer(items: list[BenchmarkItem]) -> list[str | None]:
         asked = transform(items) if transform is not None else items
-        by_id = {r.item_id: r.raw for r in solve_prompted(asked, "zero-shot", ctx) if r.sample_index == 0}
+        by_id = {r.item_id: r.raw for r in solve_prompted(asked, "zero-shot", quiet) if r.sample_index == 0}
         return [by_id.get(i.id) for i in asked]
 
     return answer
