@@ -93,11 +93,6 @@ def _plan(store, template: str, slots: dict[str, str], batch: str):
 
 def test_probes_of_a_transfer(store):
     build_subgraph(store)
-    # what a club is (P31): ripple analysis never walks it (kg/ripple.yaml), nor may the viewer
-    write_entities(store, [EntityRecord(id="Q476028", name="association football club", labels=("Item",)),
-                           EntityRecord(id="Q2736", name="association football", labels=("Item",))])
-    write_facts(store, [FactRecord(subject_id="Q8682", relation="P31", object_id="Q476028", source="wikidata"),
-                        FactRecord(subject_id="Q476028", relation="P641", object_id="Q2736", source="wikidata")])
     plan = _plan(store, "transfer-player", {"A": "Q11571", "B": "Q8682"}, "rm")
     probes = build_probes(store, plan.id, 2)
     by = {(p.relation, p.change or p.walk, p.category): p for p in probes.probes}
@@ -126,6 +121,20 @@ def test_probes_of_a_transfer(store):
     # one question per distinct question: the club question serves the edit and the forgetting
     questions = [i.question for i in probe_items(probes)]
     assert len(questions) == len(set(questions)) == len({p.question for p in probes.probes})
+    capped = build_probes(store, plan.id, 2, max_probes=3)
+    assert len(capped.probes) == 3 and capped.left_out == len(probes.probes) - 3
+    with pytest.raises(ConfigError, match="1 to 3 hops"):
+        build_probes(store, plan.id, 4)
+
+
+def test_the_ripple_view_walks_what_knowforge_ripple_walks(store):
+    build_subgraph(store)
+    # what a club is (P31): ripple analysis never walks it (kg/ripple.yaml), nor may the viewer
+    write_entities(store, [EntityRecord(id="Q476028", name="association football club", labels=("Item",)),
+                           EntityRecord(id="Q2736", name="association football", labels=("Item",))])
+    write_facts(store, [FactRecord(subject_id="Q8682", relation="P31", object_id="Q476028", source="wikidata"),
+                        FactRecord(subject_id="Q476028", relation="P641", object_id="Q2736", source="wikidata")])
+    plan = _plan(store, "transfer-player", {"A": "Q11571", "B": "Q8682"}, "rv")
     # the viewer's ripple view walks exactly these facts, at every distance
     declared = declared_views().find("events", "ripple")
     for hops in (1, 2):                 # 2: the P31 path would reach a fact two hops away
@@ -135,10 +144,6 @@ def test_probes_of_a_transfer(store):
         walked = sorted((f.fact.subject_id, f.fact.object_id or f"value:{f.fact.fact_id}")
                         for f in ripple_event(store, plan.id, hops).facts)
         assert drawn == walked and walked
-    capped = build_probes(store, plan.id, 2, max_probes=3)
-    assert len(capped.probes) == 3 and capped.left_out == len(probes.probes) - 3
-    with pytest.raises(ConfigError, match="1 to 3 hops"):
-        build_probes(store, plan.id, 4)
 
 
 def test_probe_categories_of_an_acquisition(store):
