@@ -135,7 +135,7 @@ def test_the_ripple_view_walks_what_knowforge_ripple_walks(store):
     write_facts(store, [FactRecord(subject_id="Q8682", relation="P31", object_id="Q476028", source="wikidata"),
                         FactRecord(subject_id="Q476028", relation="P641", object_id="Q2736", source="wikidata")])
     plan = _plan(store, "transfer-player", {"A": "Q11571", "B": "Q8682"}, "rv")
-    # the viewer's ripple view walks exactly these facts, at every distance
+    # the viewer draws exactly the facts `knowforge ripple` lists, at each distance
     declared = declared_views().find("events", "ripple")
     for hops in (1, 2):                 # 2: the P31 path would reach a fact two hops away
         drawing = draw_view(store, declared, plan.id, {"hops": str(hops)})
