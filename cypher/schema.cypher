@@ -21,6 +21,7 @@ CREATE CONSTRAINT chrono_record_id IF NOT EXISTS FOR (r:ChronoRecord) REQUIRE r.
 CREATE INDEX chrono_record_benchmark IF NOT EXISTS FOR (r:ChronoRecord) ON (r.benchmark);
 CREATE CONSTRAINT run_id IF NOT EXISTS FOR (r:Run) REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT answer_id IF NOT EXISTS FOR (a:Answer) REQUIRE a.id IS UNIQUE;
+CREATE CONSTRAINT ripple_probe_id IF NOT EXISTS FOR (p:RippleProbe) REQUIRE p.id IS UNIQUE;
 CREATE CONSTRAINT model_id IF NOT EXISTS FOR (m:Model) REQUIRE m.id IS UNIQUE;
 // NewTerm: a benchmark's terms, their related terms (phrases that are not lemmas), the lines of
 // its release files that are not questions, and the run that generated it

@@ -17,13 +17,17 @@ The statements' contract (every one takes ``$key`` and the view's declared param
   pages link to them).
 * each ``ViewTable.statement``: rows of plain values, shown with their column names in order;
   it takes ``$key``, the view's parameters, ``$skip`` and ``$limit``.
+
+``bind`` gives every statement fixed parameters from the method's own configuration (the
+relations ripple analysis ignores), so a statement and the method's Python read one source.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 ViewKey = Literal["entity", "event", "statement", "record", "term"]
 VIEW_KEYS: tuple[str, ...] = ("entity", "event", "statement", "record", "term")
@@ -86,6 +90,10 @@ class MethodView:
     params: tuple[ViewParam, ...] = ()
     layout: str = "cose"
     max_edges: int = 400      # the graph statement's $limit
+    bind: Callable[[], Mapping[str, Any]] | None = None   # fixed parameters of every statement
+
+    def bound(self) -> dict[str, Any]:
+        return dict(self.bind()) if self.bind is not None else {}
 
     def param(self, name: str) -> ViewParam | None:
         return next((p for p in self.params if p.name == name), None)

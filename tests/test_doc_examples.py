@@ -84,6 +84,10 @@ SKIP = {
     # options elided with "..."
     "knowforge eval --benchmark newterm:2022+2023+2024 --task COMA_clean --task COST_clean --task CSJ_clean ...":
         "options elided",
+    # ripple probes: tests/test_ripple_measure.py runs an ice run with -S ripple_hops, then ripple --run
+    "knowforge eval --benchmark events:e0 --backend hf --model out/models/tiny --solver ice -S ripple_hops=2":
+        "tests/test_ripple_measure.py (an ice run with -S ripple_hops=1 on the tiny model)",
+    "knowforge ripple ev:0123abcd --run RUN_ICE": "tests/test_ripple_measure.py (after its ice run with probes)",
     # a server that runs until it is stopped: test_the_viewer_examples serves and fetches them
     "knowforge view --open": "serves until stopped: test_the_viewer_examples",
     "knowforge view": "serves until stopped: test_the_viewer_examples",

@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict
 from knowforge.errors import ConfigError
 from knowforge.eval.events.judge import event_context, judge_rows, overall_event_level, tendency_generation
 from knowforge.eval.events.official import TENDENCY_G
+from knowforge.eval.events.ripple_probe import RippleArgs, RippleRecorder, answer_prompted
 from knowforge.eval.events.metrics import (EDITING, EditingDetails, in_scope, part, reliability_metrics,
                                            locality_metrics, retrieval_accuracy)
 from knowforge.eval.solvers import solve_prompted
@@ -57,6 +58,7 @@ METHODS = ("ice", "bm25", "dense", "ft", "serac", "rome", "memit", "none")
 ALIASES = {"e5": "dense", "ice": "ice", "bm25": "bm25", "dense": "dense", "none": "none",
            "no-edit": "none", "ft": "ft", "fine-tuning": "ft", "serac": "serac", "rome": "rome", "memit": "memit"}
 IN_WEIGHTS = ("ft", "rome", "memit")     # methods whose edit is in the weights, not the context
+CONTEXT_METHODS = ("ice", "bm25", "dense", "none")   # edits in context, the same for any question
 NOT_PROVIDED: dict[str, str] = {}
 DEFAULT_DENSE_MODEL = "intfloat/e5-base-v2"
 
@@ -209,8 +211,10 @@ def _hf_base(backend):
     return inner
 
 
-def finetune_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, config: FineTuneConfig) -> list[SampleResult]:
-    """Per event: fine-tune a copy on its edit statements, answer its questions, discard it."""
+def finetune_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, config: FineTuneConfig,
+                     ripple: RippleRecorder | None = None) -> list[SampleResult]:
+    """Per event: fine-tune a copy on its edit statements, answer its questions (and its ripple
+    probes, with ``ripple``), discard it."""
     if ctx.store is None:
         raise ConfigError("the ft solver reads the events' asserted facts from the graph: it needs a store")
     base = _hf_base(ctx.backend)
@@ -226,6 +230,8 @@ def finetune_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, config: 
         for r in solve_prompted(with_context(by_event[event_id], "ft", memory), "zero-shot",
                                 replace(ctx, backend=answering)):
             results[(r.item_id, r.sample_index)] = r
+        if ripple is not None:
+            ripple.measure_event(event_id, answer_prompted(replace(ctx, backend=answering)))
         tuned.discard()
     return [results[(i.id, k)] for i in items for k in range(ctx.options.n) if (i.id, k) in results]
 
@@ -241,8 +247,9 @@ def memory_of(items: Sequence[BenchmarkItem]) -> Memory:
 
 
 # --- the solvers ---------------------------------------------------------------------------------
-class JudgeArgs(BaseModel):
-    """The Tendency-G judge (any backend): ``-S judge_model=M`` turns it on."""
+class JudgeArgs(RippleArgs):
+    """The Tendency-G judge (any backend): ``-S judge_model=M`` turns it on (and ``-S ripple_hops=K``:
+    the ripple probes, ``knowforge.eval.events.ripple_probe``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -256,7 +263,7 @@ class DenseArgs(JudgeArgs):
                                             # $KNOWFORGE_E5_MODEL, then intfloat/e5-base-v2
 
 
-class FineTuneArgs(BaseModel):
+class FineTuneArgs(RippleArgs):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     epochs: float = 12.0                    # passes over the event's edit statements
@@ -290,14 +297,25 @@ class EditingSolver:
     args: BaseModel
 
     def edited_answers(self, items: Sequence[BenchmarkItem], edited: Sequence[BenchmarkItem],
-                       ctx: SolveContext) -> tuple[list[SampleResult], dict, dict]:
+                       ctx: SolveContext, ripple: RippleRecorder | None = None
+                       ) -> tuple[list[SampleResult], dict, dict]:
         """The answers with the edit, the report sections and Run properties they add; the
-        base model's weights are as before when this returns (locality asks it next)."""
+        base model's weights are as before when this returns (locality asks it next). With
+        ``ripple``, each event's ripple probes are asked with the edit too."""
         if self.method == "ft":
             args = self.args
             config = FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed)
-            return finetune_answers(items, ctx, config), {}, {}
-        return solve_prompted(edited, "zero-shot", ctx), {}, {}
+            return finetune_answers(items, ctx, config, ripple), {}, {}
+        after = solve_prompted(edited, "zero-shot", ctx)
+        if ripple is not None:
+            if self.method not in CONTEXT_METHODS:
+                raise ConfigError(f"-S ripple_hops is not available for the {self.method} solver; use one of "
+                                  f"{', '.join((*CONTEXT_METHODS, *IN_WEIGHTS))}")
+            memory = memory_of(items)
+            retriever = make_retriever(self.method, memory, dense_model=getattr(self.args, "dense_model", None),
+                                       device=ctx.options.device)
+            ripple.measure_all(answer_prompted(ctx, lambda its: with_context(its, self.method, memory, retriever)))
+        return after, {}, {}
 
     def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput:
         memory = memory_of(items)
@@ -311,7 +329,8 @@ class EditingSolver:
         without it, and compute ELKEN's metrics (SERAC decides ``edited`` its own way)."""
         method = self.method
         memory = memory_of(items)
-        after, sections, run_extra = self.edited_answers(items, edited, ctx)
+        ripple = RippleRecorder.start(self.args, ctx, items)
+        after, sections, run_extra = self.edited_answers(items, edited, ctx, ripple)
         first = {r.item_id: r for r in after if r.sample_index == 0}
         outside = [i for i in items if not in_scope(i)]
         variants: list[SampleResult] = []
@@ -343,5 +362,6 @@ class EditingSolver:
                      "retrieval_top1_accuracy": details.retrieval_top1_accuracy}
         sections["ELKEN retrieval"] = [{"metric": "retrieval top-1 accuracy",
                                         "value": details.retrieval_top1_accuracy}]
-        return SolverOutput(items=edited, samples=after, variants=variants, run_extra=run_extra,
-                            sections=sections, details={EDITING: details})
+        output = SolverOutput(items=edited, samples=after, variants=variants, run_extra=run_extra,
+                              sections=sections, details={EDITING: details})
+        return output if ripple is None else ripple.attach(output)

@@ -55,6 +55,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from knowforge.errors import ConfigError
 from knowforge.eval.events.editing import EditingSolver, memory_of, with_context
 from knowforge.eval.events.metrics import EDITING, in_scope, part
+from knowforge.eval.events.ripple_probe import RippleArgs, RippleRecorder, answer_prompted
 from knowforge.eval.solvers import solve_prompted
 from knowforge.eval.types import SampleResult
 from knowforge.eval.unit import SolveContext, SolverSpec
@@ -126,8 +127,9 @@ def event_requests(store, event_ids: Sequence[str], *, template: str = "statemen
 
 
 # --- arguments ------------------------------------------------------------------------------------
-class WeightEditArgs(BaseModel):
-    """``-S`` arguments of ``--solver rome`` / ``--solver memit``."""
+class WeightEditArgs(RippleArgs):
+    """``-S`` arguments of ``--solver rome`` / ``--solver memit`` (and ``-S ripple_hops=K``: each
+    event's ripple probes asked with its edits in the weights)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -307,8 +309,8 @@ def _apply(editor, edits: EventEdits) -> tuple[int, list[dict]]:
     return len(result.applied), _skips(edits, result)
 
 
-def weight_edit_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, method: str, args: WeightEditArgs
-                        ) -> tuple[list[SampleResult], dict, dict]:
+def weight_edit_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, method: str, args: WeightEditArgs,
+                        ripple: RippleRecorder | None = None) -> tuple[list[SampleResult], dict, dict]:
     """The event questions answered with each event's edits in the weights (the module
     docstring); returns the samples, the report sections and the Run properties."""
     from knowforge.models.cache import default_cache_dir
@@ -332,9 +334,15 @@ def weight_edit_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, metho
     for item in items:
         by_event[item.metadata["event_id"]].append(item)
     before = weights_digest(base.lm)
+    if ripple is not None:
+        if args.mode != "per-event":
+            raise ConfigError("-S ripple_hops measures one event's edit at a time: use it with -S mode=per-event")
+        # the probes' answers before any edit, asked while the weights are still the base model's
+        # (they are cached under the base revision)
+        ripple.answers_before()
     try:
         if args.mode == "per-event":
-            outcome = _per_event(memory.ids, by_event, edits, editor, base, ctx, method, hparams, corpus)
+            outcome = _per_event(memory.ids, by_event, edits, editor, base, ctx, method, hparams, corpus, ripple)
         else:
             outcome = _sequential(memory.ids, by_event, edits, editor, base, ctx, method, hparams, corpus)
     finally:
@@ -361,7 +369,8 @@ def weight_edit_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, metho
     return samples, sections, run_extra
 
 
-def _per_event(event_ids, by_event, edits, editor, base, ctx, method, hparams, corpus) -> Outcome:
+def _per_event(event_ids, by_event, edits, editor, base, ctx, method, hparams, corpus,
+               ripple: RippleRecorder | None = None) -> Outcome:
     samples: list[SampleResult] = []
     applied, skipped = 0, []
     for event_id in event_ids:
@@ -370,7 +379,11 @@ def _per_event(event_ids, by_event, edits, editor, base, ctx, method, hparams, c
         applied, skipped = applied + n, skipped + skips
         revision = edit_revision(base.revision, method, e.requests, hparams, corpus.identity)
         try:
-            samples += _answer(by_event[event_id], ctx, EditedBackend(base, revision))
+            edited = EditedBackend(base, revision)
+            samples += _answer(by_event[event_id], ctx, edited)
+            if ripple is not None:
+                answering = cached(edited, getattr(ctx.backend, "cache", None))
+                ripple.measure_event(event_id, answer_prompted(replace(ctx, backend=answering)))
         finally:
             editor.restore()
     return Outcome(samples, applied, skipped, [])
@@ -408,8 +421,8 @@ def _sequential(event_ids, by_event, edits, editor, base, ctx, method, hparams, 
 class WeightEditingSolver(EditingSolver):
     """``rome`` / ``memit``: ELKEN's editing solver with the event's triplets in the weights."""
 
-    def edited_answers(self, items, edited, ctx):
-        return weight_edit_answers(items, ctx, self.method, self.args)
+    def edited_answers(self, items, edited, ctx, ripple: RippleRecorder | None = None):
+        return weight_edit_answers(items, ctx, self.method, self.args, ripple)
 
 
 def weight_edit_solvers() -> tuple[SolverSpec, ...]:

@@ -14,7 +14,11 @@ from knowforge.cli.common import console, handle_errors, home_option, open_graph
 @click.option("--edit", default=None,
               help='An ad-hoc triplet edit SUBJECT,RELATION,OLD->NEW, e.g. "Q11571,P54,Q999307907->Q8682" '
                    '(OLD must be a current fact; empty: every current object of SUBJECT,RELATION).')
-@click.option("--hops", type=int, default=1, show_default=True, help="How many facts away to look.")
+@click.option("--hops", type=int, default=None,
+              help="How many facts away to look (default 1; with --run: every probe the run recorded).")
+@click.option("--run", "run_id", default=None,
+              help="An editing run recorded with -S ripple_hops=K: what the model did on the event's ripple "
+                   "(should move and moved, should move and stayed, collateral, kept).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "cypher"]), default="table",
               show_default=True, help="cypher prints a query that shows the subgraph in Neo4j Browser.")
 @click.option("--graphml", type=click.Path(dir_okay=False), default=None,
@@ -22,7 +26,7 @@ from knowforge.cli.common import console, handle_errors, home_option, open_graph
                    "for networkx, Gephi or Cytoscape.")
 @home_option
 @handle_errors
-def ripple_cmd(event_id, edit, hops, fmt, graphml, home):
+def ripple_cmd(event_id, edit, hops, run_id, fmt, graphml, home):
     """List every fact whose truth changes or may change within k hops of an edit.
 
     Facts the event's template declared (retracted facts, facts its answers were read
@@ -34,6 +38,7 @@ def ripple_cmd(event_id, edit, hops, fmt, graphml, home):
       knowforge ripple --edit "Q11571,P54,Q999307907->Q8682" --hops 2 --format json
       knowforge ripple ev:0123abcd --format cypher    # paste into Neo4j Browser
       knowforge ripple ev:0123abcd --hops 2 --graphml out/ripple.graphml
+      knowforge ripple ev:0123abcd --run run-20250101T000000-0123abcd   # the model's ripple
     """
     from knowforge.errors import ConfigError
     from knowforge.kg.ripple import (ripple_cypher, ripple_edit, ripple_event,
@@ -41,8 +46,16 @@ def ripple_cmd(event_id, edit, hops, fmt, graphml, home):
 
     if (event_id is None) == (edit is None):
         raise ConfigError("give either an EVENT_ID or --edit SUBJECT,RELATION,OLD->NEW")
-    if hops < 1:
+    if hops is not None and hops < 1:
         raise ConfigError("--hops must be at least 1")
+    if run_id is not None:
+        if event_id is None:
+            raise ConfigError("--run shows one event's ripple in a run: give the EVENT_ID")
+        if fmt == "cypher" or graphml:
+            raise ConfigError("--run prints a table or JSON; drop --format cypher and --graphml")
+        _run_ripple(event_id, run_id, hops, fmt, home)
+        return
+    hops = 1 if hops is None else hops
     store = open_graph(home)
     try:
         report = ripple_event(store, event_id, hops) if event_id else ripple_edit(store, edit, hops)
@@ -62,3 +75,35 @@ def ripple_cmd(event_id, edit, hops, fmt, graphml, home):
         console.print(table_of(("kind", "why", "fact", "hops", "path"), ripple_table_rows(report), right={"hops"},
                                title=f"ripple of {report.target} within {hops} hop(s)"))
         click.echo(f"{len(report.declared)} declared, {len(report.candidates)} candidate ripples")
+
+
+def _run_ripple(event_id: str, run_id: str, hops: int | None, fmt: str, home) -> None:
+    """What the model of a run did on an event's ripple, from the probe answers it recorded."""
+    from knowforge.eval.events.ripple_probe import OUTCOME_TEXT, probe_rows, run_ripple, summarise
+
+    store = open_graph(home)
+    try:
+        answers = run_ripple(store, run_id, event_id, hops)
+    finally:
+        store.close()
+    # one event is one unit: no interval to draw (the run's report has them, over events)
+    tables = {by or "all": summarise(answers, by, resamples=0) for by in (None, "hop", "category", "relation")}
+    if fmt == "json":
+        from dataclasses import asdict
+
+        click.echo(json.dumps({"version": "1", "event": event_id, "run": run_id,
+                               "probes": [asdict(a) for a in answers], "summary": tables},
+                              indent=2, ensure_ascii=False))
+        return
+    from knowforge.models.tables import table_of
+
+    console.print(table_of(("hop", "outcome", "category", "walk", "fact", "expected before / after",
+                            "answer before → after"), probe_rows(answers), right={"hop"},
+                           title=f"ripple of {event_id} in run {run_id}"))
+    rows = [[r["by"], r["group"], str(r["should_move"]), str(r["moved"]), str(r["missed"]), str(r["should_stay"]),
+             str(r["collateral"]), str(r["kept"])] for by in tables.values() for r in by]
+    console.print(table_of(("by", "group", "should move", "moved", "missed", "should stay", "collateral", "kept"),
+                           rows, right={"should move", "moved", "missed", "should stay", "collateral", "kept"},
+                           title="classification"))
+    counts = {o: sum(a.outcome == o for a in answers) for o in OUTCOME_TEXT}
+    click.echo("; ".join(f"{counts[o]} {text}" for o, text in OUTCOME_TEXT.items()))

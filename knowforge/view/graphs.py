@@ -97,7 +97,8 @@ def view_links(store, views: Sequence[DeclaredView], *, question_id: str | None 
 
 
 def declared_keys(store, declared: DeclaredView, *, question_id: str | None, entity_id: str | None) -> list[dict]:
-    return store.read(declared.view.keys, question_id=question_id, entity_id=entity_id, limit=KEYS_LIMIT)
+    return store.read(declared.view.keys, question_id=question_id, entity_id=entity_id, limit=KEYS_LIMIT,
+                      **declared.view.bound())
 
 
 # --- one drawing ------------------------------------------------------------------------------------------------
@@ -163,13 +164,15 @@ def draw_view(store, declared: DeclaredView, key: str, query: Mapping[str, str],
         raise BadRequest(f"view {declared.method}/{declared.view.name} is opened with key=<{declared.view.key} id>")
     params, run = view_params(store, declared, query)
     view = declared.view
-    rows = store.read(view.graph, key=key, limit=view.max_edges, **params)
+    fixed = view.bound()
+    rows = store.read(view.graph, key=key, limit=view.max_edges, **fixed, **params)
     if not rows:
         raise NotFound(f"view {declared.method}/{view.name} found no {view.key} {key!r}")
     nodes, edges, left_out = graph_elements(rows[0].get("nodes") or [], rows[0].get("edges") or [])
     tables = []
     for table in view.tables:
-        found = store.read(table.statement, key=key, skip=(page - 1) * TABLE_PAGE, limit=TABLE_PAGE + 1, **params)
+        found = store.read(table.statement, key=key, skip=(page - 1) * TABLE_PAGE, limit=TABLE_PAGE + 1,
+                           **fixed, **params)
         columns = list(found[0]) if found else []
         tables.append(ViewTableRows(table.title, columns, [[r[c] for c in columns] for r in found[:TABLE_PAGE]],
                                     len(found) > TABLE_PAGE))
