@@ -47,7 +47,11 @@ NEWTERM_SLICE = REPO / "kg" / "samples" / "newterm_2022"
 
 # ELKEN: the editing methods evaluated on the demo's batch, no edit first (the others are compared
 # with it). A method added here is evaluated, printed and compared like the others.
-EVENT_METHODS = ("no-edit", "ice", "bm25", "ft")
+EVENT_METHODS = ("no-edit", "ice", "bm25", "ft", "serac", "rome", "memit")
+# the weight editors edit the first WEIGHT_EVENTS events (the demo's time budget) and ask each
+# event's one-hop ripple of the edited model
+WEIGHT_EVENTS = 8
+WEIGHT_ARGS = {"ripple_hops": 1, "ripple_max_probes": 20}
 EVENT_TYPES = ("win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,"
                "start-org,education,born,transfer-player,publish,end-org")
 EVENT_BATCH = "demo"
@@ -303,8 +307,10 @@ class Demo:
         # level is about 0: the comparison with no edit is what tells
         noedit = None
         for method in EVENT_METHODS:
+            weights = method in ("rome", "memit")
             evaluation = self.evaluate(f"events:{EVENT_BATCH}", out / "runs", solver=method, max_tokens=8,
-                                       batch_size=32)
+                                       batch_size=32, limit=WEIGHT_EVENTS if weights else None,
+                                       solver_args=WEIGHT_ARGS if weights else None)
             summary = json.loads((evaluation.summary_dir / "summary.json").read_text(encoding="utf-8"))
             run = summary["runs"][method]
             compared = None
