@@ -50,11 +50,18 @@ def test_no_solver_changes_a_benchmark(solver, benchmarks, session_store, graph_
     owner = registry().owner("solver", solver)
     method = "knowgen" if owner == GENERIC else owner.split("'")[1]
     args = dict(ARGS.get(solver, {}))
-    if solver == "dense":
-        args["dense_model"] = str(tiny_sentence_model)
+    if solver in ("dense", "serac"):
+        args["dense_model" if solver == "dense" else "encoder"] = str(tiny_sentence_model)
+    if solver in ("rome", "memit"):
+        # the tiny model is not a control model: its covariance statistics need a text of our own
+        corpus = tmp_path / "corpus.txt"
+        corpus.write_text("".join(f"Question: where does person {k} live?\nAnswer: city {k % 7}\n" for k in range(64)))
+        args["stats_corpus"] = str(corpus)
     before = questions_hash(session_store)
     assert before[0] > 0
-    options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=4, limit=1, cache=False,
+    # SERAC cross-fits its scope classifier over the run's events: it needs two of them
+    options = EvalOptions(backend="hf", model=str(tiny_model_dir), max_tokens=4, limit=2 if solver == "serac" else 1,
+                          cache=False,
                           out_dir=tmp_path / "runs", silent=True, device="cpu")
     evaluation = workflow.evaluate(session_store, f"{method}:{benchmarks[method]}", options,
                                    solver=Component(name=solver, args=args), metrics=("accuracy",))

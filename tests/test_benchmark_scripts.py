@@ -65,6 +65,10 @@ SMOKE: dict[str, Smoke] = {
     "control_bf16": Smoke(
         ("--rounds", "1", "--steps", "1", "--batch", "2", "--length", "8"),
         (rf"^ratio bf16 / fp32: {NUM}x",), needs=("torch", "transformers")),
+    "editing_speed": Smoke(
+        ("--repeats", "1", "--memit-requests", "3"),
+        (rf"^ROME\(1\) warm +: median +{NUM} CPU s", rf"^MEMIT\(3\) warm +: median +{NUM} CPU s"),
+        needs=("torch", "transformers")),
     "events_rate": Smoke(
         ("--n", "1", "--types", "win-election", "--repeats", "1", "--round-trips", "5"),
         (rf"^planning only .* \(one event = {NUM} round trips\)$",
@@ -105,6 +109,9 @@ SMOKE: dict[str, Smoke] = {
         ("--trials", "1", "--items", "16"),
         (rf"^each : \d/1 runs killed, \d+ answers before the kills, \d+ asked again \({NUM}%\)$",
          rf"^chunk: \d/1 runs killed, \d+ answers before the kills, \d+ asked again \({NUM}%\)$")),
+    "serac_scope": Smoke(
+        ("--events", "20", "--questions", "90", "--memory", "10", "--dim", "16", "--folds", "2"),
+        (rf"^ratio best / cosine +: +{NUM}$", rf"^fit_logistic \(L-BFGS\): +{NUM}s$"), needs=("torch", "numpy")),
     "spark_parse": Smoke(
         ("--lines", "300", "--conf", "spark.sql.shuffle.partitions=4", "--keep", "{tmp}/work"),
         (rf"^ratio parse / Spark line count   : {NUM}$", rf"^ratio parse / bz2 streaming      : {NUM}$",

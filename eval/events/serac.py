@@ -258,8 +258,9 @@ def weighted_l1(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> np.ndarray:
         if not scale.any():
             continue
         keep = scale > 0
-        a = torch.from_numpy(np.ascontiguousarray(u[:, keep] * scale[keep]))
-        c = torch.from_numpy(np.ascontiguousarray(v[:, keep] * scale[keep]))
+        # one dtype for both (cdist refuses a float64 side against a float32 one)
+        a = torch.from_numpy(np.ascontiguousarray(u[:, keep] * scale[keep], dtype=np.float32))
+        c = torch.from_numpy(np.ascontiguousarray(v[:, keep] * scale[keep], dtype=np.float32))
         step = max(1, CHUNK_ELEMENTS // max(1, len(v)))
         for start in range(0, len(u), step):
             out[start:start + step] += sign * torch.cdist(a[start:start + step], c, p=1.0).numpy()
