@@ -244,7 +244,7 @@ def test_import_of_a_released_style_file_without_our_keys(tmp_path):
     bad.write_text('{"subject": "x", "relation": "y", "objects": []}\n{oops\n')
     with pytest.raises(Exception) as err:
         import_chroknowbench([bad])
-    assert "TimeInvariant_Math.jsonl" in str(err.value) and "line 1" in str(err.value)
+    assert "TimeInvariant_Math.jsonl:1:" in str(err.value)          # the file and the line, file:line
 
 
 def test_cli_generate_and_export(store, graph_env, tmp_path):
