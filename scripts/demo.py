@@ -312,7 +312,7 @@ class Demo:
                                        batch_size=32, limit=WEIGHT_EVENTS if weights else None,
                                        solver_args=WEIGHT_ARGS if weights else None)
             summary = json.loads((evaluation.summary_dir / "summary.json").read_text(encoding="utf-8"))
-            run = summary["runs"][method]
+            [run] = summary["runs"].values()       # one solver per evaluation; its label names its -S args
             compared = None
             if noedit is None:
                 noedit = run["run_id"]
