@@ -17,8 +17,8 @@ from typing import Any
 
 from knowforge.errors import ConfigError
 from knowforge.models.methods import available
-from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec,
-                                 ValiditySpec)
+from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, RunViewSpec, ScorerSpec,
+                                 SolverSpec, ValiditySpec)
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ class Registry:
     run_exports: dict[str, RunExportSpec] = field(default_factory=dict)
     file_scorings: dict[str, FileScoringSpec] = field(default_factory=dict)
     validity: dict[str, ValiditySpec] = field(default_factory=dict)
+    run_views: dict[str, RunViewSpec] = field(default_factory=dict)
     owners: dict[tuple[str, str], str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
 
@@ -66,7 +67,8 @@ class Registry:
                                    ("scorer", self.scorers, unit.scorers),
                                    ("run export", self.run_exports, unit.run_exports),
                                    ("file scoring", self.file_scorings, unit.file_scorings),
-                                   ("validity check", self.validity, unit.validity)):
+                                   ("validity check", self.validity, unit.validity),
+                                   ("run view", self.run_views, unit.run_views)):
             for spec in specs:
                 name = getattr(spec, "name", None) or getattr(spec, "key")
                 if name in table:
@@ -132,6 +134,10 @@ def scorer_spec(name: str) -> ScorerSpec:
 
 def run_export_spec(name: str) -> RunExportSpec:
     return _spec(registry().run_exports, name, "unknown run export format")
+
+
+def run_view_spec(name: str) -> RunViewSpec:
+    return _spec(registry().run_views, name, "run view")
 
 
 def file_scoring_spec(name: str) -> FileScoringSpec:

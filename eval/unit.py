@@ -278,6 +278,17 @@ class FileScoringSpec:
     table: Callable[[list[dict], str], Any]
 
 
+@dataclass(frozen=True)
+class RunViewSpec:
+    """A method's view of one thing in a recorded run, printed by a generic command (``knowforge
+    ripple EVENT --run RUN`` shows the ``ripple`` view): the command names no method."""
+
+    name: str
+    description: str
+    # (store, run id, what to show, hops or None, "table" | "json", rich console) -> prints it
+    show: Callable[..., None]
+
+
 # --- validity ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ValidityContext:
@@ -315,9 +326,10 @@ class EvalUnit:
     run_exports: tuple[RunExportSpec, ...] = ()
     file_scorings: tuple[FileScoringSpec, ...] = ()
     validity: tuple[ValiditySpec, ...] = ()
+    run_views: tuple[RunViewSpec, ...] = ()
 
 
-__all__ = ["CannotResample", "EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "MetricTest",
+__all__ = ["RunViewSpec", "CannotResample", "EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "MetricTest",
            "NoArgs", "RecordedRun", "RecordedSample", "Remappable", "RunExport", "RunExportSpec", "Scorer", "ScorerSpec",
            "SolveContext", "Solver", "SolverOutput", "SolverSpec", "Statistic", "Totals", "UnitCopy", "ValidityContext",
            "ValiditySection", "ValiditySpec"]

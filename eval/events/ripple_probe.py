@@ -110,7 +110,10 @@ from knowforge.kg.records import stable_id
 from knowforge.kg.relations import labelled
 from knowforge.kg.ripple import ripple_event
 from knowforge.models.control_data import load_phrasings
+from knowforge.models.tables import table_of
 from knowforge.models.types import BenchmarkItem
+from knowforge.eval.results import load_run
+from knowforge.eval.solvers import solve_prompted
 
 log = logging.getLogger(__name__)
 
@@ -447,8 +450,6 @@ def answer_prompted(ctx, transform: Callable[[list[BenchmarkItem]], list[Benchma
     """An answerer over a solver's context: ``transform`` puts the edit in (a context, a
     retrieved event), then the engine's zero-shot ask (cache, prompts, errors) answers; the raw
     text of each item's first sample comes back (None for a failed request)."""
-    from knowforge.eval.solvers import solve_prompted
-
     # the run's progress bar counts the benchmark's questions; probes are asked beside them
     quiet = replace(ctx, progress=None)
 
@@ -511,8 +512,6 @@ def read_probe_answers(store, run_id: str, event_id: str | None = None) -> list[
 def run_ripple(store, run_id: str, event_id: str, hops: int | None = None) -> list[ProbeAnswer]:
     """The recorded probe answers of one event in a run (probes up to ``hops`` away, when given);
     a clear error when the run recorded none for it."""
-    from knowforge.eval.results import load_run
-
     run = load_run(store, run_id)
     answers = read_probe_answers(store, run_id, event_id)
     if not answers:
@@ -657,7 +656,29 @@ class RippleRecorder:
         return replace(output, run_extra={**output.run_extra, **extra}, sections=sections, finalize=finalize)
 
 
-__all__ = ["CATEGORIES", "OUTCOMES", "Probe", "ProbeAnswer", "ProbeSet", "RippleArgs", "RippleRecorder",
+__all__ = ["show_run_ripple", "CATEGORIES", "OUTCOMES", "Probe", "ProbeAnswer", "ProbeSet", "RippleArgs", "RippleRecorder",
            "answer_prompted", "build_probes", "classify", "judge_moved", "measure", "outcome_of", "probe_items",
            "probe_rows", "probed_events", "read_probe_answers", "record_probe_answers", "ripple_summary", "run_ripple",
            "summarise", "summary_table"]
+
+
+def show_run_ripple(store, run_id: str, event_id: str, hops: int | None, fmt: str, console) -> None:
+    """The ``ripple`` run view (``knowforge ripple EVENT --run RUN``): the event's probes in the
+    run, their classification by hop, category and relation, and the counts. One event is one
+    unit, so no interval is drawn here (the run's report has them, over events)."""
+    answers = run_ripple(store, run_id, event_id, hops)
+    tables = {by or "all": summarise(answers, by, resamples=0) for by in (None, "hop", "category", "relation")}
+    if fmt == "json":
+        print(json.dumps({"version": "1", "event": event_id, "run": run_id,
+                          "probes": [asdict(a) for a in answers], "summary": tables}, indent=2, ensure_ascii=False))
+        return
+    console.print(table_of(("hop", "outcome", "category", "walk", "fact", "expected before / after",
+                            "answer before → after"), probe_rows(answers), right={"hop"},
+                           title=f"ripple of {event_id} in run {run_id}"))
+    rows = [[r["by"], r["group"], str(r["should_move"]), str(r["moved"]), str(r["missed"]), str(r["should_stay"]),
+             str(r["collateral"]), str(r["kept"])] for by in tables.values() for r in by]
+    console.print(table_of(("by", "group", "should move", "moved", "missed", "should stay", "collateral", "kept"),
+                           rows, right={"should move", "moved", "missed", "should stay", "collateral", "kept"},
+                           title="classification"))
+    counts = {o: sum(a.outcome == o for a in answers) for o in OUTCOME_TEXT}
+    print("; ".join(f"{counts[o]} {text}" for o, text in OUTCOME_TEXT.items()))

@@ -74,6 +74,8 @@ from knowforge.eval.events.metrics import in_scope, part
 from knowforge.eval.stats import cluster_mean
 from knowforge.eval.unit import SolveContext, SolverOutput
 from knowforge.models.types import BenchmarkItem
+from knowforge.models.cache import default_cache_dir
+from knowforge.models.questions import read_items
 
 log = logging.getLogger(__name__)
 
@@ -435,7 +437,6 @@ def classifier_folder(args: SeracArgs, ctx: SolveContext) -> Path:
         return Path(options.cache_dir) / "serac"
     if not options.cache:
         return Path(options.out_dir) / "serac"
-    from knowforge.models.cache import default_cache_dir
 
     return default_cache_dir() / "serac"
 
@@ -453,7 +454,6 @@ def training_items(args: SeracArgs, ctx: SolveContext, run: Memory) -> tuple[str
     benchmark = f"events:{rest if sep else name}"
     if ctx.store is None:
         raise ConfigError("-S train_benchmark reads the training events from the graph: the solver needs a store")
-    from knowforge.models.questions import read_items
 
     items = read_items(ctx.store, benchmark)
     evaluated = {_norm(t) for t in run.texts}

@@ -11,12 +11,13 @@ from knowforge.eval.events.metrics import (EDITING, in_scope, metric_locality, m
                                            metric_tendency, metric_tendency_edit_level, metric_tendency_locality, totals_tendency,
                                            totals_tendency_locality)
 from knowforge.eval.events.official import HelmArgs, fact_lm_eval, files_table, score_files, write_helm
+from knowforge.eval.events.ripple_probe import show_run_ripple
 from knowforge.eval.events.serac import SeracArgs, SeracSolver
 from knowforge.eval.events.weight_edit import weight_edit_solvers
 from knowforge.eval.events.rules import (score_fact_item, score_fact_item_official, score_tendency_item,
                                          score_tendency_item_official)
 from knowforge.eval.metric_stats import chance_of
-from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec,
+from knowforge.eval.unit import (EvalUnit, RunViewSpec, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec,
                                  ValiditySpec)
 
 
@@ -67,4 +68,6 @@ UNIT = EvalUnit(
     file_scorings=(FileScoringSpec("elken", "ELKEN HELM-style prediction files (request_states JSON): what "
                                    "metric.py prints", score_files, files_table),),
     validity=(ValiditySpec("elken", validity.check),),
+    run_views=(RunViewSpec("ripple", "an event's ripple probes in a run (-S ripple_hops): what the model did on "
+                                     "each, classified", show_run_ripple),),
 )

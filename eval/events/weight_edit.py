@@ -62,6 +62,13 @@ from knowforge.eval.unit import SolveContext, SolverSpec
 from knowforge.models.backends import cached
 from knowforge.models.control_data import SourceFact, load_phrasings
 from knowforge.models.types import BenchmarkItem
+from knowforge.models.cache import default_cache_dir
+from knowforge.models.control import facts_hash, read_card, read_source_facts
+from knowforge.models.control_data import epoch_examples, fixed_examples, split_facts
+from knowforge.models.editing import EditHparams, default_hparams
+from knowforge.models.editing import EditRequest
+from knowforge.models.editing import WeightEditor, weights_digest
+from knowforge.models.editing.types import EditError
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +100,6 @@ def relation_template(fact: SourceFact, template: str = "statement") -> str:
 def event_requests(store, event_ids: Sequence[str], *, template: str = "statement") -> dict[str, EventEdits]:
     """Per event id (every one of ``event_ids``): the requests its asserted and retracted facts
     make (the module docstring says how)."""
-    from knowforge.models.editing import EditRequest
-
     rows: dict[str, list[Mapping]] = defaultdict(list)
     for row in store.read("events/read_event_triplets", event_ids=list(event_ids)):
         rows[row["event_id"]].append(row)
@@ -167,8 +172,6 @@ class WeightEditArgs(RippleArgs):
 def edit_hparams(method: str, model, args: WeightEditArgs):
     """The method's defaults for ``model`` with the arguments' layers and overrides; a bad name
     or value is a ConfigError naming it."""
-    from knowforge.models.editing import EditHparams, default_hparams
-
     base = default_hparams(method, model)
     overrides = dict(args.hparams)
     if args.layers is not None:
@@ -195,9 +198,6 @@ def control_training_text(store, model_dir: str) -> StatsCorpus | None:
     """A control model's training text (the fixed examples and the first epoch's draws),
     rebuilt from the graph's source facts as ``train_control`` built it; None when
     ``model_dir`` is not a control model. The graph must hold the facts it was trained on."""
-    from knowforge.models.control import facts_hash, read_card, read_source_facts
-    from knowforge.models.control_data import epoch_examples, fixed_examples, split_facts
-
     try:
         card = read_card(model_dir)
     except OSError:
@@ -296,8 +296,6 @@ def _skips(edits: EventEdits, result) -> list[dict]:
 def _apply(editor, edits: EventEdits) -> tuple[int, list[dict]]:
     """Apply one event's requests; a refused edit (the editor restored the weights) skips the
     event's requests, each named."""
-    from knowforge.models.editing.types import EditError
-
     if not edits.requests:
         return 0, []
     try:
@@ -313,9 +311,6 @@ def weight_edit_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, metho
                         ripple: RippleRecorder | None = None) -> tuple[list[SampleResult], dict, dict]:
     """The event questions answered with each event's edits in the weights (the module
     docstring); returns the samples, the report sections and the Run properties."""
-    from knowforge.models.cache import default_cache_dir
-    from knowforge.models.editing import WeightEditor, weights_digest
-
     if ctx.store is None:
         raise ConfigError(f"the {method} solver reads the events' asserted and retracted facts from the graph: "
                           "it needs a store")

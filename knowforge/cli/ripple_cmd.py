@@ -78,32 +78,13 @@ def ripple_cmd(event_id, edit, hops, run_id, fmt, graphml, home):
 
 
 def _run_ripple(event_id: str, run_id: str, hops: int | None, fmt: str, home) -> None:
-    """What the model of a run did on an event's ripple, from the probe answers it recorded."""
-    from knowforge.eval.events.ripple_probe import OUTCOME_TEXT, probe_rows, run_ripple, summarise
+    """What the model of a run did on an event's ripple: the method's ``ripple`` run view, from the
+    probe answers the run recorded."""
+    from knowforge.eval.registry import run_view_spec
 
+    view = run_view_spec("ripple")
     store = open_graph(home)
     try:
-        answers = run_ripple(store, run_id, event_id, hops)
+        view.show(store, run_id, event_id, hops, fmt, console)
     finally:
         store.close()
-    # one event is one unit: no interval to draw (the run's report has them, over events)
-    tables = {by or "all": summarise(answers, by, resamples=0) for by in (None, "hop", "category", "relation")}
-    if fmt == "json":
-        from dataclasses import asdict
-
-        click.echo(json.dumps({"version": "1", "event": event_id, "run": run_id,
-                               "probes": [asdict(a) for a in answers], "summary": tables},
-                              indent=2, ensure_ascii=False))
-        return
-    from knowforge.models.tables import table_of
-
-    console.print(table_of(("hop", "outcome", "category", "walk", "fact", "expected before / after",
-                            "answer before → after"), probe_rows(answers), right={"hop"},
-                           title=f"ripple of {event_id} in run {run_id}"))
-    rows = [[r["by"], r["group"], str(r["should_move"]), str(r["moved"]), str(r["missed"]), str(r["should_stay"]),
-             str(r["collateral"]), str(r["kept"])] for by in tables.values() for r in by]
-    console.print(table_of(("by", "group", "should move", "moved", "missed", "should stay", "collateral", "kept"),
-                           rows, right={"should move", "moved", "missed", "should stay", "collateral", "kept"},
-                           title="classification"))
-    counts = {o: sum(a.outcome == o for a in answers) for o in OUTCOME_TEXT}
-    click.echo("; ".join(f"{counts[o]} {text}" for o, text in OUTCOME_TEXT.items()))
