@@ -62,8 +62,9 @@ def reference(folder) -> dict[str, float]:
     locality, _ = ref_fact_locality(fact, local)
     out = {"question_level": acc["overall_correct"] / acc["overall_total"],
            "edit_level": events["overall_correct"] / events["overall_total"],
-           "locality": locality["overall_same"] / locality["overall_total"],
-           "type1_known_gold": acc["1_correct"] / acc["1_total"]}
+           "locality": locality["overall_same"] / locality["overall_total"]}
+    if acc["1_total"]:           # a --limit run may hold no type-1 question with a known gold
+        out["type1_known_gold"] = acc["1_correct"] / acc["1_total"]
     if "tendency_mc" in files:
         tend_events = ref_event_acc(files["tendency_mc"], ref_tendency_item_correct)
         out["tendency_edit_level"] = tend_events["overall_correct"] / tend_events["overall_total"]
