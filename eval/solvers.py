@@ -118,7 +118,8 @@ def describe_solvers() -> list[dict[str, Any]]:
     rows = []
     for name, spec in sorted(reg.solvers.items()):
         # a required argument has no default to show: "required" says the task must set it
-        fields = {k: "required" if f.is_required() else f.default for k, f in spec.args.model_fields.items()}
+        fields = {k: "required" if f.is_required() else f.get_default(call_default_factory=True)
+                  for k, f in spec.args.model_fields.items()}
         rows.append({"name": name, "owner": reg.owner("solver", name), "description": spec.description,
                      "args": fields})
     return rows
