@@ -22,18 +22,27 @@ from knowforge.cli.error_messages import describe_error, verbosity
 LOG_WIDTH = 240
 
 
-def wide(c: Console) -> Console:
-    if not c.is_terminal and "COLUMNS" not in os.environ:
-        c.width = LOG_WIDTH
-    return c
+class WideConsole(Console):
+    """A rich Console whose width, without a terminal and without COLUMNS, is ``LOG_WIDTH``;
+    read at each use (as rich reads COLUMNS), so a COLUMNS set after import still counts."""
+
+    @property
+    def width(self) -> int:
+        if not self.is_terminal and "COLUMNS" not in os.environ and self._width is None:
+            return LOG_WIDTH
+        return Console.width.fget(self)
+
+    @width.setter
+    def width(self, width: int) -> None:
+        Console.width.fset(self, width)
 
 
 def stdout_console() -> Console:
     """A console on stdout (tables a command prints as its result), wide when not a terminal."""
-    return wide(Console())
+    return WideConsole()
 
 
-console = wide(Console(stderr=True))
+console = WideConsole(stderr=True)
 
 
 class LineProgress:
