@@ -98,9 +98,11 @@ def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled():
         remap_detail(Opaque(), [])
     items = _items(8, 2)
     samples = [SampleResult(i.id, 0, "A", "A", 1.0) for i in items]
-    output = SolverOutput(items=items, samples=samples, details={ANSWERS: Opaque()})
-    task = _task(metrics=("newterm_score",))
-    metrics = {"t/a": {"newterm_score": 0.5}}
+    from knowforge.eval.events.metrics import EDITING
+
+    output = SolverOutput(items=items, samples=samples, details={EDITING: Opaque()})
+    task = _task(metrics=("locality",))
+    metrics = {"t/a": {"locality": {"question_level": 0.5}}}
     [row] = metric_intervals([task], output, metrics, "knowforge", key="g", resamples=20)["t/a"]
     assert row["ci"] is None and row["note"].startswith("not resampled: its solver detail (Opaque)")
     [off] = metric_intervals([_task()], output, {"t/a": {"accuracy": 1.0}}, "knowforge", key="g", resamples=0)["t/a"]
@@ -436,17 +438,104 @@ def test_each_decomposable_metric_gives_back_its_value_from_its_totals():
 
 
 def test_a_metric_without_totals_names_its_object_level_resample():
-    """NewTerm's Base score reads the solver's answers of both settings and declares no totals:
-    its interval says it comes from object-level resamples, and why."""
+    """ELKEN's edit-level reliability counts events whose every question is right, which no sum
+    over units gives: its interval says it comes from object-level resamples, and why."""
     rng = np.random.default_rng(5)
-    right = rng.random((24, 3)) < 0.5
-    _, _, _, output, task = _newterm("COMA", 12, lambda k, p: right[k, p], lambda k, p: True)
-    metrics = task_metrics([task], output, "knowforge")
-    rows = {r["name"]: r for r in metric_intervals([task], output, metrics, "knowforge", key="term",
-                                                   resamples=50, seed=1)[task.name]}
-    base = rows["newterm_base"]
-    assert base["resample"] == "objects" and base["method_note"].startswith("object-level resample: ")
-    assert base["ci"] is not None
+    items = [BenchmarkItem(id=f"q{k}", benchmark="events:e", task="events/fact", form="generation", question="q",
+                           answers=["a"], scorer="elken-fact", slices={"scope": "in"},
+                           metadata={"event_id": f"ev{k // 3}"}) for k in range(36)]
+    samples = [SampleResult(i.id, 0, "a", "a", float(rng.random() < 0.7)) for i in items]
+    task = Task(name="events/fact", dataset=ItemFilter(tasks=("events/fact",)), solver=Component(name="zero-shot"),
+                metrics=("edit_reliability",))
+    output = SolverOutput(items=items, samples=samples)
+    rows = {r["name"]: r for r in metric_intervals([task], output, task_metrics([task], output, "knowforge"),
+                                                   "knowforge", key="event_id", resamples=50, seed=1)[task.name]}
+    edit = rows["edit_reliability.edit_level"]
+    assert edit["resample"] == "objects" and edit["method_note"].startswith("object-level resample: ")
+    assert edit["ci"] is not None
+
+
+def _varied_newterm(seed: int):
+    """A COMA and a CSJ task of NewTerm with answers right, wrong and missing (parsed None), and
+    terms whose CSJ items all share one gold class, so a resample can lack a class."""
+    from knowforge.eval.newterm.solver import Answer
+
+    rng = np.random.default_rng(seed)
+    items, base, gold = [], [], []
+    for k in range(36):
+        csj = k % 2 == 1
+        term = f"t{k // 3}"
+        items.append(BenchmarkItem(id=f"n{k}", benchmark="newterm:x", task="newterm/CSJ" if csj else "newterm/COMA",
+                                   form="true-false" if csj else "multi-choice", question="q",
+                                   choices=[] if csj else ["a", "b", "c", "d"], answer_index=None if csj else 0,
+                                   answers=["true"] if csj else ["a"], slices={"year": 2022 + k % 2},
+                                   metadata={"term": term, "category": "c" + str(k % 3),
+                                             **({"gold": k % 4 == 1} if csj else {})}))
+        for answers, p_right in ((base, 0.4), (gold, 0.75)):
+            for phrasing in range(3):
+                missing = rng.random() < 0.15
+                right = rng.random() < p_right
+                if csj:
+                    g = k % 4 == 1
+                    answers.append(Answer(f"n{k}", phrasing, g, None if missing else str(right == g).lower(), 0.0))
+                else:
+                    answers.append(Answer(f"n{k}", phrasing, None, None if missing else "A", 0.0 if missing else float(right)))
+    return items, {"base": base, "gold": gold}
+
+
+def test_newterm_scores_bootstrap_over_arrays_as_over_objects():
+    """NewTerm's Base, Gold, gap (CSJ: balanced accuracy over the classes a resample holds) and
+    breakdown as sums: the very intervals of recomputing them on object-level resamples of the
+    run with the same seed, for the task metrics and for the solver's own tables."""
+    from knowforge.eval.metric_stats import resampled_intervals
+    from knowforge.eval.newterm.solver import NewTermAnswers, ROW_FIELDS, breakdown, with_intervals
+
+    items, answers = _varied_newterm(3)
+    detail = NewTermAnswers("gold", answers)
+    samples = [SampleResult(a.item_id, a.phrasing, a.parsed, a.parsed, a.score) for a in answers["gold"]]
+    output = SolverOutput(items=items, samples=samples, details={ANSWERS: detail})
+    names = ("newterm_score", "newterm_base", "newterm_gold", "newterm_gap", "newterm_breakdown")
+    tasks = [Task(name=f"newterm/{t}", dataset=ItemFilter(tasks=(f"newterm/{t}",)),
+                  solver=Component(name="newterm", args={"setting": "gold"}), metrics=names) for t in ("COMA", "CSJ")]
+    metrics = task_metrics(tasks, output, "knowforge")
+    rows = metric_intervals(tasks, output, metrics, "knowforge", key="term", resamples=200, seed=9)
+    for task in tasks:
+        mine = [i for i in items if i.task == task.name]
+
+        def recompute(sample, task=task):
+            ids = {i.id for i in sample.items if task.dataset.matches(i)}
+            data = MetricInput([i for i in sample.items if i.id in ids], [], detail.remap(sample.copies), "knowforge")
+            return {n: metric_spec(n).compute(data) for n in names}
+
+        from knowforge.eval.registry import metric_spec
+        reference = resampled_intervals(recompute, metrics[task.name], items, [], "term",
+                                        rows=ROW_FIELDS, resamples=200, seed=9)
+        assert len(rows[task.name]) > 10
+        for row in rows[task.name]:
+            assert row["resample"] == "arrays" and "method_note" not in row, row["name"]
+            ref = reference[(row["metric"], *row["path"])]
+            assert row["ci"] == pytest.approx(list(ref.ci), abs=1e-12), row["name"]
+            assert row["stderr"] == pytest.approx(ref.stderr, rel=1e-9)
+        assert any(r["metric"] == "newterm_breakdown" and r["path"][0] == "year" for r in rows[task.name])
+        assert mine
+
+    # the solver's table (task, category and year rows) gets the object-level intervals too
+    table = breakdown(items, detail.answers)
+    fast = with_intervals(table, items, detail, "term", resamples=200, seed=9)
+    slow = resampled_intervals(lambda sample: breakdown(sample.items, detail.remap(sample.copies).answers),
+                               table, items, [], "term", rows=ROW_FIELDS, resamples=200, seed=9)
+    checked = 0
+    for name, table_rows in fast.items():
+        for row in table_rows:
+            label = "[" + ", ".join(f"{f}={row[f]}" for f in ROW_FIELDS if f in row) + "]"
+            for score in ("base", "gold", "gap"):
+                ref = slow.get((name, label, score))
+                got = row[f"{score}_ci"]
+                assert (got is None) == (ref is None or ref.ci is None), (name, label, score)
+                if got is not None:
+                    assert got == pytest.approx(list(ref.ci), abs=1e-12), (name, label, score)
+                    checked += 1
+    assert checked >= 30
 
 
 def test_method_metrics_as_sums_give_back_their_values():

@@ -33,16 +33,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+
 from pydantic import BaseModel, ConfigDict
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score, ask_choices
 from knowforge.eval.mc_likelihood import ChoiceQuestion
-from knowforge.eval.metric_stats import chance_of, format_number, resampled_intervals
+from knowforge.eval.metric_stats import chance_of, format_number, totals_intervals
 from knowforge.eval.metrics import balanced_accuracy
 from knowforge.eval.stats import child_seed, paired_difference, paired_permutation
 from knowforge.eval.types import EvalOptions, SampleResult
-from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, UnitCopy
+from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, Statistic, Totals, UnitCopy
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem, GenerationRequest
 
@@ -193,14 +195,21 @@ def task_score(answers: Sequence[Answer]) -> float | None:
     return sum(a.score for a in answers) / len(answers)
 
 
+GROUPINGS = {"task": lambda t, c, y: (t,), "category": lambda t, c, y: (t, c), "year": lambda t, c, y: (t, y)}
+
+
+def _item_info(items: Sequence[BenchmarkItem]) -> dict[str, tuple[str, str, Any]]:
+    """item id -> (task, category, year): what the breakdown groups by."""
+    return {i.id: (i.task.split("/", 1)[-1], str(i.slices.get("category") or i.metadata.get("category")),
+                   i.slices.get("year")) for i in items}
+
+
 def breakdown(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]]) -> dict[str, list[dict]]:
     """Base, Gold and the gap (Base − Gold) per task (``COMA``, ``COMA_clean``, ...), per (task,
     category) and per (task, year)."""
-    info = {i.id: (i.task.split("/", 1)[-1], str(i.slices.get("category") or i.metadata.get("category")),
-                   i.slices.get("year")) for i in items}
+    info = _item_info(items)
     out: dict[str, list[dict]] = {}
-    for name, key in (("task", lambda t, c, y: (t,)), ("category", lambda t, c, y: (t, c)),
-                      ("year", lambda t, c, y: (t, y))):
+    for name, key in GROUPINGS.items():
         groups: dict[tuple, dict[str, list[Answer]]] = defaultdict(lambda: defaultdict(list))
         for setting, answers in by_setting.items():
             for a in answers:
@@ -219,6 +228,91 @@ def breakdown(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]
     return out
 
 
+# --- the scores as sums, for the engine's array bootstrap (MetricSpec.totals) -----------------------
+# A cell (the answers of one group in one setting) has four columns: for choice items the score
+# sum and the count (then two zeros); for CSJ the right answers and the count of each gold class
+# (true, then false). task_score is then a statistic of the cell's column totals.
+CELL = 4
+
+
+def _cell_statistic(start: int | None, judgement: bool) -> Statistic:
+    """task_score of one cell from its column totals (NaN where it has no answer, as task_score's
+    None): accuracy, or the balanced accuracy over the gold classes present."""
+    def statistic(totals: np.ndarray) -> np.ndarray:
+        if start is None:
+            return np.full(totals.shape[:-1], np.nan)
+        c = totals[..., start:start + CELL]
+        if not judgement:
+            return c[..., 0] / c[..., 1]
+        present = (c[..., 1] > 0).astype(float) + (c[..., 3] > 0).astype(float)
+        recall = np.where(c[..., 1] > 0, c[..., 0] / np.maximum(c[..., 1], 1), 0.0) + \
+            np.where(c[..., 3] > 0, c[..., 2] / np.maximum(c[..., 3], 1), 0.0)
+        return np.where(present > 0, recall / np.maximum(present, 1), np.nan)
+    return statistic
+
+
+def _gap_statistic(base: Statistic, gold: Statistic) -> Statistic:
+    return lambda totals: base(totals) - gold(totals)
+
+
+def answer_totals(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]],
+                  cells: Sequence[tuple[Any, str]]) -> tuple[list[str], np.ndarray, dict[tuple[Any, str], Statistic]]:
+    """Per-item column totals of ``cells`` ((group, setting); group ``None`` = all the items),
+    and each cell's task_score statistic. ``by_setting`` answers are grouped as ``breakdown``
+    groups them (a group is a (name, key) pair of GROUPINGS)."""
+    info = _item_info(items)
+    wanted = {cell for cell in cells}
+    index: dict[tuple[Any, str], int] = {}
+    judgement: dict[tuple[Any, str], bool] = {}
+    rows: dict[str, dict[int, list[float]]] = {}
+    for setting, answers in by_setting.items():
+        for a in answers:
+            if a.item_id not in info:
+                continue
+            groups = [None] + [(name, key(*info[a.item_id])) for name, key in GROUPINGS.items()]
+            for group in groups:
+                cell = (group, setting)
+                if cell not in wanted:
+                    continue
+                start = index.setdefault(cell, CELL * len(index))
+                judgement[cell] = judgement.get(cell, True) and a.gold is not None
+                row = rows.setdefault(a.item_id, {}).setdefault(start, [0.0] * CELL)
+                if a.gold is None:
+                    row[0] += a.score
+                    row[1] += 1
+                else:
+                    right = a.parsed is not None and (a.parsed == "true") == a.gold
+                    row[0 if a.gold else 2] += right
+                    row[1 if a.gold else 3] += 1
+    ids = list(rows)
+    counts = np.zeros((len(ids), CELL * len(index)))
+    for r, item_id in enumerate(ids):
+        for start, values in rows[item_id].items():
+            counts[r, start:start + CELL] = values
+    stats = {cell: _cell_statistic(index.get(cell), judgement.get(cell, False)) for cell in cells}
+    return ids, counts, stats
+
+
+def breakdown_totals(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]],
+                     table: dict[str, list[dict]]) -> Totals:
+    """``breakdown``'s numbers (``table``: its value, or a part of it) as sums: every row's Base,
+    Gold and gap, named as ``metric_stats.numeric_leaves`` names them."""
+    named = []
+    for name, rows in table.items():
+        for row in rows:
+            key = (row["task"],) if name == "task" else (row["task"], row[name])
+            label = "[" + ", ".join(f"{f}={row[f]}" for f in ROW_FIELDS if f in row) + "]"
+            named.append(((name, label), (name, key)))
+    cells = [(group, setting) for _, group in named for setting in ("base", "gold")]
+    ids, counts, stats = answer_totals(items, by_setting, cells)
+    leaves: dict[tuple[str, ...], Statistic] = {}
+    for path, group in named:
+        base, gold = stats[(group, "base")], stats[(group, "gold")]
+        leaves[(*path, "base")], leaves[(*path, "gold")] = base, gold
+        leaves[(*path, "gap")] = _gap_statistic(base, gold)
+    return Totals(ids, counts, leaves)
+
+
 SCORES = ("base", "gold", "gap")
 ROW_FIELDS = ("task", "category", "year")       # what names a row of the breakdown
 
@@ -226,11 +320,11 @@ ROW_FIELDS = ("task", "category", "year")       # what names a row of the breakd
 def with_intervals(table: dict[str, list[dict]], items: Sequence[BenchmarkItem], detail: NewTermAnswers,
                    unit_key: str | None, *, resamples: int, seed: int) -> dict[str, list[dict]]:
     """The breakdown with each score's 95% interval (``base_ci``, ``gold_ci``, ``gap_ci``): the
-    engine's cluster bootstrap over the run's units (``metric_stats.resampled_intervals``), so
-    these intervals are those of the task metrics of the same items. Base and Gold answers of a
-    term are resampled together: the gap's interval is a paired one."""
-    estimates = resampled_intervals(lambda sample: breakdown(sample.items, detail.remap(sample.copies).answers),
-                                    table, items, [], unit_key, rows=ROW_FIELDS, resamples=resamples, seed=seed)
+    engine's cluster bootstrap over the run's units, with its draws (``metric_stats
+    .totals_intervals``), so these intervals are those of the task metrics of the same items.
+    Base and Gold answers of a term are resampled together: the gap's interval is a paired one."""
+    totals = breakdown_totals(items, detail.answers, table)
+    estimates = totals_intervals(totals, table, items, unit_key, rows=ROW_FIELDS, resamples=resamples, seed=seed)
     out = {}
     for name, rows in table.items():
         out[name] = []
@@ -445,6 +539,43 @@ def metric_gap(data: MetricInput) -> float | None:
     return base - gold if base is not None and gold is not None else None
 
 
+def _setting_totals(data: MetricInput, settings: Sequence[str]) -> tuple[list[str], np.ndarray, dict]:
+    detail: NewTermAnswers | None = data.detail
+    answers = {} if detail is None else {s: _answers(data, s) or [] for s in settings if s in detail.answers}
+    return answer_totals(data.items, answers, [(None, s) for s in settings])
+
+
+def totals_score(data: MetricInput) -> Totals:
+    """metric_score as sums (the run's own setting)."""
+    setting = data.detail.setting if data.detail is not None else "base"
+    ids, counts, stats = _setting_totals(data, [setting])
+    return Totals(ids, counts, {(): stats[(None, setting)]})
+
+
+def totals_base(data: MetricInput) -> Totals:
+    ids, counts, stats = _setting_totals(data, ["base"])
+    return Totals(ids, counts, {(): stats[(None, "base")]})
+
+
+def totals_gold(data: MetricInput) -> Totals:
+    ids, counts, stats = _setting_totals(data, ["gold"])
+    return Totals(ids, counts, {(): stats[(None, "gold")]})
+
+
+def totals_gap(data: MetricInput) -> Totals:
+    """Base − Gold as sums: both settings' answers of a term resampled together (paired)."""
+    ids, counts, stats = _setting_totals(data, ["base", "gold"])
+    return Totals(ids, counts, {(): _gap_statistic(stats[(None, "base")], stats[(None, "gold")])})
+
+
+def totals_breakdown(data: MetricInput) -> Totals:
+    detail: NewTermAnswers | None = data.detail
+    value = metric_breakdown(data) or {}
+    ids = {i.id for i in data.items}
+    mine = {} if detail is None else {s: [a for a in answers if a.item_id in ids] for s, answers in detail.answers.items()}
+    return breakdown_totals(data.items, mine, value)
+
+
 def unit_of(item: BenchmarkItem) -> str:
     """The unit of NewTerm's intervals and tests: the term (``Method.cluster_key``)."""
     return str(item.metadata.get("term") or item.id)
@@ -516,4 +647,5 @@ def metric_breakdown(data: MetricInput) -> dict | None:
 
 __all__ = ["ANSWERS", "CHOICE_SYSTEM", "CSJ_SYSTEMS", "GOLD_PREFIX", "NewTermAnswers", "NewTermArgs", "NewTermSolver",
            "answers_of", "asks", "breakdown", "chance", "gap_test", "metric_base", "metric_breakdown", "metric_gap",
-           "metric_gold", "metric_score", "render", "system_prompt", "task_score", "gap_p_value", "unit_of", "user_prompt"]
+           "metric_gold", "metric_score", "render", "totals_base", "totals_breakdown",
+           "totals_gap", "totals_gold", "totals_score", "system_prompt", "task_score", "gap_p_value", "unit_of", "user_prompt"]

@@ -9,12 +9,9 @@ from knowforge.eval.newterm.official import ResultsArgs, results_table, score_fi
 from knowforge.eval.newterm.rules import (score_choice_item, score_choice_item_official, score_judgement_item,
                                           score_judgement_item_official)
 from knowforge.eval.newterm.solver import (ANSWERS, ROW_FIELDS, NewTermArgs, NewTermSolver, chance, metric_base, metric_breakdown,
-                                           metric_gap, metric_gold, metric_score, gap_p_value)
+                                           metric_gap, metric_gold, metric_score, gap_p_value, totals_base,
+                                           totals_breakdown, totals_gap, totals_gold, totals_score)
 from knowforge.eval.unit import EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec
-
-# Pooled accuracies (and CSJ's balanced accuracy) are sums in principle; these read the answers
-# of both settings from the solver's detail and are not written as per-unit totals yet.
-BOTH_SETTINGS = "it reads both settings' answers from the solver's detail and declares no per-unit totals yet"
 
 UNIT = EvalUnit(
     solvers=(SolverSpec("newterm", "NewTerm: Base or Gold (-S setting=base|gold), three official phrasings pooled",
@@ -24,15 +21,15 @@ UNIT = EvalUnit(
              ScorerSpec("newterm-csj", score_judgement_item, official=score_judgement_item_official,
                         description="CSJ: official substring rule (NO/No/... first); knowforge: whole words")),
     metrics=(MetricSpec("newterm_score", metric_score, "the run's setting pooled over phrasings (CSJ balanced)",
-                        needs=ANSWERS, chance=chance, objects_because=BOTH_SETTINGS),
+                        needs=ANSWERS, chance=chance, totals=totals_score),
              MetricSpec("newterm_base", metric_base, "Base, pooled", needs=ANSWERS, chance=chance,
-                        objects_because=BOTH_SETTINGS),
+                        totals=totals_base),
              MetricSpec("newterm_gold", metric_gold, "Gold, pooled", needs=ANSWERS, chance=chance,
-                        objects_because=BOTH_SETTINGS),
+                        totals=totals_gold),
              MetricSpec("newterm_gap", metric_gap, "Base - Gold (paired by term: both settings of the same items)",
-                        needs=ANSWERS, test=gap_p_value, objects_because=BOTH_SETTINGS),
+                        needs=ANSWERS, test=gap_p_value, totals=totals_gap),
              MetricSpec("newterm_breakdown", metric_breakdown, "Base, Gold and the gap by category and year",
-                        needs=ANSWERS, rows=ROW_FIELDS, objects_because=BOTH_SETTINGS)),
+                        needs=ANSWERS, rows=ROW_FIELDS, totals=totals_breakdown)),
     run_exports=(RunExportSpec("newterm-results", "NewTerm's results_{year}/{TASK}_{model}[_gold].jsonl, one line per "
                                "phrasing (clean/ and raw/ sets; -O year=Y for items without one)",
                                write_run_results, ResultsArgs),),
