@@ -69,6 +69,9 @@ SMOKE: dict[str, Smoke] = {
         ("--repeats", "1", "--memit-requests", "3"),
         (rf"^ROME\(1\) warm +: median +{NUM} CPU s", rf"^MEMIT\(3\) warm +: median +{NUM} CPU s"),
         needs=("torch", "transformers")),
+    "editing_gpu": Smoke(
+        ("--smoke",), (r"^restore exact on layers \[1\]: True$", rf"^memit: 8 requests +{NUM} s"),
+        needs=("torch", "transformers")),
     "events_rate": Smoke(
         ("--n", "1", "--types", "win-election", "--repeats", "1", "--round-trips", "5"),
         (rf"^planning only .* \(one event = {NUM} round trips\)$",
