@@ -757,8 +757,9 @@ def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequ
         planning = plan_for_gap(data.samples, units, plan_gap, other=other_data[0].samples if other_data else None)
         document["planning"] = planning
     document["plots"] = [f"plots/{p.name}" for p in plots]
-    (out / "report.json").write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n",
-                                     encoding="utf-8")
+    # keys in the order the report builds them: a table's columns keep the order its section gives
+    # them (sorted keys put a task-metric table's columns in alphabetical order in every reader)
+    (out / "report.json").write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
     (out / "report.md").write_text(render_markdown(document, document.get("compare"), plots, document.get("extra"),
                                                    trend, planning) + "\n", encoding="utf-8")
     log.info("report of %s written to %s", run_id, out)

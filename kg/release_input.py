@@ -16,14 +16,13 @@ file and line) the records it refuses, and keeps the good ones:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from knowforge.errors import InputError, KnowforgeError
-from knowforge.kg.loaders.base import LineTooLong, TruncatedInput, iter_lines
+from knowforge.kg.loaders.base import LineTooLong, TruncatedInput, iter_lines, parse_json, utf8_replacing
 
 MAX_DEPTH = 64
 DEFAULT_MAX_FIELD_BYTES = 1 << 20
@@ -64,12 +63,9 @@ def release_lines(path: Path, problems: list[tuple[int, str]]) -> Iterator[tuple
     line over the limit or a truncated archive is an ``InputError`` at its line."""
     try:
         for number, raw in iter_lines(path):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                text = raw.decode("utf-8", errors="replace")
-                problems.append((number, f"not UTF-8 ({exc.reason} at byte {exc.start}): "
-                                         f"{text.count(chr(0xFFFD))} character(s) read as U+FFFD"))
+            text, why = utf8_replacing(raw)
+            if why is not None:
+                problems.append((number, why))
             yield number, text.rstrip("\r")
     except LineTooLong as exc:
         raise InputError(str(exc), path=str(path), line=exc.line) from None
@@ -85,10 +81,12 @@ def read_release_text(path: Path, problems: list[tuple[int, str]]) -> str:
 def parse_release_json(text: str) -> Any:
     """``json.loads``; a document nested too deeply for Python's stack is a ``ValueError``."""
     try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError(f"nested too deeply (over Python's recursion limit; records hold at most "
-                         f"{MAX_DEPTH} levels)") from None
+        return parse_json(text)
+    except ValueError as exc:
+        if str(exc).startswith("nested too deeply"):
+            raise ValueError(f"nested too deeply (over Python's recursion limit; records hold at most "
+                             f"{MAX_DEPTH} levels)") from None
+        raise
 
 
 def record_problem(value: Any, *, max_field: int | None = None) -> str | None:

@@ -55,6 +55,8 @@ WEIGHT_ARGS = {"ripple_hops": 1, "ripple_max_probes": 20}
 EVENT_TYPES = ("win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,"
                "start-org,education,born,transfer-player,publish,end-org")
 EVENT_BATCH = "demo"
+# the demo's own Cypher (no statement is written in this script): run with `knowforge query --file`
+DEMO_CYPHER = REPO / "cypher" / "demo"
 
 
 class DemoError(Exception):
@@ -227,9 +229,8 @@ class Demo:
                  f"{card.counts['held_out']} held out, {card.counts['after_cutoff']} after {self.s.cutoff}; "
                  f"{t['epochs']} epochs, {t['steps']} steps, loss {t['first_loss']:.3f} -> {t['final_loss']:.3f}")
         self.card = card
-        self.kf("query", "MATCH (m:Model)-[:TRAINED_ON]->(f:Fact) WHERE m.id = $m RETURN m.id AS model, "
-                "m.cutoff AS cutoff, f.source AS source, count(f) AS trained_on ORDER BY model, source",
-                "-p", f"m={card.model_id}", show=True)
+        self.kf("query", "--file", str(DEMO_CYPHER / "control_model_facts.cypher"), "-p", f"model={card.model_id}",
+                show=True)
 
     def knowgen(self) -> None:
         self.section("KnowGen (ALCUNA): artificial entities")
@@ -322,8 +323,8 @@ class Demo:
                 compared = json.loads((out / f"compare-{method}" / "report.json").read_text(encoding="utf-8"))
             self.say(elken_line(method, run, compared))
         self.say("(% ± half the 95% interval, a bootstrap over events; the fact questions are open: chance is about 0)")
-        rows = self.query(["MATCH (e:Event {batch: $b, type: 'win-election'}) RETURN e.id AS id ORDER BY e.seq LIMIT 1",
-                           "-p", f"b={EVENT_BATCH}"])
+        rows = self.query(["--file", str(DEMO_CYPHER / "first_event_of_type.cypher"), "-p", f"batch={EVENT_BATCH}",
+                           "-p", "type=win-election"])
         if rows:
             event = rows[0]["id"]
             self.say(f"two-hop ripple of {event}:")
@@ -369,10 +370,8 @@ class Demo:
             if f.read_bytes() != (release / f.name).read_bytes():
                 raise DemoError(f"the export of newterm:sample2022 differs from {f}")
         self.say(f"export of newterm:sample2022 is byte-identical to {NEWTERM_SLICE.relative_to(REPO)}")
-        self.kf("query", "MATCH (t:Term)-[:HAS_FACT]->(m:Fact {relation: 'meaning', start_year: 2022})"
-                "-[:HEAD_WORD]->(l:Lemma) WHERE (:TermEntry {benchmark: 'newterm:sample2022'})-[:OF_TERM]->(t) "
-                "WITH t, m, l ORDER BY l.name RETURN t.name AS term, m.value AS meaning, "
-                "collect(l.name) AS head_lemmas ORDER BY term LIMIT 6", show=True)
+        self.kf("query", "--file", str(DEMO_CYPHER / "newterm_meanings.cypher"), "-p", "benchmark=newterm:sample2022",
+                "-p", "year=2022", "-p", "limit=6", show=True)
 
     def link(self) -> None:
         self.section("LINK / LINT: long-tail statements from symbolic-rule chains")
@@ -386,11 +385,8 @@ class Demo:
         self.kf("export", "link", "--name", "demo", "--format", "lint", "--out", str(out / "lint"), quiet=True)
         self.say(lint_examples(out / "lint"))
         self.say("a rule chain in the graph (depth 2 conclusion -> depth 1 conclusion -> source facts):")
-        self.kf("query", "MATCH (c:Fact {benchmark: $b, depth: 2})-[:DERIVED_FROM {role: 'chain'}]->(m:Fact)"
-                "-[:DERIVED_FROM {role: 'premise'}]->(s:Fact {layer: 'source'})<-[:HAS_FACT]-(x:Entity) "
-                "MATCH (s)-[:OBJECT]->(o:Entity) RETURN c.premise + ' => ' + c.text AS statement, m.text AS via, "
-                "x.name + ' ' + s.relation + ' ' + o.name AS fact ORDER BY statement, fact LIMIT 3",
-                "-p", "b=link:demo", show=True)
+        self.kf("query", "--file", str(DEMO_CYPHER / "link_rule_chain.cypher"), "-p", "benchmark=link:demo",
+                "-p", "limit=3", show=True)
         # Each probe is scored by the likelihood of its template's two labels (Yes/No, True/False, Right/Wrong),
         # as lm-evaluation-harness scores yes/no tasks, so a small model's bias shows instead of unparsed replies.
         evaluation = self.evaluate("link:demo", out / "runs", max_tokens=4, mc_scoring="likelihood")
@@ -417,8 +413,9 @@ class Demo:
             else {"uri": os.environ["NEO4J_URI"]}
         self.say(f"Reports and exports are under {self.out}/ (validity: {self.out}/validity/validity.md); "
                  f"the graph is at {status.get('uri') or 'NEO4J_URI'}.")
-        self.say("Explore it in Neo4j Browser (knowforge neo4j status) or with: knowforge query "
-                 "\"MATCH (m:Model)-[:TRAINED_ON]->(f:Fact) RETURN m.id, count(f)\"")
+        self.say("Explore it in Neo4j Browser (knowforge neo4j status) or with the demo's own queries, e.g.: "
+                 f"knowforge query --file {(DEMO_CYPHER / 'control_model_facts.cypher').relative_to(REPO)} "
+                 f"-p model={self.card.model_id if self.card else 'MODEL_ID'}; more recipes in cypher/queries/")
 
 
 STEPS: tuple[tuple[str, Callable[[Demo], None]], ...] = (

@@ -131,7 +131,7 @@ def test_every_page_answers_200(view_graph, viewer, session_store):
     counts = "MATCH (n) RETURN count(n) AS nodes, COUNT { ()-->() } AS edges"
     before = session_store.user_query(counts)
     queue = ["/", "/views"]
-    seen, per_kind, failed = set(), Counter(), []
+    seen, per_kind, failed, raw = set(), Counter(), [], []
     while queue:
         path = queue.pop(0)
         kind = page_kind(path)
@@ -144,7 +144,12 @@ def test_every_page_answers_200(view_graph, viewer, session_store):
             failed.append((status, path, body[:300]))
         elif not path.endswith(".png"):
             queue += links(body)
+            # what a report holds is drawn, never shown as its source: no Markdown table, no dict repr
+            text = html.unescape(body)
+            if "|---|" in text or "{'" in text:
+                raw.append(path)
     assert failed == []
+    assert raw == [], f"pages showing Markdown table source or a Python dict: {raw}"
     for method in METHODS:
         assert per_kind[f"view/{method}"] >= 1, f"no page of {method}'s view was reached from its samples"
         for run in view_graph.runs[method]:
@@ -218,10 +223,12 @@ def test_runs_page_shows_every_run_with_its_interval_and_filters(view_graph, vie
     run = view_graph.runs["knowgen"][0]
     scores = [r["s"] for r in session_store.user_query(
         "MATCH (:Run {id: $id})-[:GAVE]->(a:Answer) RETURN a.score AS s", {"id": run})]
-    low, high = normal_ci(statistics.fmean(scores), mean_stderr(scores))
     row = re.search(rf'value="{run}".*?</tr>', body, re.S).group(0)
     assert f"{100 * statistics.fmean(scores):.1f}" in row
-    assert f"[{100 * low:.1f}, {100 * high:.1f}]" in row.replace("-0.0", "0.0")
+    # a KnowGen run's samples are clustered by entity: a per-sample interval would understate its
+    # uncertainty, so the table shows none (its page shows the report's cluster interval)
+    [record] = session_store.user_query("MATCH (r:Run {id: $id}) RETURN r.cluster_key AS key", {"id": run})
+    assert record["key"] and 'class="ci"' not in row
     for column in ("model", "benchmark", "method", "solver", "scoring", "items", "date", "accuracy"):
         assert f">{column}" in body
     status, body = fetch(viewer, "/?benchmark=knowgen%3Av")
@@ -245,6 +252,21 @@ def test_run_page_tasks_slices_report_and_plots(view_graph, viewer, session_stor
     years = {r["year"] for r in rows}
     assert all(f"slice=year&amp;value={y}" in body for y in years)
     assert "Chronological categories" in body and "(from the run's report)" in body   # the report's tables
+    # ChroKnow's samples are clustered by record: the headline and task intervals are the report's
+    # cluster intervals, never the per-sample ones of the graph's moments
+    [record] = session_store.user_query("MATCH (r:Run {id: $id}) RETURN r.report_dir AS dir", {"id": run})
+    report = json.loads((Path(record["dir"]) / "report.json").read_text())
+    headline = re.search(r'<p class="headline" id="headline">.*?</p>', body, re.S).group(0)
+    shown = [report["overall"].get("ci")] + [e.get("ci") for e in report["by_task"].values()]
+    for ci in filter(None, shown):
+        low, high = (min(max(v, 0.0), 1.0) for v in ci)
+        assert f"[{100 * low:.1f}, {100 * high:.1f}]" in body.replace("-0.0", "0.0")
+    if not report["overall"].get("ci"):           # too few records for one: none, rather than a per-sample one
+        assert 'class="ci"' not in headline
+    assert "over record_id units" in body or "over record units" in body
+    scores = [r["score"] for r in rows]
+    per_sample = normal_ci(statistics.fmean(scores), mean_stderr(scores))
+    assert f"[{100 * per_sample[0]:.1f}, {100 * per_sample[1]:.1f}]" not in headline
     plots = re.findall(rf'src="/runs/{run}/plots/([^"]+\.png)"', body)
     assert "accuracy_by_task.png" in plots
     with urllib.request.urlopen(f"{viewer}/runs/{run}/plots/accuracy_by_task.png") as response:
@@ -286,6 +308,61 @@ def test_estimates_from_moments_equal_mean_stderr():
                              pytest.approx(statistics.stdev(everything)))
     one = Estimate.from_moments(1, 1.0, 0.0)
     assert one.stderr is None and one.low is None               # undefined below two values, as mean_stderr
+
+
+def test_report_sections_are_drawn_as_tables_headings_and_text():
+    """A report section's Markdown becomes tables (header and rows, the separator dropped),
+    headings and paragraphs; rows keep their columns' order; balanced accuracy is in % with
+    its clipped interval and method, not a dict."""
+    from knowforge.view.runs import balanced_accuracy_rows, markdown_blocks, section_blocks
+
+    blocks = markdown_blocks("## Spans\n\nHow far each span moved.\n\n| span | moved | of |\n|---|---:|---|\n"
+                             "| previous | 12 | 40 |\n| total | 9 | 40 |\n```\nx\n```")
+    assert [b.kind for b in blocks] == ["heading", "text", "table", "text"]
+    table = blocks[2]
+    assert table.columns == ("span", "moved", "of") and table.rows[1] == {"span": "total", "moved": "9", "of": "40"}
+    [rows] = section_blocks([{"task": "t", "z": 1, "a": 2}])
+    assert rows.columns == ("task", "z", "a")
+    assert [b.kind for b in section_blocks({"rows": [{"a": 1}], "note": "why"})] == ["table", "text"]
+    assert section_blocks({"x": {"y": 1}})[0].kind == "json"
+    [row] = balanced_accuracy_rows({"link/probe": {"value": 0.48, "ci": [-0.01, 0.6], "ci_method": "bootstrap",
+                                                   "units": 12}})
+    assert row == {"task": "link/probe", "balanced accuracy %": "48.0", "95% interval": "[0.0, 60.0]",
+                   "interval": "bootstrap over 12 units"}
+    from knowforge.view.app import cell
+    assert cell({"value": 0.5, "ci": [0.4, 0.6]}) == "0.5 [0.4, 0.6]" and "{" not in cell({"a": {"b": 1}})
+
+
+def test_clustered_runs_show_the_reports_cluster_intervals_or_none():
+    """A run whose samples are clustered takes its report's interval per group (clipped to
+    [0, 1]) and shows none where the report has none or is gone; a run of independent samples
+    keeps the per-sample interval, clipped."""
+    from knowforge.view.numbers import GroupRow, RunStats, with_run_intervals
+
+    def stats(mean=0.1):
+        e = Estimate.from_moments(40, mean, 0.3)
+        return RunStats(overall=e, tasks=[GroupRow("t/a", e, 0, items=10)],
+                        slices={"year": [GroupRow(2020, e, 0), GroupRow(2021, e, 0)]}, wide_slices={}, items=10,
+                        errors=0, parse_failures=0)
+
+    report = {"overall": {"accuracy": 0.1, "ci": [-0.05, 0.3], "stderr": 0.09, "ci_method": "analytic"},
+              "by_task": {"t/a": {"accuracy": 0.1, "ci": [0.0, 0.31]}},
+              "slices": {"year": {"2020": {"accuracy": 0.1, "ci": [0.02, 0.2]}}}}
+    run = {"cluster_key": "record_id", "n": 1}
+    shown = with_run_intervals(stats(), run, report)
+    assert (shown.overall.low, shown.overall.high) == (0.0, 0.3)             # clipped at 0
+    assert (shown.tasks[0].accuracy.low, shown.tasks[0].accuracy.high) == (0.0, 0.31)
+    year = {r.value: r.accuracy for r in shown.slices["year"]}
+    assert (year[2020].low, year[2020].high) == (0.02, 0.2) and year[2021].low is None
+    assert "over record_id units" in shown.interval_note
+    # a report entry of another number (a resumed run) gives no interval rather than a wrong one
+    assert with_run_intervals(stats(mean=0.2), run, report).overall.low is None
+    gone = with_run_intervals(stats(), run, None)
+    assert gone.overall.low is None and gone.tasks[0].accuracy.low is None and "not at hand" in gone.interval_note
+    # several samples of one item cluster too
+    assert with_run_intervals(stats(), {"n": 3}, None).overall.low is None
+    alone = with_run_intervals(stats(mean=0.02), {"n": 1}, None)
+    assert alone.overall.low == 0.0 and alone.overall.high > 0.02       # per sample, clipped at 0
 
 
 # --- samples -----------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ WHERE ($benchmark IS NULL OR r.benchmark = $benchmark) AND ($model IS NULL OR r.
 RETURN r.id AS id, r.name AS name, r.model AS model, r.backend AS backend, r.benchmark AS benchmark,
        coalesce(r.solver, r.setting) AS solver, r.scoring AS scoring, r.items AS items,
        r.started_at AS started_at, r.finished_at AS finished_at, r.errors AS errors,
+       r.cluster_key AS cluster_key, r.n AS n,
        COUNT { (r)-[:GAVE]->() } AS answers
 ORDER BY started_at DESC, id
 SKIP $skip LIMIT $limit

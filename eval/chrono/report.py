@@ -42,6 +42,8 @@ def plot_year_curves(path: Path, curves: Mapping[str, Mapping[int, Mapping[str, 
             ax.set_title(f"{template} / {change}", fontsize=9)
             ax.set_ylim(0, 100)
             if years:
+                # the axis spans the data's years: one year is a point, not matplotlib's default span
+                ax.set_xlim(years[0] - 0.5, years[-1] + 0.5)
                 ax.set_xticks(years, [str(y) for y in years], fontsize=7, rotation=45)
             ax.set_ylabel("% of facts", fontsize=8)
             ax.legend(fontsize=7)

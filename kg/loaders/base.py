@@ -573,15 +573,22 @@ def unreadable_reason(exc: TruncatedInput) -> str:
     return "line_too_long" if isinstance(exc, LineTooLong) else "truncated_input"
 
 
-def decode_replacing(ctx: LoadContext, raw: bytes, path: Path, line: int) -> str:
-    """``raw`` as UTF-8, bytes that are not replaced by U+FFFD and the repair reported."""
+def utf8_replacing(raw: bytes) -> tuple[str, str | None]:
+    """``raw`` as UTF-8, bytes that are not replaced by U+FFFD; with why, when any were."""
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         text = raw.decode("utf-8", errors="replace")
-        ctx.repair("bad_encoding_replaced", f"not UTF-8 ({exc.reason} at byte {exc.start}): "
-                   f"{text.count(chr(0xFFFD))} character(s) read as U+FFFD", path=path, line=line)
-        return text
+        return text, (f"not UTF-8 ({exc.reason} at byte {exc.start}): "
+                      f"{text.count(chr(0xFFFD))} character(s) read as U+FFFD")
+
+
+def decode_replacing(ctx: LoadContext, raw: bytes, path: Path, line: int) -> str:
+    """``raw`` as UTF-8, bytes that are not replaced by U+FFFD and the repair reported."""
+    text, why = utf8_replacing(raw)
+    if why is not None:
+        ctx.repair("bad_encoding_replaced", why, path=path, line=line)
+    return text
 
 
 def parse_json(text: str | bytes):

@@ -86,12 +86,20 @@ def interval(estimate: Estimate | None, signed: bool = False) -> str:
 
 
 def cell(value: Any) -> str:
+    """A table cell: numbers short, lists joined, an estimate (a mapping with ``value`` and
+    ``ci``) as ``value [low, high]``, any other mapping as ``key: value`` pairs; never Python's
+    repr of a dict."""
     if value is None:
         return ""
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, (list, tuple)):
         return "; ".join(cell(v) for v in value)
+    if isinstance(value, dict):
+        if "value" in value and "ci" in value:
+            ci = value.get("ci")
+            return cell(value["value"]) + (f" [{cell(ci[0])}, {cell(ci[1])}]" if ci else "")
+        return "; ".join(f"{k}: {cell(v)}" for k, v in value.items())
     return str(value)
 
 

@@ -15,7 +15,7 @@ import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from knowforge.eval.stats import mean_stderr, normal_ci
@@ -81,6 +81,8 @@ class RunStats:
     items: int
     errors: int
     parse_failures: int
+    # how the intervals were made (shown under the headline): see ``with_run_intervals``
+    interval_note: str = "95% normal intervals over the samples, each its own unit"
 
 
 class StatsCache:
@@ -141,10 +143,76 @@ def cached_stats(store, run_id: str, run: Mapping, answers: int, cache: StatsCac
     return stats
 
 
+def clipped(estimate: Estimate, low: float = 0.0, high: float = 1.0) -> Estimate:
+    """The estimate with its interval clipped to the metric's range (an accuracy's [0, 1]): a
+    normal interval near 0 or 1 reaches past it."""
+    if estimate.low is None or estimate.high is None:
+        return estimate
+    return replace(estimate, low=min(max(estimate.low, low), high), high=max(min(estimate.high, high), low))
+
+
+def _without_interval(estimate: Estimate) -> Estimate:
+    return replace(estimate, stderr=None, low=None, high=None)
+
+
+def _from_entry(estimate: Estimate, entry: Any) -> Estimate:
+    """``estimate`` with the interval of a report entry (``{"accuracy", "ci", "stderr"}``), when
+    the entry is the same number; else without an interval."""
+    if not isinstance(entry, Mapping) or not entry.get("ci") or estimate.mean is None:
+        return _without_interval(estimate)
+    value = entry.get("accuracy", entry.get("value"))
+    if value is None or not math.isclose(value, estimate.mean, rel_tol=1e-9, abs_tol=1e-12):
+        return _without_interval(estimate)
+    low, high = entry["ci"]
+    return clipped(Estimate(estimate.n, estimate.mean, entry.get("stderr"), low, high))
+
+
+def clustered_by(run: Mapping) -> str | None:
+    """The unit a run's samples are clustered in, or None when every sample is its own unit:
+    the method's cluster key (an event, an entity, a record), else the item when it was asked
+    more than once."""
+    if run.get("cluster_key"):
+        return str(run["cluster_key"])
+    return "item" if (run.get("n") or 1) > 1 else None
+
+
+def with_run_intervals(stats: RunStats, run: Mapping, report: Mapping | None) -> RunStats:
+    """The run's numbers with the run's own intervals. The graph's moments give a per-sample
+    interval, which is right only where every sample is its own unit; a run whose samples are
+    clustered (a ChroKnow run's 10,320 samples come from 83 records) takes its report's cluster
+    intervals (overall, by task, by slice value) instead, and shows none where its report has
+    none. Every interval is clipped to [0, 1]."""
+    unit = clustered_by(run)
+    if unit is None:
+        return replace(stats, overall=clipped(stats.overall), tasks=[replace(t, accuracy=clipped(t.accuracy))
+                                                                     for t in stats.tasks],
+                       slices={k: [replace(r, accuracy=clipped(r.accuracy)) for r in rows]
+                               for k, rows in stats.slices.items()})
+    if not report:
+        note = (f"no intervals: the samples are clustered by {unit}, and the run's report, which holds the "
+                f"intervals over {unit} units, is not at hand")
+        return replace(stats, overall=_without_interval(stats.overall),
+                       tasks=[replace(t, accuracy=_without_interval(t.accuracy)) for t in stats.tasks],
+                       slices={k: [replace(r, accuracy=_without_interval(r.accuracy)) for r in rows]
+                               for k, rows in stats.slices.items()}, interval_note=note)
+    by_task = report.get("by_task") or {}
+    by_slice = report.get("slices") or {}
+    method = (report.get("overall") or {}).get("ci_method") or "cluster"
+    described = {"analytic": "cluster-robust normal intervals", "bootstrap": "cluster bootstrap intervals"}
+    note = (f"95% {described.get(method, method + ' intervals')} over {unit} units, from the run's report "
+            "(a group the report has no interval for shows none)")
+    return replace(
+        stats, overall=_from_entry(stats.overall, report.get("overall")),
+        tasks=[replace(t, accuracy=_from_entry(t.accuracy, by_task.get(str(t.value)))) for t in stats.tasks],
+        slices={k: [replace(r, accuracy=_from_entry(r.accuracy, (by_slice.get(k) or {}).get(str(r.value))))
+                    for r in rows] for k, rows in stats.slices.items()},
+        interval_note=note)
+
+
 def _cell(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
 
-__all__ = ["Estimate", "GroupRow", "MAX_SLICE_VALUES", "RunStats", "StatsCache", "cached_stats", "pooled",
-           "run_stats"]
+__all__ = ["Estimate", "GroupRow", "MAX_SLICE_VALUES", "RunStats", "StatsCache", "cached_stats", "clipped",
+           "clustered_by", "pooled", "run_stats", "with_run_intervals"]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NotFound
-from .numbers import Estimate, RunStats, StatsCache, cached_stats
+from .numbers import Estimate, RunStats, StatsCache, cached_stats, clipped, clustered_by, with_run_intervals
 
 PAGE_SIZE = 50
 RUNS_PAGE_SIZE = 200
@@ -70,6 +70,12 @@ def list_runs(store, *, benchmark: str | None = None, model: str | None = None, 
         overall[m["id"]] = Estimate.from_moments(m["n"], m["mean"], m["sd"])
         if cache is not None:
             cache.put(keys[m["id"]], overall[m["id"]])
+    # a per-sample interval is the run's own only where each sample is its own unit; a clustered
+    # run's interval is on its page (from its report), not guessed here
+    for r in rows:
+        if r["id"] in overall:
+            e = overall[r["id"]]
+            overall[r["id"]] = clipped(e) if clustered_by(r) is None else Estimate(e.n, e.mean)
     out = [RunRow(id=r["id"], name=r["name"], model=r["model"], backend=r["backend"],
                   benchmark=r["benchmark"], method=method_of(r["benchmark"]), solver=r["solver"],
                   scoring=r["scoring"], items=r["items"], started_at=r["started_at"], errors=r["errors"],
@@ -106,6 +112,8 @@ def run_page(store, run_id: str, cache: StatsCache | None = None, *,
     run, answers = read_run(store, run_id)
     stats = cached_stats(store, run_id, run, answers, cache, compute=answers <= inline_answers)
     report = read_report(run)
+    if stats is not None:
+        stats = with_run_intervals(stats, run, report)
     siblings = store.read("view/benchmark_runs", benchmark=run.get("benchmark"), run_id=run_id, limit=20)
     return RunPage(run=run, answers=answers, method=method_of(run.get("benchmark")), stats=stats,
                    plots=list_plots(run), report=report, report_tables=report_tables(report), siblings=siblings)
@@ -114,7 +122,7 @@ def run_page(store, run_id: str, cache: StatsCache | None = None, *,
 def run_numbers(store, run_id: str, cache: StatsCache | None = None) -> tuple[dict, RunStats]:
     """A run and its numbers (computed now unless cached)."""
     run, answers = read_run(store, run_id)
-    return run, cached_stats(store, run_id, run, answers, cache)
+    return run, with_run_intervals(cached_stats(store, run_id, run, answers, cache), run, read_report(run))
 
 
 def report_dir(run: Mapping) -> Path | None:
@@ -133,18 +141,114 @@ def read_report(run: Mapping) -> dict | None:
         return None
 
 
-def report_tables(report: Mapping | None) -> dict[str, Any]:
-    """The report's own sections that the graph cannot recompute: task metrics and the other
-    sections an evaluator added (a list of row dicts is a table, anything else is shown as JSON),
-    and balanced accuracy of true/false tasks."""
+@dataclass(frozen=True)
+class Block:
+    """One piece of a report section as the page draws it: a table (columns in the report's
+    order), a heading, a paragraph, or JSON for a body that is none of these."""
+
+    kind: str                                   # "table", "heading", "text" or "json"
+    columns: tuple[str, ...] = ()
+    rows: tuple[dict, ...] = ()
+    text: str = ""
+    data: Any = None
+
+
+def _columns(rows: list[Mapping]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(k for row in rows for k in row))
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def markdown_blocks(text: str) -> list[Block]:
+    """A Markdown section as blocks: each pipe table a table (its header row, the ``|---|``
+    line dropped), ``#`` lines headings, the other lines paragraphs (code fences dropped), so
+    a page never shows Markdown source."""
+    out: list[Block] = []
+    lines = text.splitlines()
+    i = 0
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            out.append(Block("text", text=" ".join(paragraph)))
+            paragraph.clear()
+
+    while i < len(lines):
+        line = lines[i].strip()
+        if line.startswith("|") and i + 1 < len(lines) and set(lines[i + 1].strip()) <= set("|-: ") \
+                and "-" in lines[i + 1]:
+            flush()
+            header = _cells(line)
+            i += 2
+            rows = []
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                cells = _cells(lines[i])
+                rows.append({h: (cells[k] if k < len(cells) else "") for k, h in enumerate(header)})
+                i += 1
+            out.append(Block("table", tuple(header), tuple(rows)))
+            continue
+        if line.startswith("#"):
+            flush()
+            out.append(Block("heading", text=line.lstrip("#").strip()))
+        elif not line or line.startswith("```"):
+            flush()
+        else:
+            paragraph.append(line)
+        i += 1
+    flush()
+    return out
+
+
+def section_blocks(body: Any) -> list[Block]:
+    """A report section's body as blocks: a list of rows is a table, a string is Markdown, a
+    mapping with ``rows`` (and ``note``) a table with its note; anything else JSON."""
+    if isinstance(body, str):
+        return markdown_blocks(body)
+    if isinstance(body, list) and body and all(isinstance(r, Mapping) for r in body):
+        return [Block("table", _columns(body), tuple(body))]
+    if isinstance(body, Mapping) and isinstance(body.get("rows"), list):
+        blocks = section_blocks(body["rows"])
+        for key in ("note", "legend", "text"):
+            if isinstance(body.get(key), str):
+                blocks.append(Block("text", text=body[key]))
+        return blocks
+    return [Block("json", data=body)]
+
+
+def _share(value: Any) -> str:
+    return "-" if not isinstance(value, (int, float)) else f"{100 * value:.1f}"
+
+
+def balanced_accuracy_rows(entries: Mapping[str, Any]) -> list[dict]:
+    """Balanced accuracy per task as the report records it (a number, or its estimate with a
+    bootstrap interval over units): in %, the interval clipped to [0, 100] and its method said."""
+    rows = []
+    for task, entry in entries.items():
+        if isinstance(entry, Mapping):
+            ci = entry.get("ci")
+            low, high = (min(max(v, 0.0), 1.0) for v in ci) if ci else (None, None)
+            rows.append({"task": task, "balanced accuracy %": _share(entry.get("value")),
+                         "95% interval": f"[{_share(low)}, {_share(high)}]" if ci else "-",
+                         "interval": (f"{entry.get('ci_method') or 'bootstrap'} over {entry['units']} units"
+                                      if entry.get("units") else entry.get("ci_method") or "-")})
+        else:
+            rows.append({"task": task, "balanced accuracy %": _share(entry), "95% interval": "-", "interval": "-"})
+    return rows
+
+
+def report_tables(report: Mapping | None) -> dict[str, list[Block]]:
+    """The report's own sections that the graph cannot recompute, as blocks (tables, headings,
+    text): task metrics and the other sections an evaluator added, and balanced accuracy of
+    true/false tasks."""
     if not report:
         return {}
-    out: dict[str, Any] = {}
+    out: dict[str, list[Block]] = {}
     if report.get("balanced_accuracy"):
-        out["Balanced accuracy (true/false tasks)"] = [{"task": t, "balanced accuracy": v}
-                                                       for t, v in report["balanced_accuracy"].items()]
+        out["Balanced accuracy (true/false tasks)"] = section_blocks(balanced_accuracy_rows(report["balanced_accuracy"]))
     for title, body in (report.get("extra") or {}).items():
-        out[title] = body
+        out[title] = section_blocks(body)
     return out
 
 
@@ -164,5 +268,6 @@ def plot_path(run: Mapping, name: str) -> Path:
 
 
 
-__all__ = ["INLINE_ANSWERS", "PAGE_SIZE", "RunPage", "RunRow", "RunsPage", "list_plots", "list_runs", "method_of",
-           "plot_path", "read_report", "read_run", "report_tables", "run_numbers", "run_page"]
+__all__ = ["Block", "INLINE_ANSWERS", "PAGE_SIZE", "RunPage", "RunRow", "RunsPage", "list_plots", "list_runs", "method_of",
+           "markdown_blocks", "plot_path", "read_report", "read_run", "report_tables", "run_numbers", "run_page",
+           "section_blocks"]
