@@ -24,8 +24,10 @@ Plots (matplotlib, Agg backend, no display needed), each with 95% error bars:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +36,7 @@ from typing import Any
 
 from rich.table import Table
 
+from knowforge.eval.metric_stats import format_number
 from knowforge.eval.metrics import accuracy
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
@@ -49,6 +52,7 @@ REPORT_VERSION = "2"
 MAX_CATEGORIES = 30
 _BOOL_FORMS = ("boolean", "true-false")
 SHOWN = "accuracies in %, shown as estimate ± half the width of its 95% interval"
+SAME_COLUMNS = "Columns as under By task (n: samples; accuracy vs the gold, in %; interval: its method)."
 
 
 def _as_bool(text: Any) -> bool | None:
@@ -93,12 +97,74 @@ def _units(data: _RunData, cluster_key: str | None) -> Units:
     return Units(cluster_key if cluster_key is not None else data.run.get("cluster_key"))
 
 
+def engine_rows(run: Mapping) -> dict[tuple[str, str], dict]:
+    """{(task, metric number): row} of the task-metric intervals the eval recorded on the Run
+    (``task_metric_values``: the engine's cluster bootstrap, ``eval.metric_stats``); empty for a
+    run recorded without them."""
+    recorded = run.get("task_metric_values")
+    try:
+        rows = json.loads(recorded) if isinstance(recorded, str) else (recorded or [])
+    except ValueError:
+        return {}
+    return {(str(r.get("task")), str(r.get("metric"))): dict(r) for r in rows if isinstance(r, Mapping)}
+
+
+def items_key(ids) -> str:
+    """A short name of a set of item ids (the items a task's metrics covered), so a report can
+    tell which of its groups holds exactly one task's items without the Run storing every id."""
+    return hashlib.sha1("\n".join(sorted(map(str, ids))).encode("utf-8")).hexdigest()[:20]
+
+
+class _Shared:
+    """The engine's interval of a number the report computes again (a task's accuracy, a
+    group that holds exactly one task's items): one number, one interval, everywhere it is
+    printed (issue 34). Matched by the items it covers (``task_items`` on the Run: the engine
+    task's name may not be its items' task) and checked against the value."""
+
+    def __init__(self, run: Mapping, samples: Sequence[Sample], units: Units, metric: str):
+        rows = engine_rows(run)
+        keys = run.get("task_items")
+        try:
+            keys = json.loads(keys) if isinstance(keys, str) else (keys or {})
+        except ValueError:
+            keys = {}
+        self.unit = units.name
+        self.resamples = run.get("metric_bootstrap")
+        self.by_items = {key: rows[(task, metric)] for task, key in keys.items()
+                         if (rows.get((task, metric)) or {}).get("ci")}
+
+    def row(self, ids: set[str] | frozenset[str], value: float | None) -> dict | None:
+        row = self.by_items.get(items_key(ids)) if self.by_items else None
+        if row is None or value is None or row.get("value") is None \
+                or not math.isclose(float(row["value"]), value, rel_tol=1e-9, abs_tol=1e-12):
+            return None
+        return row
+
+    def fields(self, row: Mapping) -> dict:
+        """The engine row as the report's interval fields."""
+        out = {"stderr": row.get("stderr"), "ci": list(row["ci"]), "ci_method": row.get("ci_method") or "bootstrap",
+               "interval_source": "task metric", "unit": row.get("unit") or self.unit}
+        if row.get("units") is not None:
+            out["units"] = row["units"]
+        resamples = row.get("resamples") or self.resamples
+        if resamples:
+            out["resamples"] = resamples
+        return out
+
+    def apply(self, stats: dict, ids: set[str] | frozenset[str], value_key: str = "accuracy") -> dict:
+        row = self.row(ids, stats.get(value_key))
+        if row is not None:
+            stats.update(self.fields(row))
+        return stats
+
+
 def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resamples: int, seed: int) -> dict:
     run, samples = data.run, data.samples
     units = _units(data, cluster_key)
     per_item: dict[str, list[float]] = defaultdict(list)
     for q, a in samples:
         per_item[q["id"]].append(a.get("score") or 0.0)
+    shared = _Shared(run, samples, units, "accuracy")
     acc = accuracy_estimate(samples, units)
     item_acc = item_estimate(samples, units, lambda v: sum(v) / len(v))
     all_right = item_estimate(samples, units, lambda v: float(all(x >= 1.0 for x in v)))
@@ -111,6 +177,7 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
                         "bootstrap": {"resamples": resamples, "seed": seed, "interval": "percentile",
                                       "used_for": "balanced accuracy, paired differences"}},
         "overall": {"items": len(per_item), "samples": len(samples), "accuracy": acc.estimate, **acc.as_dict(),
+                    "unit": units.name,
                     "item_accuracy": item_acc.estimate, "item_accuracy_stderr": item_acc.stderr,
                     "item_accuracy_ci": item_acc.as_dict()["ci"],
                     "all_samples_correct": all_right.estimate, "all_samples_correct_stderr": all_right.stderr,
@@ -118,9 +185,11 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
                     "errors": sum(1 for _, a in samples if a.get("error")),
                     "cached": sum(1 for _, a in samples if a.get("cached"))},
     }
-    report["by_task"] = _group(samples, lambda q: q.get("task"), units)
-    report["by_form"] = _group(samples, lambda q: q.get("form"), units)
+    shared.apply(report["overall"], {str(i) for i in per_item})
+    report["by_task"] = _group(samples, lambda q: q.get("task"), units, shared)
+    report["by_form"] = _group(samples, lambda q: q.get("form"), units, shared)
     balanced = {}
+    balanced_shared = _Shared(run, samples, units, "balanced_accuracy")
     for task in sorted({q.get("task") for q, _ in samples if q.get("form") in _BOOL_FORMS}, key=str):
         pairs = [(units.of(q), _as_bool((q.get("answers") or [None])[0]), _as_bool(a.get("parsed")))
                  for q, a in samples if q.get("task") == task]
@@ -128,13 +197,15 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
         if pairs:
             est = balanced_accuracy_estimate(pairs, resamples=resamples,
                                              seed=child_seed(seed, "balanced_accuracy", task))
-            balanced[str(task)] = {"value": est.estimate, **est.as_dict()}
+            balanced[str(task)] = balanced_shared.apply({"value": est.estimate, **est.as_dict(), "unit": units.name},
+                                                        {str(q["id"]) for q, _ in samples if q.get("task") == task},
+                                                        "value")
     report["balanced_accuracy"] = balanced
     slice_keys = sorted({k for q, _ in samples for k in q if k.startswith("slice_")})
     report["slices"] = {}
     for key in slice_keys:
         name = key[len("slice_"):]
-        report["slices"][name] = _group(samples, lambda q, key=key: q.get(key), units)
+        report["slices"][name] = _group(samples, lambda q, key=key: q.get(key), units, shared)
     if "relation" in report["slices"]:      # shown beside the ids: P551 (residence)
         report["relation_labels"] = relation_labels(store, report["slices"]["relation"])
     if "slice_year" in slice_keys:
@@ -142,10 +213,10 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
         for task in sorted({q.get("task") for q, _ in samples}, key=str):
             subset = [(q, a) for q, a in samples if q.get("task") == task and q.get("slice_year") is not None]
             if subset:
-                curves[task] = _group(subset, lambda q: q.get("slice_year"), units)
+                curves[task] = _group(subset, lambda q: q.get("slice_year"), units, shared)
         report["by_year"] = curves
     if run.get("model_cutoff"):
-        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples, units)
+        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples, units, shared)
     if data.sections is not None:
         report["extra"] = data.sections
     return report
@@ -168,14 +239,14 @@ def _scope(store, run: Mapping, samples: Sequence[Sample]) -> dict:
             "benchmark_tasks": dict(sorted(benchmark_tasks.items()))}
 
 
-def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units) -> dict:
+def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units, shared: "_Shared | None" = None) -> dict:
     """Accuracy of items whose tested facts changed before vs after the model's cutoff."""
     sides = question_sides(store, run_id, cutoff)
     side = lambda q: sides.get(q["id"], UNDATED)  # noqa: E731
     by_task = {}
     for task in sorted({q.get("task") for q, _ in samples}, key=str):
-        by_task[str(task)] = _group([(q, a) for q, a in samples if q.get("task") == task], side, units)
-    return {"cutoff": cutoff, "all": _group(samples, side, units), "by_task": by_task}
+        by_task[str(task)] = _group([(q, a) for q, a in samples if q.get("task") == task], side, units, shared)
+    return {"cutoff": cutoff, "all": _group(samples, side, units, shared), "by_task": by_task}
 
 
 def scoring_of(run: Mapping) -> dict:
@@ -192,8 +263,10 @@ def _hashable(value):
     return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
 
 
-def _group(samples, key: Callable[[Mapping], Any], units: Units) -> dict:
-    """{group: n, correct, accuracy, items, errors, stderr, ci, ci_method, units}, in a stable order."""
+def _group(samples, key: Callable[[Mapping], Any], units: Units, shared: _Shared | None = None) -> dict:
+    """{group: n, correct, accuracy, items, errors, stderr, ci, ci_method, units, unit}, in a
+    stable order; a group that holds exactly one task's items carries the engine's interval of
+    that task's accuracy (``shared``)."""
     members: dict[Any, list] = defaultdict(list)
     for q, a in samples:
         members[_hashable(key(q))].append((q, a))
@@ -203,10 +276,11 @@ def _group(samples, key: Callable[[Mapping], Any], units: Units) -> dict:
         rows = members[k]
         scores = [a.get("score") for _, a in rows]
         est = accuracy_estimate(rows, units)
-        out[_json_key(k)] = {"n": len(rows), "correct": sum(float(s) for s in scores if s is not None),
-                             "accuracy": accuracy(scores), **est.as_dict(),
-                             "items": len({q["id"] for q, _ in rows}),
-                             "errors": sum(1 for _, a in rows if a.get("error"))}
+        ids = {str(q["id"]) for q, _ in rows}
+        stats = {"n": len(rows), "correct": sum(float(s) for s in scores if s is not None),
+                 "accuracy": accuracy(scores), **est.as_dict(), "unit": units.name, "items": len(ids),
+                 "errors": sum(1 for _, a in rows if a.get("error"))}
+        out[_json_key(k)] = shared.apply(stats, ids) if shared is not None else stats
     return out
 
 
@@ -232,13 +306,46 @@ def _pct(value: float | None, signed: bool = False) -> str:
     return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
 
-def _pm(value: float | None, ci: Sequence[float] | None, signed: bool = False) -> str:
-    """The report's one number format: ``41.0 ± 2.8`` (%, ± half the 95% interval's width)."""
+def _pm(value: float | None, ci: Sequence[float] | None, signed: bool = False, units: int | None = None) -> str:
+    """The report's one number format: ``41.0 ± 2.8`` (%, ± half the 95% interval's width); a
+    zero-width interval reads ``0.0, no variation (n = 40)`` (``metric_stats.format_number``)."""
     if value is None:
         return "-"
     if not ci:
         return _pct(value, signed)
-    return f"{_pct(value, signed)} ± {100 * (ci[1] - ci[0]) / 2:.1f}"
+    return format_number(value, ci, signed=signed, units=units)
+
+
+def _pms(stats: Mapping, key: str = "accuracy") -> str:
+    """``_pm`` of a group's value with its own interval and units."""
+    return _pm(stats.get(key), stats.get("ci"), units=stats.get("units"))
+
+
+def interval_method(stats: Mapping) -> str:
+    """How a number's interval was made, in words a table cell holds: "bootstrap over event_id"
+    (a percentile cluster bootstrap; the eval's, shared with the Task metrics table, where
+    ``interval_source`` says so) or "analytic over item" (cluster-robust standard error, normal
+    interval)."""
+    if not stats.get("ci"):
+        return "-"
+    unit = stats.get("unit") or "item"
+    if stats.get("ci_method") == "bootstrap":
+        return f"bootstrap over {unit}" + (" (task metric)" if stats.get("interval_source") == "task metric" else "")
+    return f"analytic over {unit}"
+
+
+def interval_legend(unc: Mapping, run: Mapping) -> str:
+    """The line under a table of accuracies: what its columns and its interval methods mean."""
+    boot = unc.get("bootstrap") or {}
+    unit = unc.get("unit", "item")
+    task = (f"{run['metric_bootstrap']} resamples, seed {run.get('seed')}" if run.get("metric_bootstrap")
+            else "not made")
+    return (f"n: samples (a count). accuracy: share of samples scored right against the gold answer, in %, ± half "
+            f"its 95% interval. interval: how that interval was made, over units of {unit}: \"bootstrap over "
+            f"{unit} (task metric)\" is the eval's cluster bootstrap of the task's accuracy ({task}), the very "
+            f"interval the Task metrics table prints, used for every group that holds exactly one task's items; "
+            f"\"analytic\" is the cluster-robust standard error with a normal interval; \"bootstrap\" alone is "
+            f"the report's percentile bootstrap ({boot.get('resamples')} resamples, seed {boot.get('seed')}).")
 
 
 def _p(value: float | None) -> str:
@@ -298,11 +405,13 @@ def describe_run(report: Mapping) -> dict[str, str]:
         "tasks": _tasks_text(scope),
         "items": _items_text(scope) + f" · {run.get('n')} sample(s) per item",
         "scoring": _scoring(report)["text"],
-        "numbers": f"{SHOWN}; unit: {unc.get('unit', 'item')}; analytic intervals for accuracies, "
-                   f"percentile bootstrap ({boot.get('resamples')} resamples, seed {boot.get('seed')}) "
-                   "for balanced accuracies and paired differences"
-                   + (f"; task metrics: a cluster bootstrap made by the eval ({run['metric_bootstrap']} resamples, "
-                      f"seed {run.get('seed')})" if run.get("metric_bootstrap") else ""),
+        "numbers": f"{SHOWN}; unit: {unc.get('unit', 'item')}; one interval per number, its method named "
+                   "beside it"
+                   + (f": a task's accuracy (and balanced accuracy) carries the eval's cluster bootstrap "
+                      f"({run['metric_bootstrap']} resamples, seed {run.get('seed')}), as every task metric does"
+                      if run.get("metric_bootstrap") else "")
+                   + f"; other accuracies: analytic; balanced accuracies and paired differences otherwise: "
+                     f"percentile bootstrap ({boot.get('resamples')} resamples, seed {boot.get('seed')})",
     }
 
 
@@ -322,8 +431,7 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
     tasks = list(report["by_task"])
     for task in tasks + ["(all)"]:
         stats = report["overall"] if task == "(all)" else report["by_task"][task]
-        row = [task, str(stats["items"]), str(stats.get("samples", stats.get("n"))),
-               _pm(stats["accuracy"], stats.get("ci"))]
+        row = [task, str(stats["items"]), str(stats.get("samples", stats.get("n"))), _pms(stats)]
         if compare:
             other = compare["overall"] if task == "(all)" else compare["by_task"].get(task, {})
             pair = paired.get("overall") if task == "(all)" else (paired.get("by_task") or {}).get(task)
@@ -337,8 +445,15 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
                 row += [_pct(acc - oacc, signed=True) if acc is not None and oacc is not None else "-", "-"]
         row.append(str(stats.get("errors", 0)))
         rows.append((row, "bold" if task == "(all)" else None))
-    # the compared run's id, whole, under the table rather than cut in a column header
-    caption = f"compared: {compare['run_id']}" if compare else None
+    # the compared run's id, whole, under the table rather than cut in a column header; and the
+    # method of each interval, named once for the rows that share it
+    methods: dict[str, list[str]] = defaultdict(list)
+    for task in tasks + ["(all)"]:
+        stats = report["overall"] if task == "(all)" else report["by_task"][task]
+        methods[interval_method(stats)].append(task)
+    caption = "; ".join(([f"compared: {compare['run_id']}"] if compare else [])
+                        + [f"interval of {', '.join(names)}: {method}" for method, names in methods.items()
+                           if method != "-"]) or None
     table = add_columns(Table(title=title, caption=caption), headers, [r for r, _ in rows],
                         right=set(headers) - {"task"}, ids={"task"})
     for row, style in rows:
@@ -418,26 +533,31 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
              f"- knowforge {run.get('knowforge_version')} (git {run.get('git_revision') or 'n/a'}), "
              f"started {run.get('started_at')}", "",
              "## Headline", "",
-             f"Accuracy {_pm(overall['accuracy'], overall.get('ci'))} over {overall['samples']} samples "
+             f"Accuracy {_pms(overall)} (interval: {interval_method(overall)}) over {overall['samples']} samples "
              f"of {overall['items']} items ({overall.get('units', overall['items'])} units: "
              f"{(report.get('uncertainty') or {}).get('unit', 'item')}); {overall['errors']} failed samples; "
              f"{overall['cached']} answered from the cache.", ""]
     lines += _md_table("By task", "task", report["by_task"], compare["by_task"] if compare else None,
-                       ((compare or {}).get("paired") or {}).get("by_task"))
+                       ((compare or {}).get("paired") or {}).get("by_task"),
+                       legend=interval_legend(report.get("uncertainty") or {}, run)
+                       + (" compared: the other run's accuracy; Δ (paired): see the paired comparison below."
+                          if compare else ""))
     if compare:
         lines += _paired_markdown(report, compare)
     if trend:
         lines += _trend_markdown(trend)
     if report.get("balanced_accuracy"):
-        lines += ["## Balanced accuracy (true/false tasks)", "", "| task | balanced accuracy |", "|---|---:|"]
-        lines += [f"| {t} | {_pm(v['value'], v.get('ci'))} |" for t, v in report["balanced_accuracy"].items()]
-        lines += [""]
+        lines += ["## Balanced accuracy (true/false tasks)", "", "| task | balanced accuracy | interval |",
+                  "|---|---:|---|"]
+        lines += [f"| {t} | {_pms(v, 'value')} | {interval_method(v)} |" for t, v in report["balanced_accuracy"].items()]
+        lines += ["", "balanced accuracy: the mean over gold classes of the share of that class answered right, "
+                      "in %, ± half its 95% interval; interval: as under By task.", ""]
     if report.get("by_model_cutoff"):
         cut = report["by_model_cutoff"]
         lines += _md_table(f"By model cutoff {cut['cutoff']} (facts changed before / after it)", "facts",
                            cut["all"], None)
-        lines += ["| task | facts | n | accuracy |", "|---|---|---:|---:|"]
-        lines += [f"| {task} | {k} | {v['n']} | {_pm(v['accuracy'], v.get('ci'))} |"
+        lines += ["| task | facts | n | accuracy | interval |", "|---|---|---:|---:|---|"]
+        lines += [f"| {task} | {k} | {v['n']} | {_pms(v)} | {interval_method(v)} |"
                   for task, groups in cut["by_task"].items() for k, v in groups.items()] + [""]
     for name, groups in report.get("slices", {}).items():
         if len(groups) <= MAX_CATEGORIES:
@@ -464,12 +584,13 @@ def _slice_names(report: Mapping, name: str) -> Mapping[str, str] | None:
 
 
 def _md_table(title: str, key: str, groups: Mapping, other: Mapping | None,
-              paired: Mapping | None = None, names: Mapping[str, str] | None = None) -> list[str]:
-    head = f"| {key} | n | accuracy |" + (" compared | Δ (paired) | p |" if other is not None else "")
-    sep = "|---|---:|---:|" + ("---:|---:|---:|" if other is not None else "")
+              paired: Mapping | None = None, names: Mapping[str, str] | None = None,
+              legend: str | None = None) -> list[str]:
+    head = f"| {key} | n | accuracy | interval |" + (" compared | Δ (paired) | p |" if other is not None else "")
+    sep = "|---|---:|---:|---|" + ("---:|---:|---:|" if other is not None else "")
     lines = [f"## {title}", "", head, sep]
     for k, stats in groups.items():
-        row = f"| {(names or {}).get(k, k)} | {stats['n']} | {_pm(stats['accuracy'], stats.get('ci'))} |"
+        row = f"| {(names or {}).get(k, k)} | {stats['n']} | {_pms(stats)} | {interval_method(stats)} |"
         if other is not None:
             o = other.get(k, {})
             pair = (paired or {}).get(k)
@@ -477,7 +598,7 @@ def _md_table(title: str, key: str, groups: Mapping, other: Mapping | None,
                      if pair else "- | -")
             row += f" {_pm(o.get('accuracy'), o.get('ci'))} | {delta} |"
         lines.append(row)
-    return lines + [""]
+    return lines + ["", legend or SAME_COLUMNS, ""]
 
 
 def _paired_markdown(report: Mapping, compare: Mapping) -> list[str]:

@@ -35,7 +35,7 @@ from knowforge.eval.ask import cache_stats
 from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes, format_number, metric_intervals,
                                         row_text)
 from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
-from knowforge.eval.report import load_report, write_report
+from knowforge.eval.report import items_key, load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
 from knowforge.eval.solvers import make_solver
 from knowforge.eval.types import EvalOptions
@@ -260,8 +260,14 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
                  "sample": options.sample, "cluster_key": unit_key, "task_filter": list(task_filter) or None,
                  "metric_bootstrap": options.bootstrap, **cache,
+                 # which items each task's metrics covered, so the report finds its groups of one task's items
+                 "task_items": {t.name: items_key(i.id for i in output.items if t.dataset.matches(i))
+                                for t in planned.tasks},
                  # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
-                 "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci")}
+                 # and the one interval the run report prints for a number it also computes (a task's accuracy)
+                 "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"),
+                                         **{k: r[k] for k in ("stderr", "ci_method", "unit", "units", "resamples")
+                                            if r.get(k) is not None}}
                                         for task, rows in intervals.items() for r in rows]}
         sections = {"Task metrics": metric_rows(metrics, intervals)}
         run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
