@@ -41,7 +41,7 @@ from knowforge.eval.metrics import accuracy
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
                                       paired_runs, plan_for_gap)
-from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed
+from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, underpowered_text
 from knowforge.eval.validity import UNDATED, question_sides
 from knowforge.kg.relations import labelled, relation_labels
 from knowforge.models.tables import add_columns, table_of
@@ -437,7 +437,8 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
             pair = paired.get("overall") if task == "(all)" else (paired.get("by_task") or {}).get(task)
             row += [_pm(other.get("accuracy"), other.get("ci"))]
             if pair:
-                row += [_pm(pair["difference"], pair.get("ci"), signed=True), _p(pair.get("p_value"))]
+                row += [_pm(pair["difference"], pair.get("ci"), signed=True),
+                        _p(pair.get("p_value")) + (" (underpowered)" if pair.get("underpowered") else "")]
             elif "paired" in compare:
                 row += ["no shared items", "-"]
             else:       # two reports side by side without their answers: the plain difference
@@ -613,14 +614,27 @@ def _paired_markdown(report: Mapping, compare: Mapping) -> list[str]:
               f"{paired['items_only_in_this_run']} only in this run, {paired['items_only_in_the_other']} only in "
               f"{other}). Δ = this run − {other} in points, ± half the width of its paired bootstrap 95% "
               "interval; p: McNemar's test (exact binomial below 25 discordant items) when every unit is one "
-              "right/wrong item in both runs, else a paired sign-flip permutation test.", "",
-              f"| task | shared items | units | this run | {other} | Δ | p | test |",
-              "|---|---:|---:|---:|---:|---:|---:|---|"]
+              "right/wrong item in both runs, else a paired sign-flip permutation test. Both pair the same "
+              "units; on few units the bootstrap interval can exclude 0 where the exact test cannot reject, "
+              "which the power column marks.", "",
+              f"| task | shared items | units | this run | {other} | Δ | p | test | power |",
+              "|---|---:|---:|---:|---:|---:|---:|---|---|"]
     for name, row in [*paired["by_task"].items(), ("(all)", paired["overall"])]:
         lines.append(f"| {name} | {row['shared_items']} | {row['units']} | {_pct(row['a'])} | {_pct(row['b'])} | "
-                     f"{_pm(row['difference'], row.get('ci'), signed=True)} | {_p(row.get('p_value'))} | "
-                     f"{row.get('test') or '-'} |")
-    return lines + [""]
+                     f"{_pm(row['difference'], row.get('ci'), signed=True, units=row.get('units'))} | "
+                     f"{_p(row.get('p_value'))} | {row.get('test') or '-'} | {_power(row)} |")
+    return lines + ["", POWER_LEGEND, ""]
+
+
+POWER_LEGEND = ("power: \"underpowered\" when the gap rests on fewer units than `knowforge report --plan-gap` asks "
+                "for to detect a gap of its size (80% power, two-sided α = 0.05, from the gap's own standard error); "
+                "such a gap's interval and p-value decide nothing.")
+
+
+def _power(row: Mapping) -> str:
+    if "underpowered" not in row:
+        return "-"
+    return underpowered_text(row, row.get("units")) if row["underpowered"] else "enough units"
 
 
 def _plan_markdown(planning: Mapping) -> list[str]:

@@ -38,6 +38,7 @@ from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import items_key, load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
 from knowforge.eval.solvers import make_solver
+from knowforge.eval.stats import underpowered_text
 from knowforge.eval.types import EvalOptions
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
 from knowforge.models.backends import make_backend
@@ -396,7 +397,8 @@ def _cell(value: Any, stats: dict | None = None) -> str:
         text += f" {mark}"
     if stats.get("p_value") is not None:
         p = stats["p_value"]
-        text += f" (p {'<0.001' if p < 0.001 else f'{p:.3f}'})"
+        text += f" (p {'<0.001' if p < 0.001 else f'{p:.3f}'}"
+        text += f"; {underpowered_text(stats, stats.get('units'))})" if stats.get("underpowered") else ")"
     return text
 
 
@@ -419,7 +421,9 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
              "run's units; task metrics: a cluster bootstrap over them, "
              + (f"{boot} resamples" if boot else "off: --bootstrap 0") + "). "
              "Chance: the accuracy of random guesses (1 in k for k options, 1 in 2 for yes/no; - for open "
-             f"questions). {MARKS}. A zero-width interval reads \"no variation (n = units)\".", ""]
+             f"questions). {MARKS}. A zero-width interval reads \"no variation (n = units)\". A gap's p comes from "
+             "its own test (named) on the same units as its interval; \"underpowered\" marks a gap over fewer units "
+             "than `knowforge report --plan-gap` asks for to detect a gap of its size.", ""]
 
     def table(title: str, key: str, rows: list[tuple[str, Any, list[str]]]) -> None:
         lines.extend([f"## {title}", "", "| " + " | ".join([key, "chance", *solvers]) + " |",

@@ -578,3 +578,32 @@ def test_every_metric_bootstraps_over_arrays_or_says_why_not():
 
     for name, spec in registry().metrics.items():
         assert (spec.totals is None) == bool(spec.objects_because), f"{name}: declare totals or objects_because"
+
+
+def test_a_gap_over_too_few_units_is_marked_underpowered():
+    """Issue 34: "interval excludes 0" beside p = 0.125 over 5 units. A gap over fewer units than
+    `report --plan-gap` asks for to detect a gap of its size says "underpowered" in its row,
+    the summary and the validity verdict; a gap over enough units does not."""
+    from knowforge.eval.metric_stats import row_text
+    from knowforge.eval.stats import power_check, units_for_gap
+    from knowforge.eval.validity import judge_gap
+
+    # every term's Gold answers right, Base right on 2 of 6: a large gap, but over 5 terms
+    items, _, _, output, task = _newterm("COMA", 5, lambda k, p: p == 0, lambda k, p: True)
+    rows = {r["name"]: r for r in metric_intervals([task], output, task_metrics([task], output, "knowforge"),
+                                                   "knowforge", key="term", resamples=300, seed=1)[task.name]}
+    gap = rows["newterm_gap"]
+    assert gap["units"] == 5 and gap["underpowered"] and gap["units_needed"] == 6     # a unanimous sign: 2·0.5^n < 0.05
+    assert "underpowered: 5 units, about 6 needed" in row_text(gap)["p"]
+    summary = {"benchmark": "b:1", "model": "m", "backend": "hf", "items": 10, "scoring": "knowforge",
+               "bootstrap": 300, "runs": {"newterm": {"run_id": "r1", "items": 10, "accuracy": 1.0,
+                                                      "metrics": {task.name: {"newterm_gap": gap["value"]}},
+                                                      "intervals": {task.name: [gap]}, "by": {}}}}
+    assert "; underpowered: 5 units" in render_summary(summary, [])
+    # the plan's formula: a gap of 10 points with stderr 5 over 20 units needs ceil(7.85² · 0.05² · 20 / 0.1²)
+    check = power_check(0.1, 0.05, 20)
+    assert check == {"units_needed": units_for_gap(0.1, 0.05 ** 2 * 20, paired=True), "underpowered": True}
+    assert power_check(0.1, 0.01, 400) == {"units_needed": 32, "underpowered": False}     # 7.85 · 0.04 / 0.01
+    verdict = judge_gap(0.3, [0.02, 0.58], p_value=0.125, stderr=0.15, units=5)
+    assert verdict["excludes_zero"] and verdict["underpowered"] and "underpowered: 5 units" in verdict["verdict"]
+    assert not judge_gap(0.3, [0.25, 0.35], stderr=0.02, units=200)["underpowered"]

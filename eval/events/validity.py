@@ -108,9 +108,11 @@ def elken_summary(rows: Sequence[Mapping], scores: Mapping[str, Mapping[str, tup
                                                [sums[k][2] for k in keys], resamples=resamples,
                                                seed=child_seed(seed, bench, method))
                     ci = list(result.difference.ci) if result.difference.ci else None
-                    verdict = judge_gap(result.difference.estimate, ci, p_value=result.p_value)
+                    verdict = judge_gap(result.difference.estimate, ci, p_value=result.p_value,
+                                        stderr=result.difference.stderr, units=len(keys))
                     entry.update(reliability=result.a, **{"no edit": result.b}, gain=result.difference.estimate,
-                                 ci=ci, p_value=result.p_value, test=result.test,
+                                 ci=ci, p_value=result.p_value, test=result.test, units=len(keys),
+                                 underpowered=verdict.get("underpowered"),
                                  excludes_zero=verdict["excludes_zero"], note=verdict["verdict"],
                                  flagged=method == "ice" and verdict["flagged"])
             out.append(entry)
