@@ -36,7 +36,9 @@ from typing import Any
 
 from rich.table import Table
 
+from knowforge.errors import ConfigError
 from knowforge.eval.metric_stats import format_number
+from knowforge.eval.registry import metric_spec
 from knowforge.eval.metrics import accuracy
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
@@ -52,7 +54,9 @@ REPORT_VERSION = "2"
 MAX_CATEGORIES = 30
 _BOOL_FORMS = ("boolean", "true-false")
 SHOWN = "accuracies in %, shown as estimate ± half the width of its 95% interval"
-SAME_COLUMNS = "Columns as under By task (n: samples; accuracy vs the gold, in %; interval: its method)."
+TASK_METRICS = "Task metrics"              # the engine's sections of a run report
+TASK_METRIC_COUNTS = "Task metric counts"
+SAME_COLUMNS = "Columns as under By task (n: samples; accuracy vs gold, in %; interval: its method)."
 
 
 def _as_bool(text: Any) -> bool | None:
@@ -231,8 +235,14 @@ def _scope(store, run: Mapping, samples: Sequence[Sample]) -> dict:
     benchmark_tasks: dict[str, int] = defaultdict(int)
     for row in sizes:
         benchmark_tasks[str(row["task"])] += row["questions"]
+    sizes = run.get("task_sizes")
+    try:
+        sizes = json.loads(sizes) if isinstance(sizes, str) else sizes
+    except ValueError:
+        sizes = None
     return {"benchmark": run.get("benchmark"),
             "tasks": list(run.get("run_tasks") or run.get("tasks") or item_tasks),
+            "task_sizes": sizes if isinstance(sizes, dict) else None,
             "item_tasks": item_tasks, "task_filter": run.get("task_filter"), "limit": run.get("limit"),
             "items": len({q["id"] for q, _ in samples}), "samples_per_item": run.get("n"),
             "questions_of_these_tasks": sum(benchmark_tasks.get(t, 0) for t in item_tasks),
@@ -340,7 +350,8 @@ def interval_legend(unc: Mapping, run: Mapping) -> str:
     unit = unc.get("unit", "item")
     task = (f"{run['metric_bootstrap']} resamples, seed {run.get('seed')}" if run.get("metric_bootstrap")
             else "not made")
-    return (f"n: samples (a count). accuracy: share of samples scored right against the gold answer, in %, ± half "
+    return (f"n: samples (a count). accuracy vs gold: share of samples scored right against the gold answer, "
+            f"in %, ± half "
             f"its 95% interval. interval: how that interval was made, over units of {unit}: \"bootstrap over "
             f"{unit} (task metric)\" is the eval's cluster bootstrap of the task's accuracy ({task}), the very "
             f"interval the Task metrics table prints, used for every group that holds exactly one task's items; "
@@ -364,16 +375,22 @@ def _scope_of(report: Mapping) -> dict:
 
 
 def _tasks_text(scope: Mapping) -> str:
-    tasks = ", ".join(map(str, scope.get("tasks") or [])) or "-"
+    """The run's tasks that had questions, what they cover of the benchmark's question tasks,
+    and the run's tasks that had none (left out of every table)."""
+    sizes = scope.get("task_sizes") or {}
+    named = [str(t) for t in scope.get("tasks") or []]
+    empty = [t for t in named if sizes.get(t) == 0]
+    tasks = ", ".join(t for t in named if t not in empty) or "-"
+    tail = f"; {', '.join(empty)}: no questions in this run, left out of the tables" if empty else ""
     if scope.get("task_filter"):
-        return f"{tasks} (--task {', '.join(map(str, scope['task_filter']))})"
+        return f"{tasks} (--task {', '.join(map(str, scope['task_filter']))}){tail}"
     known = scope.get("benchmark_tasks") or {}
     asked = set(scope.get("item_tasks") or [])
     if known and asked:
         covered = len(asked & set(known))
-        return (f"{tasks} (all {len(known)} tasks of the benchmark)" if covered == len(known)
-                else f"{tasks} (questions of {covered} of the benchmark's {len(known)} tasks)")
-    return tasks
+        return (f"{tasks} (all {len(known)} tasks of the benchmark){tail}" if covered == len(known)
+                else f"{tasks} (questions of {covered} of the benchmark's {len(known)} tasks){tail}")
+    return tasks + tail
 
 
 def _items_text(scope: Mapping) -> str:
@@ -570,6 +587,9 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
         lines += _plan_markdown(planning)
     for title, body in (extra_sections or {}).items():
         lines += [f"## {title}", ""] + _md_body(body) + [""]
+        legend = _section_legend(title, body, report)
+        if legend:
+            lines += [legend, ""]
     if plots:
         lines += ["## Plots", "", "Error bars: 95% intervals.", ""]
         lines += [f"![{p.stem}](plots/{p.name})" for p in plots] + [""]
@@ -587,7 +607,7 @@ def _slice_names(report: Mapping, name: str) -> Mapping[str, str] | None:
 def _md_table(title: str, key: str, groups: Mapping, other: Mapping | None,
               paired: Mapping | None = None, names: Mapping[str, str] | None = None,
               legend: str | None = None) -> list[str]:
-    head = f"| {key} | n | accuracy | interval |" + (" compared | Δ (paired) | p |" if other is not None else "")
+    head = f"| {key} | n | accuracy vs gold | interval |" + (" compared | Δ (paired) | p |" if other is not None else "")
     sep = "|---|---:|---:|---|" + ("---:|---:|---:|" if other is not None else "")
     lines = [f"## {title}", "", head, sep]
     for k, stats in groups.items():
@@ -652,6 +672,44 @@ def _plan_markdown(planning: Mapping) -> list[str]:
              "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     lines += ["| " + " | ".join(_plan_cells(name, row, clustered)) + " |" for name, row in _plan_rows(planning)]
     return lines + [""]
+
+
+def _metric_meanings(rows: Sequence[Mapping]) -> list[str]:
+    """``name (label): description`` of each metric a Task metrics table names, in its order."""
+    out = []
+    for shown in dict.fromkeys(str(r.get("metric")) for r in rows if isinstance(r, Mapping)):
+        try:
+            spec = metric_spec(shown.split(" (", 1)[0])
+        except ConfigError:           # a run of a metric no longer installed: its name is all we have
+            continue
+        if spec.description:
+            out.append(f"{shown}: {spec.description}")
+    return out
+
+
+def _section_legend(title: str, body: Any, report: Mapping) -> str:
+    """The line under one of the engine's own sections: what its columns mean. (A method's
+    sections carry their own explanations.)"""
+    if not isinstance(body, list):
+        return ""
+    run = report.get("run") or {}
+    unit = (report.get("uncertainty") or {}).get("unit", "item")
+    if title == TASK_METRICS:
+        boot = (f"the eval's cluster bootstrap over {unit} ({run['metric_bootstrap']} resamples, seed "
+                f"{run.get('seed')})" if run.get("metric_bootstrap") else "none (--bootstrap 0)")
+        meanings = _metric_meanings(body)
+        return ("task: the eval's task (its name may differ from the questions' own task in By task); metric: "
+                "the task's metric, which follows its own rule (not the accuracy against the gold of By task); "
+                "number: which number of the metric's value (blank: the value itself); value: in % ± half its "
+                f"95% interval; 95% interval: its bounds, by {boot}; chance: the metric's value for random "
+                "guesses and whether the interval excludes it (`*` above, `↓` below); p: a gap's own test "
+                "(named), on the same units as its interval, with \"underpowered\" where the units are fewer "
+                "than `knowforge report --plan-gap` asks for."
+                + (" Metrics: " + "; ".join(meanings) + "." if meanings else ""))
+    if title == TASK_METRIC_COUNTS:
+        return ("count of: which integer member of the metric's value (questions, events ...); count: that "
+                "integer, a count with no interval (kept apart from the shares of Task metrics).")
+    return ""
 
 
 def _md_value(value: Any) -> str:

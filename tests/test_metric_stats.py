@@ -607,3 +607,33 @@ def test_a_gap_over_too_few_units_is_marked_underpowered():
     verdict = judge_gap(0.3, [0.02, 0.58], p_value=0.125, stderr=0.15, units=5)
     assert verdict["excludes_zero"] and verdict["underpowered"] and "underpowered: 5 units" in verdict["verdict"]
     assert not judge_gap(0.3, [0.25, 0.35], stderr=0.02, units=200)["underpowered"]
+
+
+def test_task_metric_tables_keep_counts_apart_and_leave_out_empty_tasks():
+    """Issue 34: counts shared a table with percentages, a task with 0 questions got rows, and
+    the two localities read alike. Counts have their own table, empty tasks none, and a metric
+    with a label is named by it too."""
+    from knowforge.eval.tasks import metric_counts, metric_rows
+
+    metrics = {"events/fact": {"accuracy": 0.25}, "events/locality": {"locality": {"question_level": 0.68,
+                                                                                  "questions": 25}},
+               "events/tendency": {"tendency_accuracy": {"questions": 0, "accuracy": None}}}
+    intervals = {"events/fact": [{"name": "accuracy", "metric": "accuracy", "path": [], "value": 0.25,
+                                  "ci": [0.1, 0.4], "units": 8}],
+                 "events/locality": [{"name": "locality.question_level", "metric": "locality",
+                                      "path": ["question_level"], "value": 0.68, "ci": [0.5, 0.8], "units": 8}]}
+    sizes = {"events/fact": 17, "events/locality": 25, "events/tendency": 0}
+    rows = metric_rows(metrics, intervals, sizes)
+    assert [(r["task"], r["metric"], r["number"]) for r in rows] == [
+        ("events/fact", "accuracy", ""),
+        ("events/locality", "locality (answers unchanged by the edit)", "question_level")]
+    assert all("count" not in r.get("95% interval", "") for r in rows)
+    assert metric_counts(metrics, sizes) == [{"task": "events/locality", "metric": "locality (answers unchanged by "
+                                              "the edit)", "count of": "questions", "count": 25}]
+    summary = {"benchmark": "events:e", "model": "m", "backend": "hf", "items": 42, "scoring": "knowforge",
+               "bootstrap": 100, "runs": {"ice": {"run_id": "r1", "items": 42, "accuracy": 0.4, "metrics": metrics,
+                                                  "intervals": intervals, "task_sizes": sizes, "by": {}}}}
+    md = render_summary(summary, [])
+    shares, counts = md.split("## Task metrics", 1)[1].split("## Task metric counts")
+    assert "locality.question_level" in shares and "questions" not in shares
+    assert "| events/locality · locality.questions | 25 |" in counts and "tendency" not in md

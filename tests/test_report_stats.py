@@ -300,7 +300,7 @@ def test_a_task_accuracy_has_one_interval_in_every_table(store, graph_env, tmp_p
     md = (run_dir / "report.md").read_text()
     engine = _table_cell(md, "Task metrics", "file/bench", "value")     # the engine names a file's task so
     # one task: the headline, its By task row (and any group of all its items) are the same number
-    assert _table_cell(md, "By task", "one/gen", "accuracy") == engine
+    assert _table_cell(md, "By task", "one/gen", "accuracy vs gold") == engine
     assert report["by_form"]["generation"]["ci"] == report["by_task"]["one/gen"]["ci"] == report["overall"]["ci"]
     assert f"Accuracy {engine} (interval: bootstrap over item (task metric))" in md
     assert _table_cell(md, "By task", "one/gen", "interval") == "bootstrap over item (task metric)"
@@ -310,3 +310,22 @@ def test_a_task_accuracy_has_one_interval_in_every_table(store, graph_env, tmp_p
     assert _table_cell(md, "By kind", "a", "interval") == "analytic over item"
     assert "interval: how that interval was made" in md.split("## By task", 1)[1].split("## ", 1)[0]
     assert "interval of one/gen, (all): bootstrap over item (task metric)" in headline_table(report).caption
+
+
+def test_the_header_lists_the_tasks_that_had_questions_and_tables_explain_their_columns(store, tmp_path):
+    """Issue 34: the header read "events/fact, events/locality, events/tendency (all 2 tasks of
+    the benchmark)"; the task-metric columns and metrics were explained nowhere."""
+    items = make_items()
+    run = record(store, items, grouped_scores(items), tmp_path,
+                 extra={"run_tasks": ["s/gen", "s/bool", "s/none"],
+                        "task_sizes": {"s/gen": 40, "s/bool": 20, "s/none": 0}})
+    sections = {"Task metrics": [{"task": "s/gen", "metric": "accuracy", "number": "", "value": "50.0 ± 10.0"}],
+                "Task metric counts": [{"task": "s/gen", "metric": "x", "count of": "questions", "count": 40}]}
+    md = (write_report(store, run, tmp_path / "rep", extra_sections=sections, resamples=100) / "report.md").read_text()
+    assert ("tasks: s/gen, s/bool (all 2 tasks of the benchmark); s/none: no questions in this run, left out of "
+            "the tables") in md
+    legend = md.split("## Task metrics\n", 1)[1].split("## ", 1)[0]
+    assert "number: which number of the metric's value" in legend and "Metrics: accuracy: mean score over every " \
+        "sample" in legend
+    assert "a count with no interval" in md.split("## Task metric counts\n", 1)[1].split("## ", 1)[0]
+    assert "Columns as under By task" in md.split("## By year\n", 1)[1].split("## ", 1)[0]
