@@ -295,4 +295,19 @@ def check(store, ctx: ValidityContext) -> ValiditySection | None:
     if not parts:
         return None
     markdown = [line for part in parts for line in _markdown(part)]
-    return ValiditySection("ChroKnow: categories against the truth of each record", {"runs": parts}, markdown)
+    return ValiditySection("ChroKnow: categories against the truth of each record", {"runs": parts}, markdown,
+                           target_flags(parts))
+
+
+def target_flags(parts: Sequence[Mapping]) -> list[str]:
+    """One flag per target a run did not meet (``met`` False; a row with ``met`` None is no target)."""
+    flags = []
+    for part in parts:
+        for t in part.get("targets") or ():
+            if t.get("met") is False:
+                measured = t.get("measured")
+                flags.append(f"ChroKnow {part.get('name') or part['run_id']}: target not met: {t['target']}"
+                             + (f" (measured {measured:.1f})" if isinstance(measured, float) else
+                                f" (measured {measured})" if measured is not None else "")
+                             + (f": {t['why']}" if t.get("why") else ""))
+    return flags
