@@ -24,10 +24,8 @@ Plots (matplotlib, Agg backend, no display needed), each with 95% error bars:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +41,7 @@ from knowforge.eval.metrics import accuracy
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
                                       paired_runs, plan_for_gap)
+from knowforge.eval.shared_intervals import SharedIntervals
 from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, underpowered_text
 from knowforge.eval.validity import UNDATED, question_sides
 from knowforge.kg.relations import labelled, relation_labels
@@ -101,74 +100,13 @@ def _units(data: _RunData, cluster_key: str | None) -> Units:
     return Units(cluster_key if cluster_key is not None else data.run.get("cluster_key"))
 
 
-def engine_rows(run: Mapping) -> dict[tuple[str, str], dict]:
-    """{(task, metric number): row} of the task-metric intervals the eval recorded on the Run
-    (``task_metric_values``: the engine's cluster bootstrap, ``eval.metric_stats``); empty for a
-    run recorded without them."""
-    recorded = run.get("task_metric_values")
-    try:
-        rows = json.loads(recorded) if isinstance(recorded, str) else (recorded or [])
-    except ValueError:
-        return {}
-    return {(str(r.get("task")), str(r.get("metric"))): dict(r) for r in rows if isinstance(r, Mapping)}
-
-
-def items_key(ids) -> str:
-    """A short name of a set of item ids (the items a task's metrics covered), so a report can
-    tell which of its groups holds exactly one task's items without the Run storing every id."""
-    return hashlib.sha1("\n".join(sorted(map(str, ids))).encode("utf-8")).hexdigest()[:20]
-
-
-class _Shared:
-    """The engine's interval of a number the report computes again (a task's accuracy, a
-    group that holds exactly one task's items): one number, one interval, everywhere it is
-    printed (issue 34). Matched by the items it covers (``task_items`` on the Run: the engine
-    task's name may not be its items' task) and checked against the value."""
-
-    def __init__(self, run: Mapping, samples: Sequence[Sample], units: Units, metric: str):
-        rows = engine_rows(run)
-        keys = run.get("task_items")
-        try:
-            keys = json.loads(keys) if isinstance(keys, str) else (keys or {})
-        except ValueError:
-            keys = {}
-        self.unit = units.name
-        self.resamples = run.get("metric_bootstrap")
-        self.by_items = {key: rows[(task, metric)] for task, key in keys.items()
-                         if (rows.get((task, metric)) or {}).get("ci")}
-
-    def row(self, ids: set[str] | frozenset[str], value: float | None) -> dict | None:
-        row = self.by_items.get(items_key(ids)) if self.by_items else None
-        if row is None or value is None or row.get("value") is None \
-                or not math.isclose(float(row["value"]), value, rel_tol=1e-9, abs_tol=1e-12):
-            return None
-        return row
-
-    def fields(self, row: Mapping) -> dict:
-        """The engine row as the report's interval fields."""
-        out = {"stderr": row.get("stderr"), "ci": list(row["ci"]), "ci_method": row.get("ci_method") or "bootstrap",
-               "interval_source": "task metric", "unit": row.get("unit") or self.unit}
-        if row.get("units") is not None:
-            out["units"] = row["units"]
-        resamples = row.get("resamples") or self.resamples
-        if resamples:
-            out["resamples"] = resamples
-        return out
-
-    def apply(self, stats: dict, ids: set[str] | frozenset[str], value_key: str = "accuracy") -> dict:
-        row = self.row(ids, stats.get(value_key))
-        if row is not None:
-            stats.update(self.fields(row))
-        return stats
-
-
 def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resamples: int, seed: int) -> dict:
     run, samples = data.run, data.samples
     units = _units(data, cluster_key)
     per_item: dict[str, list[float]] = defaultdict(list)
     for q, a in samples:
         per_item[q["id"]].append(a.get("score") or 0.0)
-    shared = _Shared(run, samples, units, "accuracy")
+    shared = SharedIntervals(run, units.name, "accuracy")
     acc = accuracy_estimate(samples, units)
     item_acc = item_estimate(samples, units, lambda v: sum(v) / len(v))
     all_right = item_estimate(samples, units, lambda v: float(all(x >= 1.0 for x in v)))
@@ -193,7 +131,7 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
     report["by_task"] = _group(samples, lambda q: q.get("task"), units, shared)
     report["by_form"] = _group(samples, lambda q: q.get("form"), units, shared)
     balanced = {}
-    balanced_shared = _Shared(run, samples, units, "balanced_accuracy")
+    balanced_shared = SharedIntervals(run, units.name, "balanced_accuracy")
     for task in sorted({q.get("task") for q, _ in samples if q.get("form") in _BOOL_FORMS}, key=str):
         pairs = [(units.of(q), _as_bool((q.get("answers") or [None])[0]), _as_bool(a.get("parsed")))
                  for q, a in samples if q.get("task") == task]
@@ -249,7 +187,7 @@ def _scope(store, run: Mapping, samples: Sequence[Sample]) -> dict:
             "benchmark_tasks": dict(sorted(benchmark_tasks.items()))}
 
 
-def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units, shared: "_Shared | None" = None) -> dict:
+def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units, shared: SharedIntervals | None = None) -> dict:
     """Accuracy of items whose tested facts changed before vs after the model's cutoff."""
     sides = question_sides(store, run_id, cutoff)
     side = lambda q: sides.get(q["id"], UNDATED)  # noqa: E731
@@ -273,7 +211,7 @@ def _hashable(value):
     return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
 
 
-def _group(samples, key: Callable[[Mapping], Any], units: Units, shared: _Shared | None = None) -> dict:
+def _group(samples, key: Callable[[Mapping], Any], units: Units, shared: SharedIntervals | None = None) -> dict:
     """{group: n, correct, accuracy, items, errors, stderr, ci, ci_method, units, unit}, in a
     stable order; a group that holds exactly one task's items carries the engine's interval of
     that task's accuracy (``shared``)."""

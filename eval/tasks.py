@@ -35,8 +35,9 @@ from knowforge.eval.ask import cache_stats
 from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes, format_number, metric_intervals,
                                         row_text)
 from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
-from knowforge.eval.report import TASK_METRIC_COUNTS, TASK_METRICS, items_key, load_report, write_report
+from knowforge.eval.report import TASK_METRIC_COUNTS, TASK_METRICS, load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
+from knowforge.eval.shared_intervals import items_key
 from knowforge.eval.solvers import make_solver
 from knowforge.eval.stats import underpowered_text
 from knowforge.eval.types import EvalOptions

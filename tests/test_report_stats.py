@@ -310,6 +310,14 @@ def test_a_task_accuracy_has_one_interval_in_every_table(store, graph_env, tmp_p
     assert _table_cell(md, "By kind", "a", "interval") == "analytic over item"
     assert "interval: how that interval was made" in md.split("## By task", 1)[1].split("## ", 1)[0]
     assert "interval of one/gen, (all): bootstrap over item (task metric)" in headline_table(report).caption
+    # `knowforge results RUN` (by task) prints the same interval
+    rows = json.loads(CliRunner().invoke(cli, ["results", report["run_id"], "--format", "json"],
+                                         catch_exceptions=False).stdout)
+    assert [(r["task"], r["ci"], r["ci_method"]) for r in rows] == [
+        ("one/gen", report["by_task"]["one/gen"]["ci"], "bootstrap")]
+    kinds = json.loads(CliRunner().invoke(cli, ["results", report["run_id"], "--by", "kind", "--format", "json"],
+                                          catch_exceptions=False).stdout)
+    assert {r["ci_method"] for r in kinds} == {"analytic"}
 
 
 def test_the_header_lists_the_tasks_that_had_questions_and_tables_explain_their_columns(store, tmp_path):

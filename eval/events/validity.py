@@ -75,7 +75,8 @@ def elken_rows(store, runs: Sequence[Mapping]) -> tuple[list[dict], dict[str, di
 LOCALITY = "locality (answers unchanged by the edit)"
 RULE = ("Runs compared: the same benchmark and the same control model; per benchmark and method the latest run "
         "made without --limit (a --limit run only where the method has no other, marked \"--limit N\"), so a "
-        "quick --limit run never replaces a full no-edit baseline.")
+        "quick --limit run never replaces a full no-edit baseline. Other runs: knowforge report RUN --validity "
+        "--validity-run RUN1 --validity-run RUN2.")
 
 
 def pick_runs(rows: Sequence[Mapping]) -> dict[tuple[str, str], Mapping]:

@@ -348,7 +348,10 @@ def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, events_of, h
 
     caption = (f"events of {events_of}, in stacking order; questions: how many of its questions test each"
                if events_of is not None
-               else f"accuracy in %, ± half the width of its 95% interval; unit: {unit}" if unit
+               else f"accuracy in %, ± half the width of its 95% interval; unit: {unit}; interval: "
+                    + ("the eval's cluster bootstrap (as in the run report) where a row holds exactly one task's "
+                       "items, else analytic" if any(r.get("interval_source") for r in rows) else "analytic")
+               if unit
                else "accuracy in %, ± half the width of the 95% interval its report gives (over the run's units)"
                if list_runs or not run_id else None)
     numeric = ("items", "samples", "correct", "accuracy", "units", "errors", "questions")
@@ -396,9 +399,12 @@ def _cell(value, key: str, ci=None, label: str | None = None) -> str:
               help="Also check the benchmarks' verdicts against the control model's training set "
                    "(validity.json, validity.md): seen vs unseen, ChroKnow categories vs truth, KnowGen "
                    "with vs without context, ELKEN methods vs no edit.")
+@click.option("--validity-run", "validity_runs", multiple=True, metavar="RUN",
+              help="With --validity: check these runs of the control model (repeatable) instead of the ones "
+                   "its rule picks (per benchmark and method the latest run without --limit).")
 @home_option
 @handle_errors
-def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, home):
+def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, validity_runs, home):
     """Write report.json, report.md and plots/*.png for a run (optionally compared with another):
     every accuracy with its 95% interval, the same sections as the eval's own report.
 
@@ -409,9 +415,13 @@ def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, ho
       knowforge report run-A --plan-gap 0.05                  # items needed to see a 5-point gap
       knowforge report run-2022 --compare run-2023 --compare run-2024   # a trend over years
       knowforge report run-A --validity          # a run of a control model (knowforge train-control)
+      knowforge report run-A --validity --validity-run run-A --validity-run run-B    # these runs only
     """
     from knowforge.eval.report import headline_table, load_report, plan_table, trend_table, write_report
     from knowforge.eval.results import load_run
+
+    if validity_runs and not validity:
+        raise click.UsageError("--validity-run names the runs of --validity: give --validity too")
 
     store = open_graph(home)
     try:
@@ -422,7 +432,7 @@ def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, ho
         if validity:
             from knowforge.eval.validity import write_validity
 
-            write_validity(store, run_id, out, report_dirs=[Path("runs")])
+            write_validity(store, run_id, out, report_dirs=[Path("runs")], only=list(validity_runs) or None)
     finally:
         store.close()
     report = load_report(out)
