@@ -117,7 +117,11 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
                         "analytic": "accuracies: cluster-robust standard error over units (lm-eval's "
                                     "mean_stderr when each unit is one sample), normal interval",
                         "bootstrap": {"resamples": resamples, "seed": seed, "interval": "percentile",
-                                      "used_for": "balanced accuracy, paired differences"}},
+                                      "used_for": "balanced accuracy, paired differences"},
+                        "task_metrics": "a group holding exactly one task's items (a task, and the headline, a form "
+                                        "or a slice value that equals it) carries the eval's cluster bootstrap of "
+                                        "that task's accuracy (interval_source: task metric), the interval its "
+                                        "Task metrics row prints"},
         "overall": {"items": len(per_item), "samples": len(samples), "accuracy": acc.estimate, **acc.as_dict(),
                     "unit": units.name,
                     "item_accuracy": item_acc.estimate, "item_accuracy_stderr": item_acc.stderr,

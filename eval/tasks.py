@@ -445,8 +445,9 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
              f"model `{summary['model']}` ({summary['backend']}), {evaluated} of {summary['items']} items "
              f"evaluated{f' (--limit {limit})' if limit else ''}{f' (--sample {sample})' if sample else ''}, scoring {summary.get('scoring', 'unrecorded')}.",
              "",
-             "Numbers in %, as estimate ± half the width of the 95% interval (accuracies: analytic, over the "
-             "run's units; task metrics: a cluster bootstrap over them, "
+             "Numbers in %, as estimate ± half the width of the 95% interval (accuracies: the run report's "
+             "interval, over the run's units: the task metric's own where the run is one task's items, else "
+             "analytic; task metrics: a cluster bootstrap over them, "
              + (f"{boot} resamples" if boot else "off: --bootstrap 0") + "). "
              "Chance: the accuracy of random guesses (1 in k for k options, 1 in 2 for yes/no; - for open "
              f"questions). {MARKS}. A zero-width interval reads \"no variation (n = units)\". A gap's p comes from "
