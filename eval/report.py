@@ -493,7 +493,9 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
              f"- knowforge {run.get('knowforge_version')} (git {run.get('git_revision') or 'n/a'}), "
              f"started {run.get('started_at')}", "",
              "## Headline", "",
-             f"Accuracy {_pms(overall)} (interval: {interval_method(overall)}) over {overall['samples']} samples "
+             f"Accuracy {_pms(overall)} ("
+             + (f"interval: {interval_method(overall)}" if overall.get("ci") else "no interval: fewer than two units")
+             + f") over {overall['samples']} samples "
              f"of {overall['items']} items ({overall.get('units', overall['items'])} units: "
              f"{(report.get('uncertainty') or {}).get('unit', 'item')}); {overall['errors']} failed samples; "
              f"{overall['cached']} answered from the cache.", ""]
