@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from knowforge.eval.registry import metric_spec
-from knowforge.eval.stats import (DEFAULT_RESAMPLES, Estimate, child_seed, percentile_estimate,
-                                  resample_index_chunks)
+from knowforge.eval.stats import (DEFAULT_RESAMPLES, Estimate, child_seed, percentile_estimate, power_check,
+                                  resample_index_chunks, underpowered_text)
 from knowforge.eval.types import SampleResult
 from knowforge.eval.unit import CannotResample, MetricInput, MetricSpec, SolverOutput, Statistic, Totals, UnitCopy
 from knowforge.models.task import Task
@@ -515,6 +515,7 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                 row["excludes_chance"] = excludes(row.get("ci"), extra["chance"], row["units"], scale)
             if row.get("ci") is not None and "p_value" in extra:
                 row["excludes_zero"] = excludes(row["ci"], 0.0)
+                row.update(power_check(value, row.get("stderr"), row["units"]))
             rows.append(row)
     return out
 
@@ -630,6 +631,8 @@ def row_text(row: Mapping[str, Any]) -> dict[str, str]:
     if row.get("p_value") is not None:
         p = row["p_value"]
         cells["p"] = ("<0.001" if p < 0.001 else f"{p:.3f}") + (f" ({row['test']})" if row.get("test") else "")
+        if row.get("underpowered"):
+            cells["p"] += f"; {underpowered_text(row, row.get('units'))}"
     return cells
 
 

@@ -34,11 +34,15 @@ from typing import Any
 
 from rich.table import Table
 
+from knowforge.errors import ConfigError
+from knowforge.eval.metric_stats import format_number
+from knowforge.eval.registry import metric_spec
 from knowforge.eval.metrics import accuracy
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
                                       paired_runs, plan_for_gap)
-from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed
+from knowforge.eval.shared_intervals import SharedIntervals
+from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, underpowered_text
 from knowforge.eval.validity import UNDATED, question_sides
 from knowforge.kg.relations import labelled, relation_labels
 from knowforge.models.tables import add_columns, table_of
@@ -49,6 +53,9 @@ REPORT_VERSION = "2"
 MAX_CATEGORIES = 30
 _BOOL_FORMS = ("boolean", "true-false")
 SHOWN = "accuracies in %, shown as estimate ± half the width of its 95% interval"
+TASK_METRICS = "Task metrics"              # the engine's sections of a run report
+TASK_METRIC_COUNTS = "Task metric counts"
+SAME_COLUMNS = "Columns as under By task (n: samples; accuracy vs gold, in %; interval: its method)."
 
 
 def _as_bool(text: Any) -> bool | None:
@@ -99,6 +106,7 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
     per_item: dict[str, list[float]] = defaultdict(list)
     for q, a in samples:
         per_item[q["id"]].append(a.get("score") or 0.0)
+    shared = SharedIntervals(run, units.name, "accuracy")
     acc = accuracy_estimate(samples, units)
     item_acc = item_estimate(samples, units, lambda v: sum(v) / len(v))
     all_right = item_estimate(samples, units, lambda v: float(all(x >= 1.0 for x in v)))
@@ -109,8 +117,13 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
                         "analytic": "accuracies: cluster-robust standard error over units (lm-eval's "
                                     "mean_stderr when each unit is one sample), normal interval",
                         "bootstrap": {"resamples": resamples, "seed": seed, "interval": "percentile",
-                                      "used_for": "balanced accuracy, paired differences"}},
+                                      "used_for": "balanced accuracy, paired differences"},
+                        "task_metrics": "a group holding exactly one task's items (a task, and the headline, a form "
+                                        "or a slice value that equals it) carries the eval's cluster bootstrap of "
+                                        "that task's accuracy (interval_source: task metric), the interval its "
+                                        "Task metrics row prints"},
         "overall": {"items": len(per_item), "samples": len(samples), "accuracy": acc.estimate, **acc.as_dict(),
+                    "unit": units.name,
                     "item_accuracy": item_acc.estimate, "item_accuracy_stderr": item_acc.stderr,
                     "item_accuracy_ci": item_acc.as_dict()["ci"],
                     "all_samples_correct": all_right.estimate, "all_samples_correct_stderr": all_right.stderr,
@@ -118,9 +131,11 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
                     "errors": sum(1 for _, a in samples if a.get("error")),
                     "cached": sum(1 for _, a in samples if a.get("cached"))},
     }
-    report["by_task"] = _group(samples, lambda q: q.get("task"), units)
-    report["by_form"] = _group(samples, lambda q: q.get("form"), units)
+    shared.apply(report["overall"], {str(i) for i in per_item})
+    report["by_task"] = _group(samples, lambda q: q.get("task"), units, shared)
+    report["by_form"] = _group(samples, lambda q: q.get("form"), units, shared)
     balanced = {}
+    balanced_shared = SharedIntervals(run, units.name, "balanced_accuracy")
     for task in sorted({q.get("task") for q, _ in samples if q.get("form") in _BOOL_FORMS}, key=str):
         pairs = [(units.of(q), _as_bool((q.get("answers") or [None])[0]), _as_bool(a.get("parsed")))
                  for q, a in samples if q.get("task") == task]
@@ -128,13 +143,15 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
         if pairs:
             est = balanced_accuracy_estimate(pairs, resamples=resamples,
                                              seed=child_seed(seed, "balanced_accuracy", task))
-            balanced[str(task)] = {"value": est.estimate, **est.as_dict()}
+            balanced[str(task)] = balanced_shared.apply({"value": est.estimate, **est.as_dict(), "unit": units.name},
+                                                        {str(q["id"]) for q, _ in samples if q.get("task") == task},
+                                                        "value")
     report["balanced_accuracy"] = balanced
     slice_keys = sorted({k for q, _ in samples for k in q if k.startswith("slice_")})
     report["slices"] = {}
     for key in slice_keys:
         name = key[len("slice_"):]
-        report["slices"][name] = _group(samples, lambda q, key=key: q.get(key), units)
+        report["slices"][name] = _group(samples, lambda q, key=key: q.get(key), units, shared)
     if "relation" in report["slices"]:      # shown beside the ids: P551 (residence)
         report["relation_labels"] = relation_labels(store, report["slices"]["relation"])
     if "slice_year" in slice_keys:
@@ -142,10 +159,10 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
         for task in sorted({q.get("task") for q, _ in samples}, key=str):
             subset = [(q, a) for q, a in samples if q.get("task") == task and q.get("slice_year") is not None]
             if subset:
-                curves[task] = _group(subset, lambda q: q.get("slice_year"), units)
+                curves[task] = _group(subset, lambda q: q.get("slice_year"), units, shared)
         report["by_year"] = curves
     if run.get("model_cutoff"):
-        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples, units)
+        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples, units, shared)
     if data.sections is not None:
         report["extra"] = data.sections
     return report
@@ -160,22 +177,28 @@ def _scope(store, run: Mapping, samples: Sequence[Sample]) -> dict:
     benchmark_tasks: dict[str, int] = defaultdict(int)
     for row in sizes:
         benchmark_tasks[str(row["task"])] += row["questions"]
+    sizes = run.get("task_sizes")
+    try:
+        sizes = json.loads(sizes) if isinstance(sizes, str) else sizes
+    except ValueError:
+        sizes = None
     return {"benchmark": run.get("benchmark"),
             "tasks": list(run.get("run_tasks") or run.get("tasks") or item_tasks),
+            "task_sizes": sizes if isinstance(sizes, dict) else None,
             "item_tasks": item_tasks, "task_filter": run.get("task_filter"), "limit": run.get("limit"),
             "items": len({q["id"] for q, _ in samples}), "samples_per_item": run.get("n"),
             "questions_of_these_tasks": sum(benchmark_tasks.get(t, 0) for t in item_tasks),
             "benchmark_tasks": dict(sorted(benchmark_tasks.items()))}
 
 
-def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units) -> dict:
+def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units, shared: SharedIntervals | None = None) -> dict:
     """Accuracy of items whose tested facts changed before vs after the model's cutoff."""
     sides = question_sides(store, run_id, cutoff)
     side = lambda q: sides.get(q["id"], UNDATED)  # noqa: E731
     by_task = {}
     for task in sorted({q.get("task") for q, _ in samples}, key=str):
-        by_task[str(task)] = _group([(q, a) for q, a in samples if q.get("task") == task], side, units)
-    return {"cutoff": cutoff, "all": _group(samples, side, units), "by_task": by_task}
+        by_task[str(task)] = _group([(q, a) for q, a in samples if q.get("task") == task], side, units, shared)
+    return {"cutoff": cutoff, "all": _group(samples, side, units, shared), "by_task": by_task}
 
 
 def scoring_of(run: Mapping) -> dict:
@@ -192,8 +215,10 @@ def _hashable(value):
     return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
 
 
-def _group(samples, key: Callable[[Mapping], Any], units: Units) -> dict:
-    """{group: n, correct, accuracy, items, errors, stderr, ci, ci_method, units}, in a stable order."""
+def _group(samples, key: Callable[[Mapping], Any], units: Units, shared: SharedIntervals | None = None) -> dict:
+    """{group: n, correct, accuracy, items, errors, stderr, ci, ci_method, units, unit}, in a
+    stable order; a group that holds exactly one task's items carries the engine's interval of
+    that task's accuracy (``shared``)."""
     members: dict[Any, list] = defaultdict(list)
     for q, a in samples:
         members[_hashable(key(q))].append((q, a))
@@ -203,10 +228,11 @@ def _group(samples, key: Callable[[Mapping], Any], units: Units) -> dict:
         rows = members[k]
         scores = [a.get("score") for _, a in rows]
         est = accuracy_estimate(rows, units)
-        out[_json_key(k)] = {"n": len(rows), "correct": sum(float(s) for s in scores if s is not None),
-                             "accuracy": accuracy(scores), **est.as_dict(),
-                             "items": len({q["id"] for q, _ in rows}),
-                             "errors": sum(1 for _, a in rows if a.get("error"))}
+        ids = {str(q["id"]) for q, _ in rows}
+        stats = {"n": len(rows), "correct": sum(float(s) for s in scores if s is not None),
+                 "accuracy": accuracy(scores), **est.as_dict(), "unit": units.name, "items": len(ids),
+                 "errors": sum(1 for _, a in rows if a.get("error"))}
+        out[_json_key(k)] = shared.apply(stats, ids) if shared is not None else stats
     return out
 
 
@@ -232,13 +258,47 @@ def _pct(value: float | None, signed: bool = False) -> str:
     return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
 
-def _pm(value: float | None, ci: Sequence[float] | None, signed: bool = False) -> str:
-    """The report's one number format: ``41.0 ± 2.8`` (%, ± half the 95% interval's width)."""
+def _pm(value: float | None, ci: Sequence[float] | None, signed: bool = False, units: int | None = None) -> str:
+    """The report's one number format: ``41.0 ± 2.8`` (%, ± half the 95% interval's width); a
+    zero-width interval reads ``0.0, no variation (n = 40)`` (``metric_stats.format_number``)."""
     if value is None:
         return "-"
     if not ci:
         return _pct(value, signed)
-    return f"{_pct(value, signed)} ± {100 * (ci[1] - ci[0]) / 2:.1f}"
+    return format_number(value, ci, signed=signed, units=units)
+
+
+def _pms(stats: Mapping, key: str = "accuracy") -> str:
+    """``_pm`` of a group's value with its own interval and units."""
+    return _pm(stats.get(key), stats.get("ci"), units=stats.get("units"))
+
+
+def interval_method(stats: Mapping) -> str:
+    """How a number's interval was made, in words a table cell holds: "bootstrap over event_id"
+    (a percentile cluster bootstrap; the eval's, shared with the Task metrics table, where
+    ``interval_source`` says so) or "analytic over item" (cluster-robust standard error, normal
+    interval)."""
+    if not stats.get("ci"):
+        return "-"
+    unit = stats.get("unit") or "item"
+    if stats.get("ci_method") == "bootstrap":
+        return f"bootstrap over {unit}" + (" (task metric)" if stats.get("interval_source") == "task metric" else "")
+    return f"analytic over {unit}"
+
+
+def interval_legend(unc: Mapping, run: Mapping) -> str:
+    """The line under a table of accuracies: what its columns and its interval methods mean."""
+    boot = unc.get("bootstrap") or {}
+    unit = unc.get("unit", "item")
+    task = (f"{run['metric_bootstrap']} resamples, seed {run.get('seed')}" if run.get("metric_bootstrap")
+            else "not made")
+    return (f"n: samples (a count). accuracy vs gold: share of samples scored right against the gold answer, "
+            f"in %, ± half "
+            f"its 95% interval. interval: how that interval was made, over units of {unit}: \"bootstrap over "
+            f"{unit} (task metric)\" is the eval's cluster bootstrap of the task's accuracy ({task}), the very "
+            f"interval the Task metrics table prints, used for every group that holds exactly one task's items; "
+            f"\"analytic\" is the cluster-robust standard error with a normal interval; \"bootstrap\" alone is "
+            f"the report's percentile bootstrap ({boot.get('resamples')} resamples, seed {boot.get('seed')}).")
 
 
 def _p(value: float | None) -> str:
@@ -257,16 +317,22 @@ def _scope_of(report: Mapping) -> dict:
 
 
 def _tasks_text(scope: Mapping) -> str:
-    tasks = ", ".join(map(str, scope.get("tasks") or [])) or "-"
+    """The run's tasks that had questions, what they cover of the benchmark's question tasks,
+    and the run's tasks that had none (left out of every table)."""
+    sizes = scope.get("task_sizes") or {}
+    named = [str(t) for t in scope.get("tasks") or []]
+    empty = [t for t in named if sizes.get(t) == 0]
+    tasks = ", ".join(t for t in named if t not in empty) or "-"
+    tail = f"; {', '.join(empty)}: no questions in this run, left out of the tables" if empty else ""
     if scope.get("task_filter"):
-        return f"{tasks} (--task {', '.join(map(str, scope['task_filter']))})"
+        return f"{tasks} (--task {', '.join(map(str, scope['task_filter']))}){tail}"
     known = scope.get("benchmark_tasks") or {}
     asked = set(scope.get("item_tasks") or [])
     if known and asked:
         covered = len(asked & set(known))
-        return (f"{tasks} (all {len(known)} tasks of the benchmark)" if covered == len(known)
-                else f"{tasks} (questions of {covered} of the benchmark's {len(known)} tasks)")
-    return tasks
+        return (f"{tasks} (all {len(known)} tasks of the benchmark){tail}" if covered == len(known)
+                else f"{tasks} (questions of {covered} of the benchmark's {len(known)} tasks){tail}")
+    return tasks + tail
 
 
 def _items_text(scope: Mapping) -> str:
@@ -298,11 +364,13 @@ def describe_run(report: Mapping) -> dict[str, str]:
         "tasks": _tasks_text(scope),
         "items": _items_text(scope) + f" · {run.get('n')} sample(s) per item",
         "scoring": _scoring(report)["text"],
-        "numbers": f"{SHOWN}; unit: {unc.get('unit', 'item')}; analytic intervals for accuracies, "
-                   f"percentile bootstrap ({boot.get('resamples')} resamples, seed {boot.get('seed')}) "
-                   "for balanced accuracies and paired differences"
-                   + (f"; task metrics: a cluster bootstrap made by the eval ({run['metric_bootstrap']} resamples, "
-                      f"seed {run.get('seed')})" if run.get("metric_bootstrap") else ""),
+        "numbers": f"{SHOWN}; unit: {unc.get('unit', 'item')}; one interval per number, its method named "
+                   "beside it"
+                   + (f": a task's accuracy (and balanced accuracy) carries the eval's cluster bootstrap "
+                      f"({run['metric_bootstrap']} resamples, seed {run.get('seed')}), as every task metric does"
+                      if run.get("metric_bootstrap") else "")
+                   + f"; other accuracies: analytic; balanced accuracies and paired differences otherwise: "
+                     f"percentile bootstrap ({boot.get('resamples')} resamples, seed {boot.get('seed')})",
     }
 
 
@@ -322,14 +390,14 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
     tasks = list(report["by_task"])
     for task in tasks + ["(all)"]:
         stats = report["overall"] if task == "(all)" else report["by_task"][task]
-        row = [task, str(stats["items"]), str(stats.get("samples", stats.get("n"))),
-               _pm(stats["accuracy"], stats.get("ci"))]
+        row = [task, str(stats["items"]), str(stats.get("samples", stats.get("n"))), _pms(stats)]
         if compare:
             other = compare["overall"] if task == "(all)" else compare["by_task"].get(task, {})
             pair = paired.get("overall") if task == "(all)" else (paired.get("by_task") or {}).get(task)
             row += [_pm(other.get("accuracy"), other.get("ci"))]
             if pair:
-                row += [_pm(pair["difference"], pair.get("ci"), signed=True), _p(pair.get("p_value"))]
+                row += [_pm(pair["difference"], pair.get("ci"), signed=True),
+                        _p(pair.get("p_value")) + (" (underpowered)" if pair.get("underpowered") else "")]
             elif "paired" in compare:
                 row += ["no shared items", "-"]
             else:       # two reports side by side without their answers: the plain difference
@@ -337,8 +405,15 @@ def headline_table(report: Mapping, compare: Mapping | None = None) -> Table:
                 row += [_pct(acc - oacc, signed=True) if acc is not None and oacc is not None else "-", "-"]
         row.append(str(stats.get("errors", 0)))
         rows.append((row, "bold" if task == "(all)" else None))
-    # the compared run's id, whole, under the table rather than cut in a column header
-    caption = f"compared: {compare['run_id']}" if compare else None
+    # the compared run's id, whole, under the table rather than cut in a column header; and the
+    # method of each interval, named once for the rows that share it
+    methods: dict[str, list[str]] = defaultdict(list)
+    for task in tasks + ["(all)"]:
+        stats = report["overall"] if task == "(all)" else report["by_task"][task]
+        methods[interval_method(stats)].append(task)
+    caption = "; ".join(([f"compared: {compare['run_id']}"] if compare else [])
+                        + [f"interval of {', '.join(names)}: {method}" for method, names in methods.items()
+                           if method != "-"]) or None
     table = add_columns(Table(title=title, caption=caption), headers, [r for r, _ in rows],
                         right=set(headers) - {"task"}, ids={"task"})
     for row, style in rows:
@@ -418,26 +493,33 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
              f"- knowforge {run.get('knowforge_version')} (git {run.get('git_revision') or 'n/a'}), "
              f"started {run.get('started_at')}", "",
              "## Headline", "",
-             f"Accuracy {_pm(overall['accuracy'], overall.get('ci'))} over {overall['samples']} samples "
+             f"Accuracy {_pms(overall)} ("
+             + (f"interval: {interval_method(overall)}" if overall.get("ci") else "no interval: fewer than two units")
+             + f") over {overall['samples']} samples "
              f"of {overall['items']} items ({overall.get('units', overall['items'])} units: "
              f"{(report.get('uncertainty') or {}).get('unit', 'item')}); {overall['errors']} failed samples; "
              f"{overall['cached']} answered from the cache.", ""]
     lines += _md_table("By task", "task", report["by_task"], compare["by_task"] if compare else None,
-                       ((compare or {}).get("paired") or {}).get("by_task"))
+                       ((compare or {}).get("paired") or {}).get("by_task"),
+                       legend=interval_legend(report.get("uncertainty") or {}, run)
+                       + (" compared: the other run's accuracy; Δ (paired): see the paired comparison below."
+                          if compare else ""))
     if compare:
         lines += _paired_markdown(report, compare)
     if trend:
         lines += _trend_markdown(trend)
     if report.get("balanced_accuracy"):
-        lines += ["## Balanced accuracy (true/false tasks)", "", "| task | balanced accuracy |", "|---|---:|"]
-        lines += [f"| {t} | {_pm(v['value'], v.get('ci'))} |" for t, v in report["balanced_accuracy"].items()]
-        lines += [""]
+        lines += ["## Balanced accuracy (true/false tasks)", "", "| task | balanced accuracy | interval |",
+                  "|---|---:|---|"]
+        lines += [f"| {t} | {_pms(v, 'value')} | {interval_method(v)} |" for t, v in report["balanced_accuracy"].items()]
+        lines += ["", "balanced accuracy: the mean over gold classes of the share of that class answered right, "
+                      "in %, ± half its 95% interval; interval: as under By task.", ""]
     if report.get("by_model_cutoff"):
         cut = report["by_model_cutoff"]
         lines += _md_table(f"By model cutoff {cut['cutoff']} (facts changed before / after it)", "facts",
                            cut["all"], None)
-        lines += ["| task | facts | n | accuracy |", "|---|---|---:|---:|"]
-        lines += [f"| {task} | {k} | {v['n']} | {_pm(v['accuracy'], v.get('ci'))} |"
+        lines += ["| task | facts | n | accuracy | interval |", "|---|---|---:|---:|---|"]
+        lines += [f"| {task} | {k} | {v['n']} | {_pms(v)} | {interval_method(v)} |"
                   for task, groups in cut["by_task"].items() for k, v in groups.items()] + [""]
     for name, groups in report.get("slices", {}).items():
         if len(groups) <= MAX_CATEGORIES:
@@ -449,6 +531,9 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
         lines += _plan_markdown(planning)
     for title, body in (extra_sections or {}).items():
         lines += [f"## {title}", ""] + _md_body(body) + [""]
+        legend = _section_legend(title, body, report)
+        if legend:
+            lines += [legend, ""]
     if plots:
         lines += ["## Plots", "", "Error bars: 95% intervals.", ""]
         lines += [f"![{p.stem}](plots/{p.name})" for p in plots] + [""]
@@ -464,12 +549,13 @@ def _slice_names(report: Mapping, name: str) -> Mapping[str, str] | None:
 
 
 def _md_table(title: str, key: str, groups: Mapping, other: Mapping | None,
-              paired: Mapping | None = None, names: Mapping[str, str] | None = None) -> list[str]:
-    head = f"| {key} | n | accuracy |" + (" compared | Δ (paired) | p |" if other is not None else "")
-    sep = "|---|---:|---:|" + ("---:|---:|---:|" if other is not None else "")
+              paired: Mapping | None = None, names: Mapping[str, str] | None = None,
+              legend: str | None = None) -> list[str]:
+    head = f"| {key} | n | accuracy vs gold | interval |" + (" compared | Δ (paired) | p |" if other is not None else "")
+    sep = "|---|---:|---:|---|" + ("---:|---:|---:|" if other is not None else "")
     lines = [f"## {title}", "", head, sep]
     for k, stats in groups.items():
-        row = f"| {(names or {}).get(k, k)} | {stats['n']} | {_pm(stats['accuracy'], stats.get('ci'))} |"
+        row = f"| {(names or {}).get(k, k)} | {stats['n']} | {_pms(stats)} | {interval_method(stats)} |"
         if other is not None:
             o = other.get(k, {})
             pair = (paired or {}).get(k)
@@ -477,7 +563,7 @@ def _md_table(title: str, key: str, groups: Mapping, other: Mapping | None,
                      if pair else "- | -")
             row += f" {_pm(o.get('accuracy'), o.get('ci'))} | {delta} |"
         lines.append(row)
-    return lines + [""]
+    return lines + ["", legend or SAME_COLUMNS, ""]
 
 
 def _paired_markdown(report: Mapping, compare: Mapping) -> list[str]:
@@ -492,14 +578,27 @@ def _paired_markdown(report: Mapping, compare: Mapping) -> list[str]:
               f"{paired['items_only_in_this_run']} only in this run, {paired['items_only_in_the_other']} only in "
               f"{other}). Δ = this run − {other} in points, ± half the width of its paired bootstrap 95% "
               "interval; p: McNemar's test (exact binomial below 25 discordant items) when every unit is one "
-              "right/wrong item in both runs, else a paired sign-flip permutation test.", "",
-              f"| task | shared items | units | this run | {other} | Δ | p | test |",
-              "|---|---:|---:|---:|---:|---:|---:|---|"]
+              "right/wrong item in both runs, else a paired sign-flip permutation test. Both pair the same "
+              "units; on few units the bootstrap interval can exclude 0 where the exact test cannot reject, "
+              "which the power column marks.", "",
+              f"| task | shared items | units | this run | {other} | Δ | p | test | power |",
+              "|---|---:|---:|---:|---:|---:|---:|---|---|"]
     for name, row in [*paired["by_task"].items(), ("(all)", paired["overall"])]:
         lines.append(f"| {name} | {row['shared_items']} | {row['units']} | {_pct(row['a'])} | {_pct(row['b'])} | "
-                     f"{_pm(row['difference'], row.get('ci'), signed=True)} | {_p(row.get('p_value'))} | "
-                     f"{row.get('test') or '-'} |")
-    return lines + [""]
+                     f"{_pm(row['difference'], row.get('ci'), signed=True, units=row.get('units'))} | "
+                     f"{_p(row.get('p_value'))} | {row.get('test') or '-'} | {_power(row)} |")
+    return lines + ["", POWER_LEGEND, ""]
+
+
+POWER_LEGEND = ("power: \"underpowered\" when the gap rests on fewer units than `knowforge report --plan-gap` asks "
+                "for to detect a gap of its size (80% power, two-sided α = 0.05, from the gap's own standard error); "
+                "such a gap's interval and p-value decide nothing.")
+
+
+def _power(row: Mapping) -> str:
+    if "underpowered" not in row:
+        return "-"
+    return underpowered_text(row, row.get("units")) if row["underpowered"] else "enough units"
 
 
 def _plan_markdown(planning: Mapping) -> list[str]:
@@ -517,6 +616,44 @@ def _plan_markdown(planning: Mapping) -> list[str]:
              "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     lines += ["| " + " | ".join(_plan_cells(name, row, clustered)) + " |" for name, row in _plan_rows(planning)]
     return lines + [""]
+
+
+def _metric_meanings(rows: Sequence[Mapping]) -> list[str]:
+    """``name (label): description`` of each metric a Task metrics table names, in its order."""
+    out = []
+    for shown in dict.fromkeys(str(r.get("metric")) for r in rows if isinstance(r, Mapping)):
+        try:
+            spec = metric_spec(shown.split(" (", 1)[0])
+        except ConfigError:           # a run of a metric no longer installed: its name is all we have
+            continue
+        if spec.description:
+            out.append(f"{shown}: {spec.description}")
+    return out
+
+
+def _section_legend(title: str, body: Any, report: Mapping) -> str:
+    """The line under one of the engine's own sections: what its columns mean. (A method's
+    sections carry their own explanations.)"""
+    if not isinstance(body, list):
+        return ""
+    run = report.get("run") or {}
+    unit = (report.get("uncertainty") or {}).get("unit", "item")
+    if title == TASK_METRICS:
+        boot = (f"the eval's cluster bootstrap over {unit} ({run['metric_bootstrap']} resamples, seed "
+                f"{run.get('seed')})" if run.get("metric_bootstrap") else "none (--bootstrap 0)")
+        meanings = _metric_meanings(body)
+        return ("task: the eval's task (its name may differ from the questions' own task in By task); metric: "
+                "the task's metric, which follows its own rule (not the accuracy against the gold of By task); "
+                "number: which number of the metric's value (blank: the value itself); value: in % ± half its "
+                f"95% interval; 95% interval: its bounds, by {boot}; chance: the metric's value for random "
+                "guesses and whether the interval excludes it (`*` above, `↓` below); p: a gap's own test "
+                "(named), on the same units as its interval, with \"underpowered\" where the units are fewer "
+                "than `knowforge report --plan-gap` asks for."
+                + (" Metrics: " + "; ".join(meanings) + "." if meanings else ""))
+    if title == TASK_METRIC_COUNTS:
+        return ("count of: which integer member of the metric's value (questions, events ...); count: that "
+                "integer, a count with no interval (kept apart from the shares of Task metrics).")
+    return ""
 
 
 def _md_value(value: Any) -> str:

@@ -35,6 +35,7 @@ from knowforge.eval.prompts import TEMPLATE_VERSION
 from knowforge.eval.ask import summarize
 from knowforge.eval.run_stats import Units, accuracy_estimate
 from knowforge.eval.scoring import scoring_rule
+from knowforge.eval.shared_intervals import SharedIntervals
 from knowforge.eval.types import EvalOptions, SampleResult
 from knowforge.kg.relations import relation_labels
 from knowforge.models.control import read_card
@@ -219,6 +220,19 @@ def _report_overall(report_dir: str | None) -> dict:
         return {}          # a report moved or never written: the list shows no interval
 
 
+def benchmark_events(store, benchmark: str) -> list[dict]:
+    """The events the questions of ``benchmark`` test, in stacking order: ``id``, ``type``,
+    ``date``, ``text``, ``slots`` ("slot: entity") and ``questions`` (how many test it). An
+    unknown benchmark, or one whose questions test no event, is a ConfigError that says so."""
+    if not store.read("benchmark/read_benchmark", id=benchmark):
+        raise ConfigError(f"no benchmark {benchmark!r} in the graph: give its id as METHOD:NAME (e.g. "
+                          "events:demo), as `knowforge results --list` shows it")
+    rows = store.read("benchmark/list_events", benchmark=benchmark)
+    if not rows:
+        raise ConfigError(f"benchmark {benchmark!r} has no events: none of its questions tests an :Event")
+    return rows
+
+
 def run_answers(store, run_id: str) -> list[dict]:
     """[{question: {...}, answer: {...}}] of a run, ordered by question id and sample."""
     load_run(store, run_id)
@@ -235,7 +249,9 @@ def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None
     """Accuracy of a run per combination of slice keys, e.g. ``by=["relation", "year"]``.
 
     Each row: the key values, items, samples, correct, accuracy, errors, and the accuracy's
-    ``stderr``, 95% ``ci`` and the ``units`` they rest on (``eval.run_stats``): the unit is the
+    ``stderr``, 95% ``ci``, ``ci_method`` and the ``units`` they rest on: a group holding
+    exactly one task's items carries the eval's interval of that task's accuracy, as the run
+    report does (``eval.shared_intervals``), others the analytic one (``eval.run_stats``); the unit is the
     item (its samples together), or ``metadata[cluster_key]`` of the items (default: the Run's
     ``cluster_key`` when recorded). Sorted by key values. A key that none of the run's
     questions has (a typo: ``relaton``) is a ConfigError that lists the run's keys. Slicing by
@@ -246,6 +262,7 @@ def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None
     run = load_run(store, run_id)
     units = Units(cluster_key if cluster_key is not None else run.get("cluster_key"))
     keys = [slice_property(k) for k in by]
+    shared = SharedIntervals(run, units.name, "accuracy")   # a task's accuracy: the run report's one interval
     groups: dict[tuple, list[dict]] = {}
     for row in store.read("eval/results_by_slice", run_id=run_id, keys=keys):
         groups.setdefault(tuple(_hashable(v) for v in row["slice"]), []).append(row)
@@ -258,6 +275,7 @@ def results_by(store, run_id: str, by: Sequence[str], *, cluster_key: str | None
         entry.update(items=len(rows), samples=sum(r["samples"] for r in rows),
                      correct=sum(sum(r["scores"]) for r in rows), accuracy=estimate.estimate,
                      errors=sum(r["errors"] for r in rows), **estimate.as_dict(), unit=units.name)
+        shared.apply(entry, {str(r["id"]) for r in rows})
         out.append(entry)
     if out:
         _check_keys(store, run_id, by, out)

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from knowforge.eval.stats import (DEFAULT_RESAMPLES, Estimate, bootstrap_totals, child_seed, cluster_mean,
-                                  design_effect, intraclass_correlation, paired_difference, units_for_gap)
+                                  design_effect, intraclass_correlation, paired_difference, power_check,
+                                  units_for_gap)
 
 Sample = tuple[Mapping[str, Any], Mapping[str, Any]]   # (question properties, answer properties)
 
@@ -148,7 +149,8 @@ def paired_runs(a: Sequence[Sample], b: Sequence[Sample], units: Units, *,
         keys = sorted(sizes)
         result = paired_difference([sums_a[k] for k in keys], [sums_b[k] for k in keys], [sizes[k] for k in keys],
                                    resamples=resamples, seed=child_seed(seed, "compare", name))
-        return {"shared_items": len(ids), **result.as_dict()}
+        return {"shared_items": len(ids), **result.as_dict(),
+                **power_check(result.difference.estimate, result.difference.stderr, len(keys))}
 
     out["overall"] = compare(shared, "(all)")
     by_group: dict[str, list[str]] = defaultdict(list)

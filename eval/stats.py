@@ -68,7 +68,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
@@ -543,6 +543,36 @@ def units_for_gap(gap: float, variance: float, *, paired: bool = False, alpha: f
     return math.ceil(z * z * (1 if paired else 2) * variance / (gap * gap))
 
 
+def power_check(gap: float | None, stderr: float | None, units: int | None, *, alpha: float = 0.05,
+                power: float = 0.8) -> dict[str, Any]:
+    """Whether a gap rests on enough units to be detected: the units needed to detect a gap of
+    its observed size with ``power`` at two-sided ``alpha`` (``units_for_gap``'s normal
+    formula, the one ``knowforge report --plan-gap`` uses, with the variance per unit read off
+    the gap's own standard error: ``stderr² · units``), against the units it has.
+    ``{"units_needed", "underpowered"}``; empty without a gap, a stderr or units. A gap of 0
+    is underpowered. A zero standard error (every unit moved alike) gives no variance to plan
+    from: the gap then needs the fewest units at which a unanimous sign can reach two-sided
+    p < ``alpha`` (``2 · 0.5^n < alpha``: 6 at 0.05)."""
+    if gap is None or stderr is None or not units:
+        return {}
+    if gap == 0 or not math.isfinite(stderr):
+        return {"units_needed": None, "underpowered": True}
+    if stderr < 1e-12 * max(1.0, abs(gap)):      # a bootstrap of identical units gives rounding noise, not 0
+        needed = math.ceil(math.log2(2 / alpha))
+        return {"units_needed": needed, "underpowered": units < needed}
+    needed = units_for_gap(abs(gap), stderr * stderr * units, paired=True, alpha=alpha, power=power)
+    return {"units_needed": needed, "underpowered": needed is None or units < needed}
+
+
+def underpowered_text(check: Mapping[str, Any], units: int | None) -> str:
+    """``underpowered: 5 units, about 23 needed for 80% power`` ("" when the gap is not)."""
+    if not check.get("underpowered"):
+        return ""
+    needed = check.get("units_needed")
+    return (f"underpowered: {units} units" + (f", about {needed} needed to detect a gap this size with 80% power"
+                                               if needed else ", too few to tell a gap this size from 0"))
+
+
 def intraclass_correlation(clusters: Sequence[Sequence[float]]) -> float | None:
     """The one-way ANOVA estimate of the intra-cluster correlation of scores (clusters of
     unequal size allowed); None without two clusters or any within-cluster replication. It can
@@ -578,4 +608,4 @@ __all__ = ["DEFAULT_PERMUTATIONS", "DEFAULT_RESAMPLES", "Estimate", "GroupCompar
            "child_seed", "cluster_mean", "design_effect", "group_permutation_test", "intraclass_correlation", "mcnemar",
            "mean_stderr", "normal_ci", "paired_difference", "paired_permutation", "percentile_estimate",
            "ratio_of_totals", "resample_index_chunks", "resample_indices", "sample_stddev", "sign_flip_test",
-           "two_sided_p", "unpaired_difference", "units_for_gap", "z_for"]
+           "power_check", "two_sided_p", "underpowered_text", "unpaired_difference", "units_for_gap", "z_for"]

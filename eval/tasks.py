@@ -35,9 +35,11 @@ from knowforge.eval.ask import cache_stats
 from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes, format_number, metric_intervals,
                                         row_text)
 from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
-from knowforge.eval.report import load_report, write_report
+from knowforge.eval.report import TASK_METRIC_COUNTS, TASK_METRICS, load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
+from knowforge.eval.shared_intervals import items_key
 from knowforge.eval.solvers import make_solver
+from knowforge.eval.stats import underpowered_text
 from knowforge.eval.types import EvalOptions
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
 from knowforge.models.backends import make_backend
@@ -71,6 +73,7 @@ class TaskRun:
     accuracy_stats: dict[str, Any] = field(default_factory=dict)   # stderr, ci, ci_method, units, unit
     chance: float | None = None           # the accuracy of random guesses on these items (None: open ones)
     intervals: dict[str, list[dict]] = field(default_factory=dict)   # task -> one row per metric number
+    task_sizes: dict[str, int] = field(default_factory=dict)         # task -> its items in this run
 
 
 def plan_runs(tasks: Sequence[Task], solver: Component | None = None) -> list[PlannedRun]:
@@ -260,10 +263,21 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
                  "sample": options.sample, "cluster_key": unit_key, "task_filter": list(task_filter) or None,
                  "metric_bootstrap": options.bootstrap, **cache,
+                 # which items each task's metrics covered, so the report finds its groups of one task's items
+                 "task_items": {t.name: items_key(i.id for i in output.items if t.dataset.matches(i))
+                                for t in planned.tasks},
+                 "task_sizes": {t.name: sum(1 for i in output.items if t.dataset.matches(i)) for t in planned.tasks},
                  # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
-                 "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci")}
+                 # and the one interval the run report prints for a number it also computes (a task's accuracy)
+                 "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"),
+                                         **{k: r[k] for k in ("stderr", "ci_method", "unit", "units", "resamples")
+                                            if r.get(k) is not None}}
                                         for task, rows in intervals.items() for r in rows]}
-        sections = {"Task metrics": metric_rows(metrics, intervals)}
+        sizes = extra["task_sizes"]
+        sections = {TASK_METRICS: metric_rows(metrics, intervals, sizes)}
+        counts = metric_counts(metrics, sizes)
+        if counts:
+            sections[TASK_METRIC_COUNTS] = counts
         run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
                                         started_at=started, extra=extra, sections=sections)
         report = load_report(run_dir)
@@ -277,31 +291,51 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                             cache={"hits": cache["cache_hits"], "misses": cache["cache_misses"]} if cache else None,
                             accuracy_stats={k: overall.get(k) for k in ("stderr", "ci", "ci_method", "units")}
                             | {"unit": (report.get("uncertainty") or {}).get("unit")},
-                            chance=chance_of(output.items, output.samples), intervals=intervals))
+                            chance=chance_of(output.items, output.samples), intervals=intervals,
+                            task_sizes=dict(sizes)))
         log.info("%s %s: accuracy %s over %d samples", benchmark, label, runs[-1].accuracy, n)
     return runs
 
 
-def metric_rows(metrics: dict[str, dict[str, Any]], intervals: dict[str, list[dict]]) -> list[dict]:
+def metric_label(name: str) -> str:
+    """A metric as the report names it: ``locality (answers unchanged by the edit)`` where its
+    spec gives a label, else its name."""
+    label = metric_spec(name).label
+    return f"{name} ({label})" if label else name
+
+
+def _shown_tasks(metrics: dict[str, dict[str, Any]], sizes: dict[str, int] | None):
+    """The tasks a report table shows: those that had items (a task with no question has no
+    number to show, only zero counts)."""
+    return [(t, v) for t, v in metrics.items() if sizes is None or sizes.get(t, 0) > 0]
+
+
+def metric_rows(metrics: dict[str, dict[str, Any]], intervals: dict[str, list[dict]],
+                sizes: dict[str, int] | None = None) -> list[dict]:
     """The report's "Task metrics" table: one row per number of each task's metrics (its path
     in the metric's value; value ± half its 95% interval, the interval, the chance level and
-    whether the interval excludes it, a gap's p-value), counts as they are, and a value with no
-    number as JSON."""
+    whether the interval excludes it, a gap's p-value), and a value with no number as JSON.
+    Counts are apart (``metric_counts``); a task with no items (``sizes``) is left out."""
     rows = []
-    for task, values in metrics.items():
+    for task, values in _shown_tasks(metrics, sizes):
         for name, value in values.items():
             leaves = [r for r in intervals.get(task, ()) if r["metric"] == name]
-            counts = _counts(value)
-            if not leaves and not counts:
-                rows.append({"task": task, "metric": name, "number": "",
+            if not leaves and not _counts(value):
+                rows.append({"task": task, "metric": metric_label(name), "number": "",
                              "value": json.dumps(value, default=str)})
                 continue
             for leaf in leaves:
-                rows.append({"task": task, "metric": name, "number": leaf["name"][len(name):].lstrip("."),
-                             **row_text(leaf)})
-            rows += [{"task": task, "metric": name, "number": label, "value": str(count), "95% interval": "count"}
-                     for label, count in counts]
+                rows.append({"task": task, "metric": metric_label(name),
+                             "number": leaf["name"][len(name):].lstrip("."), **row_text(leaf)})
     return rows
+
+
+def metric_counts(metrics: dict[str, dict[str, Any]], sizes: dict[str, int] | None = None) -> list[dict]:
+    """The report's "Task metric counts" table: the integer members of each task's metrics
+    (questions, events ...), apart from the shares; tasks with no items left out."""
+    return [{"task": task, "metric": metric_label(name), "count of": label, "count": count}
+            for task, values in _shown_tasks(metrics, sizes) for name, value in values.items()
+            for label, count in _counts(value)]
 
 
 def _counts(value: Any, path: str = "") -> list[tuple[str, int]]:
@@ -328,6 +362,7 @@ def write_summary(out_dir: Path, *, benchmark: str, method: str, options: EvalOp
                                    **{f"accuracy_{k}": v for k, v in r.accuracy_stats.items()},
                                    "chance": r.chance, "items": r.items, "samples": r.samples,
                                    "report": str(r.report_dir), "metrics": r.metrics, "intervals": r.intervals,
+                                   "task_sizes": r.task_sizes,
                                    "by": r.by} for r in runs}}
     summary["all_runs"] = _earlier_runs(out_dir / "summary.json") | {
         r["run_id"]: {"solver": solver, "model": options.model, "backend": options.backend,
@@ -390,7 +425,8 @@ def _cell(value: Any, stats: dict | None = None) -> str:
         text += f" {mark}"
     if stats.get("p_value") is not None:
         p = stats["p_value"]
-        text += f" (p {'<0.001' if p < 0.001 else f'{p:.3f}'})"
+        text += f" (p {'<0.001' if p < 0.001 else f'{p:.3f}'}"
+        text += f"; {underpowered_text(stats, stats.get('units'))})" if stats.get("underpowered") else ")"
     return text
 
 
@@ -409,11 +445,14 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
              f"model `{summary['model']}` ({summary['backend']}), {evaluated} of {summary['items']} items "
              f"evaluated{f' (--limit {limit})' if limit else ''}{f' (--sample {sample})' if sample else ''}, scoring {summary.get('scoring', 'unrecorded')}.",
              "",
-             "Numbers in %, as estimate ± half the width of the 95% interval (accuracies: analytic, over the "
-             "run's units; task metrics: a cluster bootstrap over them, "
+             "Numbers in %, as estimate ± half the width of the 95% interval (accuracies: the run report's "
+             "interval, over the run's units: the task metric's own where the run is one task's items, else "
+             "analytic; task metrics: a cluster bootstrap over them, "
              + (f"{boot} resamples" if boot else "off: --bootstrap 0") + "). "
              "Chance: the accuracy of random guesses (1 in k for k options, 1 in 2 for yes/no; - for open "
-             f"questions). {MARKS}. A zero-width interval reads \"no variation (n = units)\".", ""]
+             f"questions). {MARKS}. A zero-width interval reads \"no variation (n = units)\". A gap's p comes from "
+             "its own test (named) on the same units as its interval; \"underpowered\" marks a gap over fewer units "
+             "than `knowforge report --plan-gap` asks for to detect a gap of its size.", ""]
 
     def table(title: str, key: str, rows: list[tuple[str, Any, list[str]]]) -> None:
         lines.extend([f"## {title}", "", "| " + " | ".join([key, "chance", *solvers]) + " |",
@@ -430,14 +469,23 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
         _cell(runs[s]["accuracy"], _with_chance({"ci": runs[s].get("accuracy_ci"), "chance": runs[s].get("chance"),
                                                  "units": runs[s].get("accuracy_units")}))
         for s in solvers])])
-    flat = {s: {(t, m): v for t, ms in runs[s]["metrics"].items() for m, v in _scalars(ms)} for s in solvers}
+    # a task with no items in a run has only zero counts to show: left out
+    flat = {s: {(t, m): v for t, ms in runs[s]["metrics"].items()
+                if (runs[s].get("task_sizes") or {}).get(t, 1) > 0 for m, v in _scalars(ms)} for s in solvers}
     stats = {s: {(t, r["name"]): r for t, rows in (runs[s].get("intervals") or {}).items() for r in rows}
              for s in solvers}
-    metric_keys = sorted({k for s in solvers for k in flat[s]})
+    counted = {k for s in solvers for k, v in flat[s].items() if isinstance(v, int) and not isinstance(v, bool)}
+    metric_keys = sorted({k for s in solvers for k in flat[s]} - counted)
     if metric_keys:
         table("Task metrics", "task / metric",
               [(f"{t} · {m}", first((stats[s].get((t, m)) or {}).get("chance") for s in solvers),
                 [_cell(flat[s].get((t, m)), stats[s].get((t, m))) for s in solvers]) for t, m in metric_keys])
+    if counted:                          # counts apart from the shares, with no chance column
+        lines.extend(["## Task metric counts", "", "| " + " | ".join(["task / metric", *solvers]) + " |",
+                      "|" + "---|" * (len(solvers) + 1)])
+        lines.extend("| " + " | ".join([f"{t} · {m}", *[_cell(flat[s].get((t, m))) for s in solvers]]) + " |"
+                     for t, m in sorted(counted))
+        lines.append("")
     for key in report_slices:
         values = sorted({v for s in solvers for v in runs[s]["by"].get(key, {})})
         if values:

@@ -183,7 +183,9 @@ class MetricSpec:
       declares it;
     * ``objects_because``: for a metric that does not decompose into sums (a share of units
       whose verdict needs all their items together and cannot be counted per item, ...), why:
-      it is recomputed on object-level resamples of the run, and its intervals say so.
+      it is recomputed on object-level resamples of the run, and its intervals say so;
+    * ``label``: the name reports print (with ``name``) when ``name`` alone would be mistaken
+      for another number; ``description`` explains it in the legend under the Task metrics.
     Integers are counts and get no interval. A metric whose solver detail cannot follow a
     resample (``Remappable``) and that declares no ``totals`` is reported without an
     interval, saying why."""
@@ -197,6 +199,9 @@ class MetricSpec:
     test: MetricTest | None = None
     totals: Callable[[MetricInput], Totals] | None = None
     objects_because: str = ""
+    # how reports name it where its name alone would read like another number (a metric
+    # "locality" beside the accuracy of a task "<m>/locality")
+    label: str = ""
 
 
 # --- scorers -----------------------------------------------------------------------------------

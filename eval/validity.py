@@ -40,7 +40,7 @@ from knowforge.errors import ConfigError
 from knowforge.eval.registry import registry
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import Units
-from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, unpaired_difference
+from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, power_check, underpowered_text, unpaired_difference
 from knowforge.eval.unit import ValidityContext
 
 log = logging.getLogger(__name__)
@@ -149,12 +149,23 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def judge_gap(gap: float | None, ci: Sequence[float] | None, *, target: float = 0.0,
-              p_value: float | None = None) -> dict:
+              p_value: float | None = None, stderr: float | None = None, units: int | None = None) -> dict:
     """A gap's verdict from its 95% interval rather than from its point value: flagged when the
     interval includes 0, lies below 0, or lies wholly below ``target``; the verdict says which,
-    and whether the interval excludes zero."""
+    and whether the interval excludes zero. With the gap's ``stderr`` and ``units``, it also
+    says whether the gap is ``underpowered`` (``stats.power_check``: fewer units than
+    ``report --plan-gap`` asks for to detect a gap of this size), which is also when the
+    bootstrap interval and the exact test's p-value can disagree."""
     if gap is None:
         return {"excludes_zero": None, "flagged": False, "verdict": "no gap"}
+    power = power_check(gap, stderr, units)
+    verdict = _judge(gap, ci, target, p_value)
+    if power.get("underpowered"):
+        verdict["verdict"] += f"; {underpowered_text(power, units)}"
+    return {**verdict, **power}
+
+
+def _judge(gap: float, ci: Sequence[float] | None, target: float, p_value: float | None) -> dict:
     text = f"{100 * gap:+.1f} points"
     if ci is None:
         return {"excludes_zero": None, "flagged": False,
@@ -209,8 +220,10 @@ def separation(seen: Sequence[float], unseen: Sequence[float], *, seen_units: Se
     out.update(gap=a - b, ci=ci,
                stderr=result.difference.stderr, p_value=result.p_value, test=result.test,
                seen_units=result.units_a, unseen_units=result.units_b)
-    verdict = judge_gap(out["gap"], ci, target=min_gap, p_value=result.p_value)
-    out.update(excludes_zero=verdict["excludes_zero"], flagged=verdict["flagged"], note=verdict["verdict"])
+    verdict = judge_gap(out["gap"], ci, target=min_gap, p_value=result.p_value, stderr=result.difference.stderr,
+                        units=result.units_a + result.units_b)
+    out.update(excludes_zero=verdict["excludes_zero"], flagged=verdict["flagged"], note=verdict["verdict"],
+               underpowered=verdict.get("underpowered"), units_needed=verdict.get("units_needed"))
     return out
 
 

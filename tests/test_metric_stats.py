@@ -578,3 +578,62 @@ def test_every_metric_bootstraps_over_arrays_or_says_why_not():
 
     for name, spec in registry().metrics.items():
         assert (spec.totals is None) == bool(spec.objects_because), f"{name}: declare totals or objects_because"
+
+
+def test_a_gap_over_too_few_units_is_marked_underpowered():
+    """Issue 34: "interval excludes 0" beside p = 0.125 over 5 units. A gap over fewer units than
+    `report --plan-gap` asks for to detect a gap of its size says "underpowered" in its row,
+    the summary and the validity verdict; a gap over enough units does not."""
+    from knowforge.eval.metric_stats import row_text
+    from knowforge.eval.stats import power_check, units_for_gap
+    from knowforge.eval.validity import judge_gap
+
+    # every term's Gold answers right, Base right on 2 of 6: a large gap, but over 5 terms
+    items, _, _, output, task = _newterm("COMA", 5, lambda k, p: p == 0, lambda k, p: True)
+    rows = {r["name"]: r for r in metric_intervals([task], output, task_metrics([task], output, "knowforge"),
+                                                   "knowforge", key="term", resamples=300, seed=1)[task.name]}
+    gap = rows["newterm_gap"]
+    assert gap["units"] == 5 and gap["underpowered"] and gap["units_needed"] == 6     # a unanimous sign: 2·0.5^n < 0.05
+    assert "underpowered: 5 units, about 6 needed" in row_text(gap)["p"]
+    summary = {"benchmark": "b:1", "model": "m", "backend": "hf", "items": 10, "scoring": "knowforge",
+               "bootstrap": 300, "runs": {"newterm": {"run_id": "r1", "items": 10, "accuracy": 1.0,
+                                                      "metrics": {task.name: {"newterm_gap": gap["value"]}},
+                                                      "intervals": {task.name: [gap]}, "by": {}}}}
+    assert "; underpowered: 5 units" in render_summary(summary, [])
+    # the plan's formula: a gap of 10 points with stderr 5 over 20 units needs ceil(7.85² · 0.05² · 20 / 0.1²)
+    check = power_check(0.1, 0.05, 20)
+    assert check == {"units_needed": units_for_gap(0.1, 0.05 ** 2 * 20, paired=True), "underpowered": True}
+    assert power_check(0.1, 0.01, 400) == {"units_needed": 32, "underpowered": False}     # 7.85 · 0.04 / 0.01
+    verdict = judge_gap(0.3, [0.02, 0.58], p_value=0.125, stderr=0.15, units=5)
+    assert verdict["excludes_zero"] and verdict["underpowered"] and "underpowered: 5 units" in verdict["verdict"]
+    assert not judge_gap(0.3, [0.25, 0.35], stderr=0.02, units=200)["underpowered"]
+
+
+def test_task_metric_tables_keep_counts_apart_and_leave_out_empty_tasks():
+    """Issue 34: counts shared a table with percentages, a task with 0 questions got rows, and
+    the two localities read alike. Counts have their own table, empty tasks none, and a metric
+    with a label is named by it too."""
+    from knowforge.eval.tasks import metric_counts, metric_rows
+
+    metrics = {"events/fact": {"accuracy": 0.25}, "events/locality": {"locality": {"question_level": 0.68,
+                                                                                  "questions": 25}},
+               "events/tendency": {"tendency_accuracy": {"questions": 0, "accuracy": None}}}
+    intervals = {"events/fact": [{"name": "accuracy", "metric": "accuracy", "path": [], "value": 0.25,
+                                  "ci": [0.1, 0.4], "units": 8}],
+                 "events/locality": [{"name": "locality.question_level", "metric": "locality",
+                                      "path": ["question_level"], "value": 0.68, "ci": [0.5, 0.8], "units": 8}]}
+    sizes = {"events/fact": 17, "events/locality": 25, "events/tendency": 0}
+    rows = metric_rows(metrics, intervals, sizes)
+    assert [(r["task"], r["metric"], r["number"]) for r in rows] == [
+        ("events/fact", "accuracy", ""),
+        ("events/locality", "locality (answers unchanged by the edit)", "question_level")]
+    assert all("count" not in r.get("95% interval", "") for r in rows)
+    assert metric_counts(metrics, sizes) == [{"task": "events/locality", "metric": "locality (answers unchanged by "
+                                              "the edit)", "count of": "questions", "count": 25}]
+    summary = {"benchmark": "events:e", "model": "m", "backend": "hf", "items": 42, "scoring": "knowforge",
+               "bootstrap": 100, "runs": {"ice": {"run_id": "r1", "items": 42, "accuracy": 0.4, "metrics": metrics,
+                                                  "intervals": intervals, "task_sizes": sizes, "by": {}}}}
+    md = render_summary(summary, [])
+    shares, counts = md.split("## Task metrics", 1)[1].split("## Task metric counts")
+    assert "locality.question_level" in shares and "questions" not in shares
+    assert "| events/locality · locality.questions | 25 |" in counts and "tendency" not in md

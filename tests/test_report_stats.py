@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scripted_openai import ScriptedCompletions
 
 from knowforge.cli.main import cli
 from knowforge.eval.file_benchmark import ensure_questions
-from knowforge.eval.report import build_report, write_report
+from knowforge.eval.report import build_report, headline_table, write_report
 from knowforge.eval.results import record_run, results_by
 from knowforge.eval.stats import cluster_mean, mean_stderr, units_for_gap
 from knowforge.eval.types import EvalOptions, SampleResult
@@ -254,3 +255,85 @@ def test_cli_clusters_by_the_item_group_of_the_runs_method(store, graph_env, tmp
     rows = json.loads(CliRunner().invoke(cli, ["results", other, "--by", "task", "--format", "json"],
                                          catch_exceptions=False).stdout)
     assert {r["unit"] for r in rows} == {"item"} and sum(r["units"] for r in rows) == 60
+
+
+class _Alternate(ScriptedCompletions):
+    """Right on every other question (the gold is the question's number), wrong otherwise."""
+
+    calls: list[str] = []
+
+    def reply(self, prompt: str) -> str:
+        number = int(re.findall(r"Q(\d+)\?", prompt)[-1])
+        return f"a{number}" if number % 3 else "wrong"
+
+
+def _table_cell(md: str, title: str, row: str, column: str) -> str:
+    """One cell of a markdown table of report.md: the row whose first cell is ``row``."""
+    block = md.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in block.splitlines() if line.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[0] == row:
+            return cells[head.index(column)]
+    raise AssertionError(f"no row {row!r} in {title}")
+
+
+def test_a_task_accuracy_has_one_interval_in_every_table(store, graph_env, tmp_path):
+    """Issue 34: the run report printed a task's accuracy twice, with an analytic interval (By
+    task) and the eval's bootstrap one (Task metrics): 37.4 ± 5.0 and 37.4 ± 5.1. Every table
+    now prints the engine's interval, and says which method made it."""
+    from scripted_openai import serving
+    from knowforge.models.items_io import write_items
+
+    bench = tmp_path / "bench.jsonl"
+    write_items(bench, [BenchmarkItem(id=f"one-{i:02d}", benchmark="one", task="one/gen", form="generation",
+                                      question=f"Q{i}?", answers=[f"a{i}"], slices={"kind": "ab"[i % 2]})
+                        for i in range(30)])
+    with serving(_Alternate) as url:
+        result = CliRunner().invoke(cli, ["eval", "--benchmark", str(bench), "--backend", "openai", "--model", "m",
+                                          "--base-url", url, "--no-cache", "--out", str(tmp_path / "runs"),
+                                          "--bootstrap", "200", "--silent"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    [run_dir] = [p for p in (tmp_path / "runs").iterdir() if p.name.startswith("run-")]
+    report = json.loads((run_dir / "report.json").read_text())
+    md = (run_dir / "report.md").read_text()
+    engine = _table_cell(md, "Task metrics", "file/bench", "value")     # the engine names a file's task so
+    # one task: the headline, its By task row (and any group of all its items) are the same number
+    assert _table_cell(md, "By task", "one/gen", "accuracy vs gold") == engine
+    assert report["by_form"]["generation"]["ci"] == report["by_task"]["one/gen"]["ci"] == report["overall"]["ci"]
+    assert f"Accuracy {engine} (interval: bootstrap over item (task metric))" in md
+    assert _table_cell(md, "By task", "one/gen", "interval") == "bootstrap over item (task metric)"
+    assert report["overall"]["ci_method"] == "bootstrap" and report["overall"]["resamples"] == 200
+    assert report["by_task"]["one/gen"]["interval_source"] == "task metric"
+    # a group that is not one task's items keeps its own interval, and says its method
+    assert _table_cell(md, "By kind", "a", "interval") == "analytic over item"
+    assert "interval: how that interval was made" in md.split("## By task", 1)[1].split("## ", 1)[0]
+    assert "interval of one/gen, (all): bootstrap over item (task metric)" in headline_table(report).caption
+    # `knowforge results RUN` (by task) prints the same interval
+    rows = json.loads(CliRunner().invoke(cli, ["results", report["run_id"], "--format", "json"],
+                                         catch_exceptions=False).stdout)
+    assert [(r["task"], r["ci"], r["ci_method"]) for r in rows] == [
+        ("one/gen", report["by_task"]["one/gen"]["ci"], "bootstrap")]
+    kinds = json.loads(CliRunner().invoke(cli, ["results", report["run_id"], "--by", "kind", "--format", "json"],
+                                          catch_exceptions=False).stdout)
+    assert {r["ci_method"] for r in kinds} == {"analytic"}
+
+
+def test_the_header_lists_the_tasks_that_had_questions_and_tables_explain_their_columns(store, tmp_path):
+    """Issue 34: the header read "events/fact, events/locality, events/tendency (all 2 tasks of
+    the benchmark)"; the task-metric columns and metrics were explained nowhere."""
+    items = make_items()
+    run = record(store, items, grouped_scores(items), tmp_path,
+                 extra={"run_tasks": ["s/gen", "s/bool", "s/none"],
+                        "task_sizes": {"s/gen": 40, "s/bool": 20, "s/none": 0}})
+    sections = {"Task metrics": [{"task": "s/gen", "metric": "accuracy", "number": "", "value": "50.0 ± 10.0"}],
+                "Task metric counts": [{"task": "s/gen", "metric": "x", "count of": "questions", "count": 40}]}
+    md = (write_report(store, run, tmp_path / "rep", extra_sections=sections, resamples=100) / "report.md").read_text()
+    assert ("tasks: s/gen, s/bool (all 2 tasks of the benchmark); s/none: no questions in this run, left out of "
+            "the tables") in md
+    legend = md.split("## Task metrics\n", 1)[1].split("## ", 1)[0]
+    assert "number: which number of the metric's value" in legend and "Metrics: accuracy: mean score over every " \
+        "sample" in legend
+    assert "a count with no interval" in md.split("## Task metric counts\n", 1)[1].split("## ", 1)[0]
+    assert "Columns as under By task" in md.split("## By year\n", 1)[1].split("## ", 1)[0]

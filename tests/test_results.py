@@ -220,3 +220,26 @@ def test_report_trend_over_several_compared_runs(store, tmp_path):
     # one compared run: no trend
     single = json.loads((write_report(store, a, tmp_path / "one", compare=b) / "report.json").read_text())
     assert "trend" not in single
+
+
+def test_results_lists_a_benchmarks_events(store, graph_env):
+    """Issue 34: no command listed a benchmark's events; the Cypher had to be written by hand."""
+    from click.testing import CliRunner
+    from events_subgraph import build_subgraph
+
+    from knowforge.cli.main import cli
+    from knowforge.generators.events.build import generate_events
+
+    build_subgraph(store)
+    generate_events(store, types=["transfer-player"], n=2, seed=0, batch="lst")
+    planned = store.user_query("MATCH (e:Event {batch: 'lst'}) RETURN e.id AS id, e.type AS type ORDER BY e.seq")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["results", "--events", "events:lst", "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [(r["id"], r["type"]) for r in rows] == [(p["id"], p["type"]) for p in planned] and len(rows) == 2
+    assert all(r["questions"] > 0 and any(s.startswith("A: ") for s in r["slots"]) for r in rows)
+    table = runner.invoke(cli, ["results", "--events", "events:lst"], catch_exceptions=False)
+    assert table.exit_code == 0 and all(r["id"] in table.output for r in rows)
+    missing = runner.invoke(cli, ["results", "--events", "events:nosuch"])
+    assert missing.exit_code != 0 and "no benchmark 'events:nosuch'" in missing.output

@@ -281,8 +281,8 @@ def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):
         return _record(store, model_dir, questions, [[x] for x in right], extra={"editing_method": method,
                                                                                  "locality": 0.9})
 
-    events("none", [0, 0, 0, 1, 1, 1])
-    events("ice", [1, 1, 1, 1, 1, 0])
+    none_run = events("none", [0, 0, 0, 1, 1, 1])
+    ice_run = events("ice", [1, 1, 1, 1, 1, 0])
     report = validity_report(store, last)
     s = report["sections"]["knowgen"]["data"]["summary"]
     assert (s["ku_with_context"], s["ku_without_context"], s["questions"]) == (0.75, 0.25, 4)
@@ -303,9 +303,11 @@ def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):
     out = write_validity(store, last, tmp_path / "report")
     assert json.loads((out / "validity.json").read_text())["sections"]["knowgen"]["data"]["summary"]["gap"] == 0.5
     md = (out / "validity.md").read_text()
-    assert "ELKEN" in md and "| ice | 6 | 83.3 | 50.0 | +33.3 ± " in md and "KU questions answered both ways" in md
+    # the comparison names its runs, and the rule that picked them
+    assert "ELKEN" in md and f"| ice | {ice_run} | {none_run} | 6 | 83.3 | 50.0 | +33.3 ± " in md
+    assert "KU questions answered both ways" in md and "the latest run made without --limit" in md
     # one number format: the runs' tables show their rates in % too, never as fractions
-    assert "| question-level reliability % | edit-level reliability % | locality % |" in md
+    assert "| question-level reliability % | edit-level reliability % | locality (answers unchanged by the edit) % |" in md
     assert "| ice | 6 | 83.3 | 50.0 | 90.0 |" in md and "| 75.0 |" in md and "| 25.0 |" in md
     assert not any(f"| {share:.3f} |" in md for share in (0.5, 5 / 6, 0.9, 0.75, 0.25))
 
@@ -349,3 +351,41 @@ def test_knowgen_summary_judges_the_context_gain_by_its_paired_interval():
     assert not clear["flagged"] and clear["excludes_zero"] and abs(clear["gap"] - 0.7) < 1e-9
     assert clear["test"] == "sign-flip" and clear["p_value"] < 0.001 and clear["ci"][0] > 0.1
     assert knowgen_summary([])["note"].startswith("needs KU runs with and without the passage")
+
+
+def test_elken_picks_runs_by_its_stated_rule_and_names_them():
+    """Issue 34: the latest no-edit run became the baseline even when it was a 5-event --limit
+    run made by hand. Per benchmark and method, the latest run without --limit is used; a
+    --limit run only where the method has no other, and the comparison names its runs."""
+    from knowforge.eval.events.validity import RULE, elken_summary, pick_runs
+
+    def row(run_id, method, limit=None, reliability=0.5):
+        return {"run_id": run_id, "benchmark": "events:e", "method": method, "limit": limit,
+                "question-level reliability": reliability}
+
+    rows = [row("full-none", "none"), row("ice-1", "ice", 5), row("quick-none", "none", 5), row("ice-2", "ice", 5)]
+    chosen = pick_runs(rows)
+    assert chosen[("events:e", "none")]["run_id"] == "full-none"          # not the later --limit run
+    assert chosen[("events:e", "ice")]["run_id"] == "ice-2"               # only --limit runs: the latest
+    scores = {r["run_id"]: {f"q{i}": ("ev1", 1.0) for i in range(3)} for r in rows}
+    [ice] = elken_summary(rows, scores, resamples=50)
+    assert (ice["run"], ice["no-edit run"]) == ("ice-2 (--limit 5)", "full-none")
+    assert "without --limit" in RULE and "same control model" in RULE
+
+
+def test_every_chrono_target_not_met_is_a_flag():
+    """Issue 34: the validity flags listed the failed KnowGen check but not the ChroKnow target
+    "changed after the cutoff -> Cut-off or Unknown >= 60%: met False"."""
+    from knowforge.eval.chrono.validity import target_flags
+
+    parts = [{"run_id": "run-c", "name": "chrono:demo:zero-shot", "targets": [
+        {"target": "generation: changed after the cutoff -> Cut-off or Unknown >= 60%", "measured": 41.7,
+         "met": False, "why": "the interval lies below the target"},
+        {"target": "generation: stable (seen) -> Known >= 60%", "measured": 80.0, "met": True},
+        {"target": "generation: (not a target) hidden changes included", "measured": 30.0, "met": None},
+        {"target": "ChroKnowPrompt (total span) moves some Partial Known to Known", "measured": 0, "met": False}]}]
+    assert target_flags(parts) == [
+        "ChroKnow chrono:demo:zero-shot: target not met: generation: changed after the cutoff -> Cut-off or "
+        "Unknown >= 60% (measured 41.7): the interval lies below the target",
+        "ChroKnow chrono:demo:zero-shot: target not met: ChroKnowPrompt (total span) moves some Partial Known "
+        "to Known (measured 0)"]

@@ -284,9 +284,25 @@ def _markdown(part: Mapping) -> list[str]:
     if part.get("chronoprompt"):
         lines += ["ChroKnowPrompt (Partial Known facts moved to Known, generation template):", ""]
         lines += markdown_table(part["chronoprompt"]) + [""]
+        lines += [CHRONOPROMPT_LEGEND, ""]
     lines += ["Targets (met: the 95% interval lies at or above the target; intervals in points or %):", ""]
     lines += markdown_table(part["targets"]) + [""]
+    lines += [TARGETS_LEGEND, ""]
     return lines
+
+
+CHRONOPROMPT_LEGEND = (
+    "span: the years ChroKnowPrompt shows the model around each target year it missed (previous: up to 3 earlier "
+    "years; total: those, then up to 3 later years as further steps); each span is its own traversal of the same "
+    "targets, so a wider span is not a superset: its later steps can talk the model out of a right candidate, and "
+    "it may move fewer facts than previous. truth: what the graph says the record did after the cutoff; Partial "
+    "Known: facts in that category before prompting; moved to Known: those whose every missed year became "
+    "chrono-correct (the last candidate of its traversal matches that year's objects); share %: moved / Partial "
+    "Known.")
+TARGETS_LEGEND = (
+    "target: issue 14's expectation; measured: its value (points or %, or a count); interval: its 95% interval; "
+    "met: True when the interval lies at or above the target, False otherwise (each False is a flag), empty for a "
+    "row shown for comparison only; why: what decided it.")
 
 
 def check(store, ctx: ValidityContext) -> ValiditySection | None:
@@ -295,4 +311,19 @@ def check(store, ctx: ValidityContext) -> ValiditySection | None:
     if not parts:
         return None
     markdown = [line for part in parts for line in _markdown(part)]
-    return ValiditySection("ChroKnow: categories against the truth of each record", {"runs": parts}, markdown)
+    return ValiditySection("ChroKnow: categories against the truth of each record", {"runs": parts}, markdown,
+                           target_flags(parts))
+
+
+def target_flags(parts: Sequence[Mapping]) -> list[str]:
+    """One flag per target a run did not meet (``met`` False; a row with ``met`` None is no target)."""
+    flags = []
+    for part in parts:
+        for t in part.get("targets") or ():
+            if t.get("met") is False:
+                measured = t.get("measured")
+                flags.append(f"ChroKnow {part.get('name') or part['run_id']}: target not met: {t['target']}"
+                             + (f" (measured {measured:.1f})" if isinstance(measured, float) else
+                                f" (measured {measured})" if measured is not None else "")
+                             + (f": {t['why']}" if t.get("why") else ""))
+    return flags

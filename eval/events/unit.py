@@ -53,7 +53,7 @@ UNIT = EvalUnit(
                         "question- and edit-level reliability of in-scope fact questions, with splits",
                         objects_because=EDIT_LEVEL),
              MetricSpec("locality", metric_locality, "out-of-scope fact answers unchanged by the edit",
-                        needs=EDITING, objects_because=EDIT_LEVEL),
+                        needs=EDITING, objects_because=EDIT_LEVEL, label="answers unchanged by the edit"),
              MetricSpec("tendency_accuracy", metric_tendency, "tendency multiple-choice accuracy (in scope)",
                         chance=lambda data: {"accuracy": chance_of([i for i in data.items if in_scope(i)])},
                         totals=totals_tendency),
@@ -62,7 +62,7 @@ UNIT = EvalUnit(
                         objects_because=EDIT_LEVEL),
              MetricSpec("tendency_locality", metric_tendency_locality,
                         "out-of-scope tendency answers unchanged by the edit", needs=EDITING,
-                        totals=totals_tendency_locality)),
+                        totals=totals_tendency_locality, label="tendency answers unchanged by the edit")),
     run_exports=(RunExportSpec("helm", "ELKEN's request_states files (fact.json, fact_local.json, tendency_mc.json, "
                                "tendency_mc_local.json) from an editing run", write_helm, HelmArgs),),
     file_scorings=(FileScoringSpec("elken", "ELKEN HELM-style prediction files (request_states JSON): what "

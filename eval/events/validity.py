@@ -64,10 +64,38 @@ def elken_rows(store, runs: Sequence[Mapping]) -> tuple[list[dict], dict[str, di
         for event, score in mine.values():
             events[event].append(score >= 1.0)
         out.append({"run_id": run["id"], "benchmark": run.get("benchmark"), "method": method,
+                    "model": run.get("model"), "limit": run.get("limit"),
                     "in-scope questions": len(mine), "question-level reliability": _mean([s for _, s in mine.values()]),
                     "edit-level reliability": _mean([float(all(v)) for v in events.values()]),
-                    "locality": run.get("locality")})
+                    LOCALITY: run.get("locality")})
     return out, scores
+
+
+# the run metric "locality", named apart from the accuracy of the events/locality task
+LOCALITY = "locality (answers unchanged by the edit)"
+RULE = ("Runs compared: the same benchmark and the same control model; per benchmark and method the latest run "
+        "made without --limit (a --limit run only where the method has no other, marked \"--limit N\"), so a "
+        "quick --limit run never replaces a full no-edit baseline. Other runs: knowforge report RUN --validity "
+        "--validity-run RUN1 --validity-run RUN2.")
+
+
+def pick_runs(rows: Sequence[Mapping]) -> dict[tuple[str, str], Mapping]:
+    """{(benchmark, method): the run the comparisons use}, by ``RULE``: the latest run without
+    --limit, else the latest --limit run. ``rows`` come oldest first (``validity/model_runs``),
+    all of one control model."""
+    chosen: dict[tuple[str, str], Mapping] = {}
+    for r in rows:
+        key = (r["benchmark"], r["method"])
+        held = chosen.get(key)
+        if held is None or r.get("limit") is None or held.get("limit") is not None:
+            chosen[key] = r
+    return chosen
+
+
+def _run_name(r: Mapping | None) -> str:
+    if r is None:
+        return "-"
+    return f"{r['run_id']}" + (f" (--limit {r['limit']})" if r.get("limit") is not None else "")
 
 
 def elken_summary(rows: Sequence[Mapping], scores: Mapping[str, Mapping[str, tuple[str, float]]], *,
@@ -77,16 +105,15 @@ def elken_summary(rows: Sequence[Mapping], scores: Mapping[str, Mapping[str, tup
     (``stats.paired_difference``: a paired bootstrap interval, McNemar's test when every event
     is one question, else a sign-flip test). ICE is flagged when the interval does not lie above
     0 (``validity.judge_gap``)."""
-    latest: dict[tuple[str, str], Mapping] = {}
-    for r in rows:
-        latest[(r["benchmark"], r["method"])] = r
+    latest = pick_runs(rows)
     out = []
     for bench in sorted({b for b, _ in latest}):
         base = latest.get((bench, "none"))
         for (b, method), r in sorted(latest.items()):
             if b != bench or method == "none":
                 continue
-            entry = {"benchmark": bench, "method": method, "reliability": r["question-level reliability"],
+            entry = {"benchmark": bench, "method": method, "run": _run_name(r), "no-edit run": _run_name(base),
+                     "reliability": r["question-level reliability"],
                      "no edit": base["question-level reliability"] if base else None, "gain": None, "ci": None,
                      "p_value": None, "test": None, "shared questions": 0,
                      "comparison": "paired: the same in-scope questions with and without the edit; interval: a "
@@ -108,16 +135,18 @@ def elken_summary(rows: Sequence[Mapping], scores: Mapping[str, Mapping[str, tup
                                                [sums[k][2] for k in keys], resamples=resamples,
                                                seed=child_seed(seed, bench, method))
                     ci = list(result.difference.ci) if result.difference.ci else None
-                    verdict = judge_gap(result.difference.estimate, ci, p_value=result.p_value)
+                    verdict = judge_gap(result.difference.estimate, ci, p_value=result.p_value,
+                                        stderr=result.difference.stderr, units=len(keys))
                     entry.update(reliability=result.a, **{"no edit": result.b}, gain=result.difference.estimate,
-                                 ci=ci, p_value=result.p_value, test=result.test,
+                                 ci=ci, p_value=result.p_value, test=result.test, units=len(keys),
+                                 underpowered=verdict.get("underpowered"),
                                  excludes_zero=verdict["excludes_zero"], note=verdict["verdict"],
                                  flagged=method == "ice" and verdict["flagged"])
             out.append(entry)
     return out
 
 
-RATES = ("question-level reliability", "edit-level reliability", "locality")
+RATES = ("question-level reliability", "edit-level reliability", LOCALITY)
 
 
 # --- weight editors, SERAC, and the one table of every method ---------------------------------------
@@ -215,9 +244,7 @@ def method_table(store, rows: Sequence[Mapping], scores: Mapping[str, Mapping[st
     shared questions), and the ripple measures when the run was probed."""
     gaps = {(e["benchmark"], e["method"]): {"value": e["gain"], "ci": e["ci"], "p": e["p_value"]}
             for e in summary if e["gain"] is not None}
-    latest: dict[tuple[str, str], Mapping] = {}
-    for r in rows:
-        latest[(r["benchmark"], r["method"])] = r
+    latest = pick_runs(rows)
     out = []
     for bench in sorted({b for b, _ in latest}):
         methods = sorted((m for b, m in latest if b == bench), key=lambda m: (ORDER.index(m) if m in ORDER
@@ -230,7 +257,7 @@ def method_table(store, rows: Sequence[Mapping], scores: Mapping[str, Mapping[st
             loc = locality_units(store, r["run_id"])
             ripple = ripple_units(store, r["run_id"])
             entry = {"benchmark": bench, "method": method, "name": NAMES.get(method, method),
-                     "run_id": r["run_id"],
+                     "run_id": r["run_id"], "run": _run_name(r),
                      "reliability": _share(rel, child_seed(seed, bench, method, "reliability")),
                      "reliability − no edit": gaps.get((bench, method)),
                      "locality": _share(loc, child_seed(seed, bench, method, "locality")),
@@ -295,7 +322,8 @@ def table_markdown(table: Sequence[Mapping]) -> list[str]:
     rows = []
     for e in table:
         gap = e["reliability − no edit"]
-        row = {"benchmark": e["benchmark"], "method": e["name"], "reliability %": _ci_text(e["reliability"]),
+        row = {"benchmark": e["benchmark"], "method": e["name"], "run": e["run"],
+               "reliability %": _ci_text(e["reliability"]),
                "− no edit": pm(gap["value"], gap["ci"]) if gap else "-",
                "locality %": _ci_text(e["locality"])}
         if ripple:
@@ -318,12 +346,19 @@ def check(store, ctx: ValidityContext) -> ValiditySection | None:
     flags = [f"ELKEN {e['benchmark']}: ICE − no edit: {e['note']} (ICE {pct(e['reliability'])} vs "
              f"no edit {pct(e['no edit'])} on {e['shared questions']} questions)" for e in summary if e["flagged"]]
     flags += weight_flags
-    gains = [{"benchmark": e["benchmark"], "method": e["method"], "questions": e["shared questions"],
+    gains = [{"benchmark": e["benchmark"], "method": e["method"], "run": e["run"], "no-edit run": e["no-edit run"],
+              "questions": e["shared questions"],
               "reliability": pct(e["reliability"]), "no edit": pct(e["no edit"]), "gain": pm(e["gain"], e["ci"]),
               "p": p_text(e["p_value"]), "test": e["test"] or "-",
               "excludes 0": {True: "yes", False: "no"}.get(e["excludes_zero"], "-"),
               "flag": "FLAG" if e["flagged"] else ""} for e in summary]
-    markdown = ["## ELKEN: editing methods vs no edit", "", *markdown_table(in_percent(rows, RATES)), "",
+    shown = [{k: v for k, v in r.items() if k not in ("model", "limit")} | {"--limit": r.get("limit") or "-"}
+             for r in rows]
+    markdown = ["## ELKEN: editing methods vs no edit", "", RULE, "",
+                "Every editing run of the control model (run, its --limit; "
+                f"{LOCALITY}: the share of out-of-scope fact answers the edit left unchanged, as the run "
+                "recorded it — not the accuracy of the events/locality task against the gold):", "",
+                *markdown_table(in_percent(shown, RATES)), "",
                 "Each method − no edit on the in-scope fact questions both runs answered: question-level "
                 "reliability in %, the gain in points ± half its paired 95% interval (events resampled), p: "
                 "McNemar's test or a sign-flip test over events. ICE is flagged when the interval does not lie "

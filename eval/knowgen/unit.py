@@ -122,8 +122,10 @@ def knowgen_summary(pairs: Sequence[KuPair], setting: str | None = "zero-shot", 
     ci = list(result.difference.ci) if result.difference.ci else None
     out.update(ku_with_context=result.a, ku_without_context=result.b, gap=result.difference.estimate, ci=ci,
                p_value=result.p_value, test=result.test, units=len(keys))
-    verdict = judge_gap(out["gap"], ci, target=MIN_GAP, p_value=result.p_value)
+    verdict = judge_gap(out["gap"], ci, target=MIN_GAP, p_value=result.p_value, stderr=result.difference.stderr,
+                        units=len(keys))
     out.update(excludes_zero=verdict["excludes_zero"], flagged=verdict["flagged"],
+               underpowered=verdict.get("underpowered"), units_needed=verdict.get("units_needed"),
                note=f"the passage in context changes KU accuracy: {verdict['verdict']}")
     return out
 

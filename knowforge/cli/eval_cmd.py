@@ -300,9 +300,11 @@ def _cluster_key(store, run_id: str) -> str | None:
 @click.option("--method", default=None, help="With --list: only runs of this method's benchmarks.")
 @click.option("--benchmark", "benchmark_name", default=None, metavar="METHOD:NAME",
               help="With --list: only runs of this benchmark.")
+@click.option("--events", "events_of", default=None, metavar="METHOD:NAME",
+              help="List the events this benchmark's questions test: id, type, date, slots, questions, text.")
 @home_option
 @handle_errors
-def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, home):
+def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, events_of, home):
     """Accuracy of a run sliced by any item slice, read from the graph, each with its 95% interval
     (accuracy in %, ± half the interval's width; the unit is the item, or the method's group of
     items such as an ELKEN event; json rows carry stderr, ci and units).
@@ -313,13 +315,20 @@ def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, home):
       knowforge results --list --method knowgen
       knowforge results run-20260101T120000-ab12cd34 --by relation,year
       knowforge results run-20260101T120000-ab12cd34 --by domain --format json
+      knowforge results --events events:demo
     """
     from knowforge.eval import results as results_lib
 
+    if events_of is not None and (run_id or list_runs):
+        raise click.UsageError("--events lists a benchmark's events: give it without a RUN_ID or --list")
     store = open_graph(home)
     unit = None
     try:
-        if list_runs or not run_id:
+        if events_of is not None:
+            rows = results_lib.benchmark_events(store, events_of)
+            keys = ["id", "type", "date", "slots", "questions", "text"]
+            id_keys = {"id"}
+        elif list_runs or not run_id:
             rows = results_lib.list_runs(store, method=method, benchmark=benchmark_name)
             # newest first; started_at is in --format json (an eighth column cut the ids at 80 columns)
             keys = ["id", "benchmark", "solver", "scoring", "model", "accuracy", "limit"]
@@ -337,10 +346,15 @@ def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, home):
         return
     from knowforge.models.tables import table_of
 
-    caption = (f"accuracy in %, ± half the width of its 95% interval; unit: {unit}" if unit
+    caption = (f"events of {events_of}, in stacking order; questions: how many of its questions test each"
+               if events_of is not None
+               else f"accuracy in %, ± half the width of its 95% interval; unit: {unit}; interval: "
+                    + ("the eval's cluster bootstrap (as in the run report) where a row holds exactly one task's "
+                       "items, else analytic" if any(r.get("interval_source") for r in rows) else "analytic")
+               if unit
                else "accuracy in %, ± half the width of the 95% interval its report gives (over the run's units)"
                if list_runs or not run_id else None)
-    numeric = ("items", "samples", "correct", "accuracy", "units", "errors")
+    numeric = ("items", "samples", "correct", "accuracy", "units", "errors", "questions")
     cells = [[_cell(row.get(k), k, row.get("ci"), row.get(f"{k}_label")) for k in keys] for row in rows]
     console.print(table_of(keys, cells, right=numeric, ids=id_keys, caption=caption))
 
@@ -358,6 +372,8 @@ def _cell(value, key: str, ci=None, label: str | None = None) -> str:
         return f"{100 * value:.1f}" + (f" ± {100 * (ci[1] - ci[0]) / 2:.1f}" if ci else "")
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, list):
+        return "; ".join(map(str, value))
     return str(value)
 
 
@@ -383,9 +399,12 @@ def _cell(value, key: str, ci=None, label: str | None = None) -> str:
               help="Also check the benchmarks' verdicts against the control model's training set "
                    "(validity.json, validity.md): seen vs unseen, ChroKnow categories vs truth, KnowGen "
                    "with vs without context, ELKEN methods vs no edit.")
+@click.option("--validity-run", "validity_runs", multiple=True, metavar="RUN",
+              help="With --validity: check these runs of the control model (repeatable) instead of the ones "
+                   "its rule picks (per benchmark and method the latest run without --limit).")
 @home_option
 @handle_errors
-def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, home):
+def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, validity_runs, home):
     """Write report.json, report.md and plots/*.png for a run (optionally compared with another):
     every accuracy with its 95% interval, the same sections as the eval's own report.
 
@@ -396,9 +415,13 @@ def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, ho
       knowforge report run-A --plan-gap 0.05                  # items needed to see a 5-point gap
       knowforge report run-2022 --compare run-2023 --compare run-2024   # a trend over years
       knowforge report run-A --validity          # a run of a control model (knowforge train-control)
+      knowforge report run-A --validity --validity-run run-A --validity-run run-B    # these runs only
     """
     from knowforge.eval.report import headline_table, load_report, plan_table, trend_table, write_report
     from knowforge.eval.results import load_run
+
+    if validity_runs and not validity:
+        raise click.UsageError("--validity-run names the runs of --validity: give --validity too")
 
     store = open_graph(home)
     try:
@@ -409,7 +432,7 @@ def report_cmd(run_id, compare, out_dir, resamples, seed, plan_gap, validity, ho
         if validity:
             from knowforge.eval.validity import write_validity
 
-            write_validity(store, run_id, out, report_dirs=[Path("runs")])
+            write_validity(store, run_id, out, report_dirs=[Path("runs")], only=list(validity_runs) or None)
     finally:
         store.close()
     report = load_report(out)
