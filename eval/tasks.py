@@ -34,7 +34,7 @@ from knowforge.errors import ConfigError, InputError
 from knowforge.eval.ask import cache_stats
 from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes, format_number, metric_intervals,
                                         row_text)
-from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
+from knowforge.eval.registry import check_evaluable, metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
 from knowforge.eval.solvers import make_solver
@@ -123,6 +123,7 @@ def check_tasks(tasks: Sequence[Task], plan: Sequence[PlannedRun] | None = None)
     metric gets the solver detail it reads, so a typo or a solver that cannot feed a metric
     fails before the model is asked anything rather than after the first run."""
     for task in tasks:
+        check_evaluable(task.method)
         if task.scorer is not None:
             if task.scorer.args:
                 raise ConfigError(f"task {task.name}: scorers take no arguments ({task.scorer.label})")

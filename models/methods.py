@@ -29,11 +29,15 @@ log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "knowforge.methods"
 
 
+BUILTIN_DISTRIBUTION = "knowforge"
+
+
 @lru_cache(maxsize=1)
-def _load() -> tuple[dict[str, Method], dict[str, str]]:
+def _load() -> tuple[dict[str, Method], dict[str, str], dict[str, str]]:
     methods: dict[str, Method] = {}
     errors: dict[str, str] = {}
     origins: dict[str, str] = {}
+    owners: dict[str, str] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         where = f"entry point {ep.name!r} ({ep.value})"
         if ep.name in methods and origins[ep.name] == ep.value:
@@ -53,7 +57,8 @@ def _load() -> tuple[dict[str, Method], dict[str, str]]:
             continue
         methods[ep.name] = method
         origins[ep.name] = ep.value
-    return dict(sorted(methods.items())), errors
+        owners[ep.name] = ep.dist.name if ep.dist is not None else "?"
+    return dict(sorted(methods.items())), errors, owners
 
 
 def available() -> dict[str, Method]:
@@ -66,8 +71,19 @@ def load_errors() -> dict[str, str]:
     return dict(_load()[1])
 
 
+def distribution(name: str) -> str | None:
+    """The distribution (pip package) that published method ``name``; None if none did."""
+    return _load()[2].get(name)
+
+
+def is_builtin(name: str) -> bool:
+    """Whether method ``name`` is one of knowforge's own (published by knowforge's pyproject):
+    on a name clash the built-in keeps its names and the plug-in is refused."""
+    return distribution(name) == BUILTIN_DISTRIBUTION
+
+
 def get_method(name: str) -> Method:
-    methods, errors = _load()
+    methods, errors, _ = _load()
     if name in methods:
         return methods[name]
     if name in errors:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from scripted_openai import ScriptedCompletions, serving
 
 from knowforge import methods
 from knowforge.cli.main import cli
@@ -221,3 +222,96 @@ def test_a_task_naming_an_unknown_component_fails_before_the_model_is_made(task,
     ok = Task(name="x/ok", solver=Component(name="zero-shot"))
     with pytest.raises(ConfigError, match=message):
         run_tasks(None, "x:t", items, [ok, task], options)
+
+
+def _plugin_source(method: str, metrics: tuple[str, ...]) -> str:
+    """A minimal plug-in method whose evaluation unit declares ``metrics``."""
+    specs = ", ".join(f"MetricSpec({m!r}, lambda data: 0.0)" for m in metrics)
+    return f'''
+from knowforge.eval.unit import EvalUnit, MetricSpec
+from knowforge.models.method import Method, MethodParams
+from knowforge.models.task import Component, Task
+
+
+class Params(MethodParams):
+    pass
+
+
+METHOD = Method(name={method!r}, title={method!r}, description="a clash test", params=Params,
+                generate=lambda store, params, backend=None, progress=None: None, items=lambda store, name: [],
+                tasks=(Task(name="{method}/all", solver=Component(name="zero-shot"), metrics={metrics!r}),),
+                evaluation="kf_{method}:UNIT")
+UNIT = EvalUnit(metrics=({specs},))
+'''
+
+
+@pytest.fixture
+def clashing_plugins(tmp_path, monkeypatch):
+    """Three plug-ins as pip would install them: ``birthyear`` re-declares the built-in metric
+    ``accuracy`` and shares ``year_error`` with ``deathyear``; ``fine`` clashes with nobody."""
+    site = tmp_path / "site"
+    for method, metrics in (("birthyear", ("accuracy", "year_error")), ("deathyear", ("year_error",)),
+                            ("fine", ("fine_metric",))):
+        (site / f"kf_{method}").mkdir(parents=True)
+        (site / f"kf_{method}" / "__init__.py").write_text(_plugin_source(method, metrics))
+        dist = site / f"kf_{method}-0.1.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: kf-{method}\nVersion: 0.1\n")
+        (dist / "entry_points.txt").write_text(f"[knowforge.methods]\n{method} = kf_{method}:METHOD\n")
+    monkeypatch.syspath_prepend(str(site))
+    methods.refresh()
+    yield
+    methods.refresh()
+
+
+class _Coach(ScriptedCompletions):
+    calls: list[str] = []
+
+    def reply(self, prompt: str) -> str:
+        return "Coach"
+
+
+def test_clashing_plugins_are_refused_and_every_other_method_still_evaluates(clashing_plugins, graph_env, store,
+                                                                            tmp_path):
+    from knowforge.errors import ConfigError
+    from knowforge.eval.registry import load_errors, registry
+    from knowforge.eval.tasks import check_tasks
+    from knowforge.models.items_io import write_items
+    from knowforge.models.types import BenchmarkItem
+
+    errors = load_errors()
+    assert set(errors) == {"birthyear", "deathyear"}, errors
+    assert "metric 'accuracy' is declared by both knowforge and method 'birthyear'" in errors["birthyear"]
+    assert "metric 'year_error' is declared by both method 'deathyear' and method 'birthyear'" in errors["birthyear"]
+    assert "metric 'year_error' is declared by both method 'birthyear' and method 'deathyear'" in errors["deathyear"]
+    assert registry().owner("metric", "accuracy") == "knowforge"
+    assert registry().owner("metric", "fine_metric") == "method 'fine'"
+    assert "year_error" not in registry().metrics
+    # the built-ins' tasks and the plug-in that clashes with nobody resolve; a refused one says why
+    for name, method in methods.available().items():
+        if name in errors:
+            with pytest.raises(ConfigError, match=f"method '{name}' cannot be evaluated: evaluation unit refused"):
+                check_tasks(method.tasks)
+        else:
+            check_tasks(method.tasks)
+
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["methods"])
+    assert listed.exit_code == 0
+    assert "birthyear: cannot be evaluated: evaluation unit refused" in listed.stderr
+    assert "deathyear: cannot be evaluated" in listed.stderr and "fine: cannot" not in listed.stderr
+    helped = runner.invoke(cli, ["score", "--help"])
+    assert helped.exit_code == 0 and "elken" in helped.output, helped.output
+
+    # an evaluation through the engine scores with the built-in accuracy
+    bench = tmp_path / "bench.jsonl"
+    write_items(bench, [BenchmarkItem(id="clash:q0", benchmark="clash", task="clash/g", form="generation",
+                                      question="Who?", answers=["Coach"])])
+    with serving(_Coach) as url:
+        result = runner.invoke(cli, ["eval", "--benchmark", str(bench), "--backend", "openai", "--model", "m",
+                                     "--base-url", url, "--no-cache", "--out", str(tmp_path / "runs"), "--silent"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(next((tmp_path / "runs").rglob("summary.json")).read_text())
+    [run] = summary["runs"].values()
+    [metrics] = run["metrics"].values()
+    assert metrics["accuracy"] == 1.0
