@@ -1,7 +1,8 @@
 """How a method's knowledge is drawn in ``knowforge view``: declared by the method, not the viewer.
 
 A ``MethodView`` names what it is opened with (an entity, an event, a LINK statement, a
-ChroKnow record, a NewTerm term), the named Cypher statements it reads, and how the nodes and
+ChroKnow record, a NewTerm term), the named Cypher statements it reads (knowforge's, or for a method from another package its own,
+``"<method>/<name>"``: ``Method.cypher``), and how the nodes and
 edges those statements return are marked (a colour and a legend entry per ``kind``). The
 viewer iterates ``knowforge.methods.available()`` and draws whatever the methods declare, so a
 plug-in method gets its pages with no change to the viewer.
@@ -29,7 +30,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-ViewKey = Literal["entity", "event", "statement", "record", "term"]
+# What a view is opened with: any lower-case word a method chooses (the built-ins use these; a
+# plug-in may name its own, e.g. "person"); the viewer only shows it in links and messages.
+ViewKey = str
 VIEW_KEYS: tuple[str, ...] = ("entity", "event", "statement", "record", "term")
 
 # cytoscape.js layouts shipped in its core build (no extension needed); "preset" places each
@@ -111,8 +114,8 @@ def check_view(view: MethodView, where: str) -> list[str]:
     problems = []
     if not _NAME.match(view.name):
         problems.append(f"{where}: view name {view.name!r} must be a lower-case identifier")
-    if view.key not in VIEW_KEYS:
-        problems.append(f"{where}: key {view.key!r} is not one of {', '.join(VIEW_KEYS)}")
+    if not isinstance(view.key, str) or not _NAME.match(view.key):
+        problems.append(f"{where}: key {view.key!r} must be a lower-case word (e.g. {', '.join(VIEW_KEYS)})")
     if view.layout not in LAYOUTS:
         problems.append(f"{where}: layout {view.layout!r} is not one of {', '.join(LAYOUTS)}")
     for mark in view.node_marks + view.edge_marks:

@@ -315,3 +315,79 @@ def test_clashing_plugins_are_refused_and_every_other_method_still_evaluates(cla
     [run] = summary["runs"].values()
     [metrics] = run["metrics"].values()
     assert metrics["accuracy"] == 1.0
+
+
+def test_a_plugin_owns_its_graph_side(tiny_plugin, store, graph_env):
+    """kf_tiny ships its own Cypher package, label, relationship type and view: its statements
+    load as "tiny/<name>" and pass EXPLAIN, its label joins the allow-list while it is installed,
+    generate writes its label through its own statement, and the viewer draws its view."""
+    from knowforge.errors import UnsafeIdentifier
+    from knowforge.kg.cypher import list_statements, load_cypher, validate_label
+    from knowforge.view.graphs import declared_keys, declared_views, draw_view
+
+    assert "tiny" in methods.available(), methods.load_errors()
+    names = [n for n in list_statements() if n.startswith("tiny/")]
+    assert names == ["tiny/count_sums", "tiny/view_sum", "tiny/view_sum_keys", "tiny/view_sum_numbers",
+                     "tiny/write_sums"]
+    for name in names:
+        try:
+            store.driver.execute_query("EXPLAIN " + load_cypher(name), database_=store.database)
+        except Exception as exc:  # parameters are unknown at EXPLAIN time; syntax is not
+            assert "ParameterMissing" in str(exc) or "Expected parameter" in str(exc), (name, exc)
+    assert validate_label("TinySum") == "TinySum"
+
+    result = CliRunner().invoke(cli, ["generate", "tiny", "--name", "g1", "--size", "4", "--seed", "1", "--silent"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    sums = store.read("tiny/count_sums", benchmark="tiny:g1")
+    questions = {r["id"]: r for r in store.user_query(
+        "MATCH (q:Question)-[:IN_BENCHMARK]->(:Benchmark {id:'tiny:g1'}) WHERE q.form = 'generation' "
+        "RETURN q.id AS id, q.text AS question")}
+    assert sorted(s["question"] for s in sums) == sorted(questions) and len(sums) == 2
+    for s in sums:
+        assert questions[s["question"]]["question"] == f"What is {s['a']} + {s['b']}?"
+
+    registry = declared_views()
+    assert registry.problems == ()
+    view = registry.find("tiny", "sum")
+    [key] = declared_keys(store, view, question_id=sums[0]["question"], entity_id=None)
+    assert key["key"] == sums[0]["id"]
+    drawing = draw_view(store, view, sums[0]["id"], {})
+    assert (drawing.nodes, drawing.edges) == (2, 1)
+    assert drawing.tables[0].rows == [[sums[0]["a"], sums[0]["b"], sums[0]["a"] + sums[0]["b"]]]
+    methods.refresh()
+    with pytest.raises(UnsafeIdentifier):
+        validate_label("TinySum")     # gone with the method that declared it
+
+
+@pytest.mark.parametrize("method,statement,message", [
+    ("sneaky_label", "MERGE (x:Sneaky {id: $id})", "names labels its method does not declare: Sneaky"),
+    ("sneaky_type", "MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) MERGE (a)-[:KNOWS]->(b)",
+     "names relationship types its method does not declare: KNOWS"),
+    ("sneaky_dynamic", "MERGE (x:$($label) {id: $id})", "sets a label or relationship type from a parameter"),
+    ("sneaky_two", "MATCH (x:Entity) RETURN x.id AS id;\nMATCH (x:Fact) DETACH DELETE x", "more than one statement"),
+    ("temporal", "MATCH (x:Entity) RETURN x.id AS id", "is a folder of knowforge's own statements"),
+])
+def test_a_plugin_statement_that_fails_the_static_check_refuses_its_method(tmp_path, monkeypatch, method,
+                                                                            statement, message):
+    # each case its own module name: Python keeps an imported kf_<method> for the session
+    site = tmp_path / "site"
+    package = site / f"kf_{method}"
+    (package / "cypher").mkdir(parents=True)
+    (package / "cypher" / "__init__.py").write_text("")
+    (package / "cypher" / "bad.cypher").write_text(statement + "\n")
+    (package / "__init__.py").write_text(
+        _plugin_source(method, ("unused_metric",)).replace('evaluation="kf_', 'cypher="kf_{m}.cypher", '
+                                                           'evaluation="kf_'.replace("{m}", method)))
+    dist = site / f"kf_{method}-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: kf-{method}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[knowforge.methods]\n{method} = kf_{method}:METHOD\n")
+    monkeypatch.syspath_prepend(str(site))
+    methods.refresh()
+    try:
+        assert method not in methods.available()
+        assert message in methods.load_errors()[method], methods.load_errors()
+        assert "knowgen" in methods.available()
+    finally:
+        methods.refresh()
