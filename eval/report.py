@@ -35,6 +35,7 @@ from typing import Any
 from rich.table import Table
 
 from knowforge.eval.metrics import accuracy
+from knowforge.eval.records import REPORT_VERSION, Report
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
                                       paired_runs, plan_for_gap)
@@ -45,7 +46,6 @@ from knowforge.models.tables import add_columns, table_of
 
 log = logging.getLogger(__name__)
 
-REPORT_VERSION = "2"
 MAX_CATEGORIES = 30
 _BOOL_FORMS = ("boolean", "true-false")
 SHOWN = "accuracies in %, shown as estimate ± half the width of its 95% interval"
@@ -757,6 +757,8 @@ def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequ
         planning = plan_for_gap(data.samples, units, plan_gap, other=other_data[0].samples if other_data else None)
         document["planning"] = planning
     document["plots"] = [f"plots/{p.name}" for p in plots]
+    # the published schema (docs/report.schema.json) is a promise: a report that breaks it fails here
+    Report.model_validate(json.loads(json.dumps(document, default=str)))
     (out / "report.json").write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n",
                                      encoding="utf-8")
     (out / "report.md").write_text(render_markdown(document, document.get("compare"), plots, document.get("extra"),

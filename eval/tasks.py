@@ -34,6 +34,7 @@ from knowforge.errors import ConfigError, InputError
 from knowforge.eval.ask import cache_stats
 from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes, format_number, metric_intervals,
                                         row_text)
+from knowforge.eval.records import check_solver_extra
 from knowforge.eval.registry import check_evaluable, metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
@@ -207,6 +208,7 @@ def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmar
                   started_at: str | None = None, extra: dict | None = None,
                   sections: dict | None = None) -> tuple[str, Path]:
     """Record a solver's answers as a Run in the graph and write its report; (run id, dir)."""
+    check_solver_extra(name or benchmark, output.run_extra)
     run_id = record_run(store, options, output.items, output.samples, benchmark=benchmark, name=name,
                         variants=output.variants, extra={**output.run_extra, **(extra or {})},
                         started_at=started_at)
@@ -262,7 +264,8 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                  "sample": options.sample, "cluster_key": unit_key, "task_filter": list(task_filter) or None,
                  "metric_bootstrap": options.bootstrap, **cache,
                  # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
-                 "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci")}
+                 "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"),
+                                         "scale": r.get("scale")}
                                         for task, rows in intervals.items() for r in rows]}
         sections = {"Task metrics": metric_rows(metrics, intervals)}
         run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
@@ -385,7 +388,7 @@ def _cell(value: Any, stats: dict | None = None) -> str:
     if not isinstance(value, float):
         return str(value)
     stats = stats or {}
-    text = format_number(value, stats.get("ci"), units=stats.get("units"))
+    text = format_number(value, stats.get("ci"), units=stats.get("units"), scale=stats.get("scale"))
     mark = chance_mark(value, stats.get("chance"), stats.get("excludes_chance"))
     if mark:
         text += f" {mark}"
