@@ -41,6 +41,7 @@ LAYOUTS: tuple[str, ...] = ("cose", "breadthfirst", "concentric", "circle", "gri
 NODE_SHAPES: tuple[str, ...] = ("ellipse", "round-rectangle", "rectangle", "diamond", "hexagon",
                                 "triangle", "star", "tag")
 EDGE_STYLES: tuple[str, ...] = ("solid", "dashed", "dotted")
+DRAWINGS: tuple[str, ...] = ("graph", "timeline", "table")
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -85,7 +86,7 @@ class MethodView:
     title: str
     description: str
     key: ViewKey
-    graph: str
+    graph: str                # "" for a table view
     keys: str
     node_marks: tuple[Mark, ...]
     edge_marks: tuple[Mark, ...] = ()
@@ -94,6 +95,10 @@ class MethodView:
     layout: str = "cose"
     max_edges: int = 400      # the graph statement's $limit
     bind: Callable[[], Mapping[str, Any]] | None = None   # fixed parameters of every statement
+    # how it is drawn: "graph" (nodes and edges, placed by ``layout``), "timeline" (the graph
+    # with every node at the x, y its statement returns: time along x; ``layout`` is "preset"),
+    # "table" (no drawing: its ``tables`` are the view; ``graph`` is "")
+    drawing: Literal["graph", "timeline", "table"] = "graph"
 
     def bound(self) -> dict[str, Any]:
         return dict(self.bind()) if self.bind is not None else {}
@@ -103,7 +108,12 @@ class MethodView:
 
     @property
     def statements(self) -> tuple[str, ...]:
-        return (self.graph, self.keys, *(t.statement for t in self.tables))
+        graph = () if self.drawing == "table" else (self.graph,)
+        return (*graph, self.keys, *(t.statement for t in self.tables))
+
+    @property
+    def draws_graph(self) -> bool:
+        return self.drawing != "table"
 
 
 def check_view(view: MethodView, where: str) -> list[str]:
@@ -118,6 +128,12 @@ def check_view(view: MethodView, where: str) -> list[str]:
         problems.append(f"{where}: key {view.key!r} must be a lower-case word (e.g. {', '.join(VIEW_KEYS)})")
     if view.layout not in LAYOUTS:
         problems.append(f"{where}: layout {view.layout!r} is not one of {', '.join(LAYOUTS)}")
+    if view.drawing not in DRAWINGS:
+        problems.append(f"{where}: drawing {view.drawing!r} is not one of {', '.join(DRAWINGS)}")
+    if view.drawing == "timeline" and view.layout != "preset":
+        problems.append(f"{where}: a timeline places its nodes at their x, y: layout must be 'preset'")
+    if view.drawing == "table" and (view.graph or not view.tables):
+        problems.append(f"{where}: a table view has no graph statement (graph=\"\") and at least one table")
     for mark in view.node_marks + view.edge_marks:
         if not _COLOUR.match(mark.colour):
             problems.append(f"{where}: mark {mark.kind!r} has colour {mark.colour!r}; write #rrggbb")
@@ -140,5 +156,5 @@ def check_view(view: MethodView, where: str) -> list[str]:
     return problems
 
 
-__all__ = ["EDGE_STYLES", "LAYOUTS", "Mark", "MethodView", "NODE_SHAPES", "VIEW_KEYS", "ViewKey",
+__all__ = ["DRAWINGS", "EDGE_STYLES", "LAYOUTS", "Mark", "MethodView", "NODE_SHAPES", "VIEW_KEYS", "ViewKey",
            "ViewParam", "ViewTable", "check_view"]

@@ -355,6 +355,16 @@ def test_a_plugin_owns_its_graph_side(tiny_plugin, store, graph_env):
     drawing = draw_view(store, view, sums[0]["id"], {})
     assert (drawing.nodes, drawing.edges) == (2, 1)
     assert drawing.tables[0].rows == [[sums[0]["a"], sums[0]["b"], sums[0]["a"] + sums[0]["b"]]]
+    table = draw_view(store, registry.find("tiny", "numbers"), sums[0]["id"], {})     # drawing="table"
+    assert (table.nodes, table.elements) == (0, []) and table.tables[0].rows == drawing.tables[0].rows
+    from knowforge.view.app import build_app
+    from starlette.testclient import TestClient
+
+    client = TestClient(build_app(store, views=registry), base_url="http://127.0.0.1")   # the Host the guard takes
+    page = client.get("/view/tiny/numbers", params={"key": sums[0]["id"]})
+    assert page.status_code == 200 and "Its numbers" in page.text and 'id="graph"' not in page.text, page.text
+    page = client.get("/view/tiny/sum", params={"key": sums[0]["id"]})
+    assert page.status_code == 200 and 'id="graph"' in page.text, page.text
     methods.refresh()
     with pytest.raises(UnsafeIdentifier):
         validate_label("TinySum")     # gone with the method that declared it
@@ -391,3 +401,23 @@ def test_a_plugin_statement_that_fails_the_static_check_refuses_its_method(tmp_p
         assert "knowgen" in methods.available()
     finally:
         methods.refresh()
+
+
+def test_the_test_plugin_imports_only_the_public_api():
+    """kf_tiny is written as an outside author would write a method: from knowforge.api alone,
+    whose every class and function says what it is."""
+    import ast
+    import inspect
+
+    import knowforge.api as api
+
+    for path in sorted(PLUGIN.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("knowforge"):
+                assert node.module == "knowforge.api", f"{path.name}: from {node.module} import ..."
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith("knowforge") for a in node.names), path.name
+    for name in api.__all__:
+        value = getattr(api, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            assert (value.__doc__ or "").strip(), name

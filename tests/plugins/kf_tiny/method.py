@@ -12,11 +12,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
-from knowforge.models.questions import read_items, source_graph_hash, write_benchmark, write_questions
-from knowforge.models.task import Component, ItemFilter, Task
-from knowforge.models.types import BenchmarkItem
-from knowforge.models.view import Mark, MethodView, ViewTable
+from knowforge.api import (BenchmarkItem, Component, ExportFormat, GenerationSummary, ItemFilter, Mark, Method,
+                           MethodParams, MethodView, Task, ViewTable, read_items, source_graph_hash, write_benchmark,
+                           write_questions)
 
 
 class TinyParams(MethodParams):
@@ -78,5 +76,8 @@ METHOD = Method(
                       node_marks=(Mark("sum", "#1f77b4", "the sum", "round-rectangle"),
                                   Mark("question", "#ff7f0e", "its question")),
                       edge_marks=(Mark("adds", "#333333", "adds up to"),),
-                      tables=(ViewTable("Its numbers", "tiny/view_sum_numbers"),)),),
+                      tables=(ViewTable("Its numbers", "tiny/view_sum_numbers"),)),
+           MethodView(name="numbers", title="A sum's numbers", description="The numbers of a sum, as a table.",
+                      key="sum", graph="", keys="tiny/view_sum_keys", node_marks=(), drawing="table",
+                      tables=(ViewTable("Its numbers", "tiny/view_sum_numbers"),))),
 )
