@@ -421,3 +421,18 @@ def test_the_test_plugin_imports_only_the_public_api():
         value = getattr(api, name)
         if inspect.isclass(value) or inspect.isfunction(value):
             assert (value.__doc__ or "").strip(), name
+
+
+def test_a_view_declares_its_key_and_drawing():
+    """A view's key is any word its method chooses; its drawing is graph, timeline (placed at
+    the statement's x, y) or table (no graph statement)."""
+    from knowforge.models.view import MethodView, ViewTable, check_view
+
+    base = {"title": "t", "description": "d", "keys": "view/knowgen_entity_keys", "node_marks": ()}
+    assert check_view(MethodView(name="ok", key="person", graph="view/knowgen_entity", **base), "w") == []
+    problems = " | ".join(check_view(MethodView(name="t1", key="Person!", graph="view/knowgen_entity",
+                                                drawing="timeline", **base), "w"))
+    assert "key 'Person!'" in problems and "layout must be 'preset'" in problems
+    [problem] = check_view(MethodView(name="t2", key="x", graph="view/knowgen_entity", drawing="table",
+                                      tables=(ViewTable("rows", "view/knowgen_entity_questions"),), **base), "w")
+    assert "a table view has no graph statement" in problem
