@@ -495,6 +495,8 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
             row: dict[str, Any] = {"name": leaf_name(plan.spec.name, path), "metric": plan.spec.name,
                                    "path": list(path), "value": value, "unit": key or "item",
                                    "units": task_units[plan.task.name]}
+            if plan.spec.scale is not None:
+                row["scale"] = plan.spec.scale
             samples = replicates.get((plan.task.name, plan.spec.name, path))
             if note is not None:
                 row.update(stderr=None, ci=None, note=f"not resampled: {note}")
@@ -510,7 +512,8 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                     row["method_note"] = plan.objects_note
             extra = extras.get((plan.task.name, plan.spec.name, path), {})
             row.update(extra)
-            scale = 100.0 if is_percent(path) else 1.0
+            scale = 100.0 if (plan.spec.scale == "percent" if plan.spec.scale is not None else is_percent(path)) \
+                else 1.0
             if "chance" in extra:
                 row["excludes_chance"] = excludes(row.get("ci"), extra["chance"], row["units"], scale)
             if row.get("ci") is not None and "p_value" in extra:
@@ -573,23 +576,34 @@ MARKS = f"`{ABOVE_CHANCE}`: above chance, its interval excludes chance; `{BELOW_
 
 
 def format_number(value: float | None, ci: Sequence[float] | None = None, *, percent: bool = False,
-                  signed: bool = False, units: int | None = None) -> str:
+                  signed: bool = False, units: int | None = None, scale: str | None = None) -> str:
     """The reports' one format: a share (or a number in percent) as ``41.0 ± 2.8`` (in %, ±
-    half the width of its 95% interval); other floats to three significant digits. A
-    zero-width interval is no interval: every unit scored the same, which ``41.0 ± 0.0``
-    would hide; it reads ``0.0, no variation (n = 40)`` (``units``: the units it rests on)."""
+    half the width of its 95% interval); other floats to three significant digits, followed by
+    their unit. A zero-width interval is no interval: every unit scored the same, which
+    ``41.0 ± 0.0`` would hide; it reads ``0.0, no variation (n = 40)`` (``units``: the units it
+    rests on).
+
+    ``scale`` is the metric's declared scale (``MetricSpec.scale``): "share" (shown in %),
+    "percent" (already in %), "count", or a unit ("years"); the display follows it. Without a
+    declaration a float in [-1, 1] is taken for a share."""
     if value is None:
         return "-"
-    if not percent and not -1.0 <= value <= 1.0:
-        text = f"{value:.3g}"
+    if scale is None:
+        as_share = percent or -1.0 <= value <= 1.0
+    else:
+        percent = scale == "percent"
+        as_share = scale in ("share", "percent")
+    if not as_share:
+        unit = f" {scale}" if scale not in (None, "count") else ""
+        text = f"{value:+.3g}" if signed and scale is not None else f"{value:.3g}"
         if ci and ci[0] == ci[1]:
-            return f"{text}, {no_variation(units)}"
-        return text if not ci else f"{text} ± {(ci[1] - ci[0]) / 2:.3g}"
-    scale = 1.0 if percent else 100.0
-    text = f"{scale * value:+.1f}" if signed or value < 0 else f"{scale * value:.1f}"
+            return f"{text}{unit}, {no_variation(units)}"
+        return text + ("" if not ci else f" ± {(ci[1] - ci[0]) / 2:.3g}") + unit
+    factor = 1.0 if percent else 100.0
+    text = f"{factor * value:+.1f}" if signed or value < 0 else f"{factor * value:.1f}"
     if ci and ci[0] == ci[1]:
         return f"{text}, {no_variation(units)}"
-    return text if not ci else f"{text} ± {scale * (ci[1] - ci[0]) / 2:.1f}"
+    return text if not ci else f"{text} ± {factor * (ci[1] - ci[0]) / 2:.1f}"
 
 
 def no_variation(units: int | None) -> str:
@@ -607,21 +621,26 @@ def chance_mark(value: float | None, chance: float | None, excluded: bool | None
 def row_text(row: Mapping[str, Any]) -> dict[str, str]:
     """The cells of one number in a report table: value ± interval (with its chance mark),
     chance, p."""
-    percent = is_percent(tuple(row.get("path") or ()))
+    declared = row.get("scale")
+    percent = is_percent(tuple(row.get("path") or ())) if declared is None else declared == "percent"
     gap = "paired" in row or "p_value" in row          # a difference: signed
     value, chance = row.get("value"), row.get("chance")
     mark = chance_mark(value, chance, row.get("excludes_chance"))
-    cells = {"value": format_number(value, row.get("ci"), percent=percent, signed=gap, units=row.get("units"))
+    cells = {"value": format_number(value, row.get("ci"), percent=percent, signed=gap, units=row.get("units"),
+                                    scale=declared)
              + (f" {mark}" if mark else "")}
     if row.get("ci"):
         low, high = row["ci"]
-        scale = 1.0 if percent or not (-1.0 <= (value or 0.0) <= 1.0) else 100.0
+        if declared is not None:
+            scale = 100.0 if declared == "share" else 1.0
+        else:
+            scale = 1.0 if percent or not (-1.0 <= (value or 0.0) <= 1.0) else 100.0
         cells["95% interval"] = f"[{scale * low:.1f}, {scale * high:.1f}]"
         if row.get("method_note"):
             cells["95% interval"] += f" ({row['method_note']})"
     else:
         cells["95% interval"] = row.get("note") or "-"
-    cells["chance"] = "-" if chance is None else format_number(chance, percent=percent)
+    cells["chance"] = "-" if chance is None else format_number(chance, percent=percent, scale=declared)
     if chance is not None and row.get("excludes_chance") is not None:
         if row["excludes_chance"]:
             cells["chance"] += " (excluded: above)" if mark == ABOVE_CHANCE else \

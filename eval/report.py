@@ -38,6 +38,7 @@ from knowforge.errors import ConfigError
 from knowforge.eval.metric_stats import format_number
 from knowforge.eval.registry import metric_spec
 from knowforge.eval.metrics import accuracy
+from knowforge.eval.records import REPORT_VERSION, Report
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
                                       paired_runs, plan_for_gap)
@@ -49,7 +50,6 @@ from knowforge.models.tables import add_columns, table_of
 
 log = logging.getLogger(__name__)
 
-REPORT_VERSION = "2"
 MAX_CATEGORIES = 30
 _BOOL_FORMS = ("boolean", "true-false")
 SHOWN = "accuracies in %, shown as estimate ± half the width of its 95% interval"
@@ -894,6 +894,8 @@ def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequ
         planning = plan_for_gap(data.samples, units, plan_gap, other=other_data[0].samples if other_data else None)
         document["planning"] = planning
     document["plots"] = [f"plots/{p.name}" for p in plots]
+    # the published schema (docs/report.schema.json) is a promise: a report that breaks it fails here
+    Report.model_validate(json.loads(json.dumps(document, default=str)))
     # keys in the order the report builds them: a table's columns keep the order its section gives
     # them (sorted keys put a task-metric table's columns in alphabetical order in every reader)
     (out / "report.json").write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")

@@ -34,7 +34,8 @@ from knowforge.errors import ConfigError, InputError
 from knowforge.eval.ask import cache_stats
 from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes, format_number, metric_intervals,
                                         row_text)
-from knowforge.eval.registry import metric_spec, scorer_spec, solver_spec
+from knowforge.eval.records import check_solver_extra
+from knowforge.eval.registry import check_evaluable, metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import TASK_METRIC_COUNTS, TASK_METRICS, load_report, write_report
 from knowforge.eval.results import record_run, write_samples_log
 from knowforge.eval.shared_intervals import items_key
@@ -126,6 +127,7 @@ def check_tasks(tasks: Sequence[Task], plan: Sequence[PlannedRun] | None = None)
     metric gets the solver detail it reads, so a typo or a solver that cannot feed a metric
     fails before the model is asked anything rather than after the first run."""
     for task in tasks:
+        check_evaluable(task.method)
         if task.scorer is not None:
             if task.scorer.args:
                 raise ConfigError(f"task {task.name}: scorers take no arguments ({task.scorer.label})")
@@ -209,6 +211,7 @@ def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmar
                   started_at: str | None = None, extra: dict | None = None,
                   sections: dict | None = None) -> tuple[str, Path]:
     """Record a solver's answers as a Run in the graph and write its report; (run id, dir)."""
+    check_solver_extra(name or benchmark, output.run_extra)
     run_id = record_run(store, options, output.items, output.samples, benchmark=benchmark, name=name,
                         variants=output.variants, extra={**output.run_extra, **(extra or {})},
                         started_at=started_at)
@@ -270,6 +273,7 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                  # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
                  # and the one interval the run report prints for a number it also computes (a task's accuracy)
                  "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"),
+                                         "scale": r.get("scale"),
                                          **{k: r[k] for k in ("stderr", "ci_method", "unit", "units", "resamples")
                                             if r.get(k) is not None}}
                                         for task, rows in intervals.items() for r in rows]}
@@ -419,7 +423,7 @@ def _cell(value: Any, stats: dict | None = None) -> str:
     if not isinstance(value, float):
         return str(value)
     stats = stats or {}
-    text = format_number(value, stats.get("ci"), units=stats.get("units"))
+    text = format_number(value, stats.get("ci"), units=stats.get("units"), scale=stats.get("scale"))
     mark = chance_mark(value, stats.get("chance"), stats.get("excludes_chance"))
     if mark:
         text += f" {mark}"

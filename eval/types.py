@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -17,8 +17,9 @@ from knowforge.models.config import BackendConfig
 # How answers are scored: "official" reproduces each benchmark's released scoring script rule
 # for rule (quirks included); "knowforge" (the default) applies the rules we think right.
 # docs/fidelity.md lists every difference with an example.
-SCORING_MODES = ("knowforge", "official")
-DEFAULT_SCORING = "knowforge"
+Scoring = Literal["knowforge", "official"]
+SCORING_MODES: tuple[str, ...] = get_args(Scoring)
+DEFAULT_SCORING: Scoring = "knowforge"
 
 
 class Score(BaseModel):
@@ -89,13 +90,13 @@ class EvalOptions(BaseModel):
     revision: str | None = None          # hf / vllm: model revision (part of the cache key)
     mc_scoring: Literal["generate", "likelihood"] = "generate"
     mc_continuation: Literal["text", "letter"] = "text"
-    scoring: str = DEFAULT_SCORING       # "knowforge" or "official" (the released scripts' rules)
+    scoring: Scoring = DEFAULT_SCORING   # "knowforge" or "official" (the released scripts' rules)
     chat: bool = False                   # send chat messages (the model's chat template)
     model_cutoff: str | None = None      # the model's knowledge cutoff (cutoff slices, validity)
     # bootstrap resamples of every task metric's interval (knowforge.eval.metric_stats); 0: none
     bootstrap: int = Field(1000, ge=0)
 
-    @field_validator("scoring")
+    @field_validator("scoring", mode="before")
     @classmethod
     def _scoring(cls, value: str) -> str:
         if value not in SCORING_MODES:

@@ -26,6 +26,7 @@ in ``eval/`` names a method.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from knowforge.eval.types import EvalOptions, SampleResult, Score
+from knowforge.eval.types import EvalOptions, SampleResult, Score, Scoring
 from knowforge.models.task import Component
 from knowforge.models.types import Backend, BenchmarkItem
 
@@ -105,7 +106,7 @@ class MetricInput:
     items: Sequence[BenchmarkItem]
     samples: Sequence[SampleResult]
     detail: Any = None
-    scoring: str = "knowforge"
+    scoring: Scoring = "knowforge"
 
 
 class CannotResample(Exception):
@@ -186,6 +187,10 @@ class MetricSpec:
       it is recomputed on object-level resamples of the run, and its intervals say so;
     * ``label``: the name reports print (with ``name``) when ``name`` alone would be mistaken
       for another number; ``description`` explains it in the legend under the Task metrics.
+    * ``scale``: what its numbers are, which the reports' display follows: ``"share"`` (a
+      fraction, shown in %), ``"percent"`` (already in %), ``"count"``, or a unit such as
+      ``"years"`` (shown with it). None (the default, kept for metrics written before it): a
+      float in [-1, 1] is shown as a share.
     Integers are counts and get no interval. A metric whose solver detail cannot follow a
     resample (``Remappable``) and that declares no ``totals`` is reported without an
     interval, saying why."""
@@ -202,6 +207,11 @@ class MetricSpec:
     # how reports name it where its name alone would read like another number (a metric
     # "locality" beside the accuracy of a task "<m>/locality")
     label: str = ""
+    scale: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.scale is not None and not re.fullmatch(r"[A-Za-z%][A-Za-z0-9 %/_.-]{0,31}", self.scale):
+            raise ValueError(f"metric {self.name!r}: scale {self.scale!r} is not share, percent, count or a unit")
 
 
 # --- scorers -----------------------------------------------------------------------------------

@@ -137,6 +137,15 @@ class Method:
         """The metadata key whose value is an item's unit of resampling, or None (the item)."""
         return self.cluster_key or self.item_group
     views: tuple[MethodView, ...] = ()    # pictures of its knowledge in `knowforge view`
+    # Its graph side, for a method outside knowforge (the built-ins' statements are knowforge's):
+    # ``cypher`` names an importable package of ``.cypher`` files, whose statement ``x.cypher``
+    # is loaded as ``"<method>/x"`` by the store (``store.read``/``store.write``, views) and
+    # passes the same static check as knowforge's (``knowforge.kg.cypher.check_statement``);
+    # ``labels`` and ``relationship_types`` are those its statements write, which join the
+    # allow-list (``validate_label`` accepts its labels at run time).
+    cypher: str | None = None
+    labels: tuple[str, ...] = ()
+    relationship_types: tuple[str, ...] = ()
 
     def task(self, name: str) -> Task:
         full = name if "/" in name else f"{self.name}/{name}"

@@ -21,7 +21,8 @@ import logging
 from functools import lru_cache
 from importlib.metadata import entry_points
 
-from knowforge.errors import ConfigError
+from knowforge.errors import ConfigError, KnowforgeError
+from knowforge.kg.cypher import GraphSide, list_statements, load_cypher, register_package, unregister_package
 from .method import Method, check_method
 
 log = logging.getLogger(__name__)
@@ -29,11 +30,15 @@ log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "knowforge.methods"
 
 
+BUILTIN_DISTRIBUTION = "knowforge"
+
+
 @lru_cache(maxsize=1)
-def _load() -> tuple[dict[str, Method], dict[str, str]]:
+def _load() -> tuple[dict[str, Method], dict[str, str], dict[str, str]]:
     methods: dict[str, Method] = {}
     errors: dict[str, str] = {}
     origins: dict[str, str] = {}
+    owners: dict[str, str] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         where = f"entry point {ep.name!r} ({ep.value})"
         if ep.name in methods and origins[ep.name] == ep.value:
@@ -51,9 +56,41 @@ def _load() -> tuple[dict[str, Method], dict[str, str]]:
             errors[ep.name] = (f"two entry points define method {ep.name!r}: {origins[ep.name]} and "
                                f"{ep.value}; uninstall one")
             continue
+        try:
+            _register_graph_side(method)
+        except KnowforgeError as exc:
+            errors[ep.name] = f"{where}: its graph side is refused: {exc}"
+            log.warning("method %s: its graph side is refused: %s", where, exc)
+            continue
         methods[ep.name] = method
         origins[ep.name] = ep.value
-    return dict(sorted(methods.items())), errors
+        owners[ep.name] = ep.dist.name if ep.dist is not None else "?"
+    return dict(sorted(methods.items())), errors, owners
+
+
+_REGISTERED: list[str] = []     # methods whose graph side kg.cypher holds (forgotten on refresh)
+
+
+def _register_graph_side(method: Method) -> None:
+    """Hand a method's Cypher package, labels and relationship types to ``kg.cypher``, and load
+    every statement it ships now, so a statement that fails the static check refuses the method
+    at load, named, rather than in the middle of a run."""
+    if method.cypher is None and not method.labels and not method.relationship_types:
+        return
+    side = GraphSide(owner=method.name, package=method.cypher, labels=frozenset(method.labels),
+                     relationship_types=frozenset(method.relationship_types))
+    register_package(side)
+    try:
+        for name in list_statements():
+            if name.startswith(f"{method.name}/") and method.cypher is not None:
+                load_cypher(name)
+    except KnowforgeError:
+        unregister_package(method.name)
+        raise
+    except (ImportError, TypeError) as exc:      # the package named is not there
+        unregister_package(method.name)
+        raise ConfigError(f"cannot read Cypher package {method.cypher!r}: {exc}") from exc
+    _REGISTERED.append(method.name)
 
 
 def available() -> dict[str, Method]:
@@ -66,8 +103,19 @@ def load_errors() -> dict[str, str]:
     return dict(_load()[1])
 
 
+def distribution(name: str) -> str | None:
+    """The distribution (pip package) that published method ``name``; None if none did."""
+    return _load()[2].get(name)
+
+
+def is_builtin(name: str) -> bool:
+    """Whether method ``name`` is one of knowforge's own (published by knowforge's pyproject):
+    on a name clash the built-in keeps its names and the plug-in is refused."""
+    return distribution(name) == BUILTIN_DISTRIBUTION
+
+
 def get_method(name: str) -> Method:
-    methods, errors = _load()
+    methods, errors, _ = _load()
     if name in methods:
         return methods[name]
     if name in errors:
@@ -88,3 +136,5 @@ def split_benchmark(benchmark: str) -> tuple[Method, str]:
 def refresh() -> None:
     """Forget loaded methods (after installing a plug-in in the same process; tests)."""
     _load.cache_clear()
+    while _REGISTERED:
+        unregister_package(_REGISTERED.pop())

@@ -1,7 +1,8 @@
 """How a method's knowledge is drawn in ``knowforge view``: declared by the method, not the viewer.
 
 A ``MethodView`` names what it is opened with (an entity, an event, a LINK statement, a
-ChroKnow record, a NewTerm term), the named Cypher statements it reads, and how the nodes and
+ChroKnow record, a NewTerm term), the named Cypher statements it reads (knowforge's, or for a method from another package its own,
+``"<method>/<name>"``: ``Method.cypher``), and how the nodes and
 edges those statements return are marked (a colour and a legend entry per ``kind``). The
 viewer iterates ``knowforge.methods.available()`` and draws whatever the methods declare, so a
 plug-in method gets its pages with no change to the viewer.
@@ -29,7 +30,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-ViewKey = Literal["entity", "event", "statement", "record", "term"]
+# What a view is opened with: any lower-case word a method chooses (the built-ins use these; a
+# plug-in may name its own, e.g. "person"); the viewer only shows it in links and messages.
+ViewKey = str
 VIEW_KEYS: tuple[str, ...] = ("entity", "event", "statement", "record", "term")
 
 # cytoscape.js layouts shipped in its core build (no extension needed); "preset" places each
@@ -38,6 +41,7 @@ LAYOUTS: tuple[str, ...] = ("cose", "breadthfirst", "concentric", "circle", "gri
 NODE_SHAPES: tuple[str, ...] = ("ellipse", "round-rectangle", "rectangle", "diamond", "hexagon",
                                 "triangle", "star", "tag")
 EDGE_STYLES: tuple[str, ...] = ("solid", "dashed", "dotted")
+DRAWINGS: tuple[str, ...] = ("graph", "timeline", "table")
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -82,7 +86,7 @@ class MethodView:
     title: str
     description: str
     key: ViewKey
-    graph: str
+    graph: str                # "" for a table view
     keys: str
     node_marks: tuple[Mark, ...]
     edge_marks: tuple[Mark, ...] = ()
@@ -91,6 +95,10 @@ class MethodView:
     layout: str = "cose"
     max_edges: int = 400      # the graph statement's $limit
     bind: Callable[[], Mapping[str, Any]] | None = None   # fixed parameters of every statement
+    # how it is drawn: "graph" (nodes and edges, placed by ``layout``), "timeline" (the graph
+    # with every node at the x, y its statement returns: time along x; ``layout`` is "preset"),
+    # "table" (no drawing: its ``tables`` are the view; ``graph`` is "")
+    drawing: Literal["graph", "timeline", "table"] = "graph"
 
     def bound(self) -> dict[str, Any]:
         return dict(self.bind()) if self.bind is not None else {}
@@ -100,7 +108,12 @@ class MethodView:
 
     @property
     def statements(self) -> tuple[str, ...]:
-        return (self.graph, self.keys, *(t.statement for t in self.tables))
+        graph = () if self.drawing == "table" else (self.graph,)
+        return (*graph, self.keys, *(t.statement for t in self.tables))
+
+    @property
+    def draws_graph(self) -> bool:
+        return self.drawing != "table"
 
 
 def check_view(view: MethodView, where: str) -> list[str]:
@@ -111,10 +124,16 @@ def check_view(view: MethodView, where: str) -> list[str]:
     problems = []
     if not _NAME.match(view.name):
         problems.append(f"{where}: view name {view.name!r} must be a lower-case identifier")
-    if view.key not in VIEW_KEYS:
-        problems.append(f"{where}: key {view.key!r} is not one of {', '.join(VIEW_KEYS)}")
+    if not isinstance(view.key, str) or not _NAME.match(view.key):
+        problems.append(f"{where}: key {view.key!r} must be a lower-case word (e.g. {', '.join(VIEW_KEYS)})")
     if view.layout not in LAYOUTS:
         problems.append(f"{where}: layout {view.layout!r} is not one of {', '.join(LAYOUTS)}")
+    if view.drawing not in DRAWINGS:
+        problems.append(f"{where}: drawing {view.drawing!r} is not one of {', '.join(DRAWINGS)}")
+    if view.drawing == "timeline" and view.layout != "preset":
+        problems.append(f"{where}: a timeline places its nodes at their x, y: layout must be 'preset'")
+    if view.drawing == "table" and (view.graph or not view.tables):
+        problems.append(f"{where}: a table view has no graph statement (graph=\"\") and at least one table")
     for mark in view.node_marks + view.edge_marks:
         if not _COLOUR.match(mark.colour):
             problems.append(f"{where}: mark {mark.kind!r} has colour {mark.colour!r}; write #rrggbb")
@@ -137,5 +156,5 @@ def check_view(view: MethodView, where: str) -> list[str]:
     return problems
 
 
-__all__ = ["EDGE_STYLES", "LAYOUTS", "Mark", "MethodView", "NODE_SHAPES", "VIEW_KEYS", "ViewKey",
+__all__ = ["DRAWINGS", "EDGE_STYLES", "LAYOUTS", "Mark", "MethodView", "NODE_SHAPES", "VIEW_KEYS", "ViewKey",
            "ViewParam", "ViewTable", "check_view"]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from scripted_openai import ScriptedCompletions, serving
 
 from knowforge import methods
 from knowforge.cli.main import cli
@@ -221,3 +222,217 @@ def test_a_task_naming_an_unknown_component_fails_before_the_model_is_made(task,
     ok = Task(name="x/ok", solver=Component(name="zero-shot"))
     with pytest.raises(ConfigError, match=message):
         run_tasks(None, "x:t", items, [ok, task], options)
+
+
+def _plugin_source(method: str, metrics: tuple[str, ...]) -> str:
+    """A minimal plug-in method whose evaluation unit declares ``metrics``."""
+    specs = ", ".join(f"MetricSpec({m!r}, lambda data: 0.0)" for m in metrics)
+    return f'''
+from knowforge.eval.unit import EvalUnit, MetricSpec
+from knowforge.models.method import Method, MethodParams
+from knowforge.models.task import Component, Task
+
+
+class Params(MethodParams):
+    pass
+
+
+METHOD = Method(name={method!r}, title={method!r}, description="a clash test", params=Params,
+                generate=lambda store, params, backend=None, progress=None: None, items=lambda store, name: [],
+                tasks=(Task(name="{method}/all", solver=Component(name="zero-shot"), metrics={metrics!r}),),
+                evaluation="kf_{method}:UNIT")
+UNIT = EvalUnit(metrics=({specs},))
+'''
+
+
+@pytest.fixture
+def clashing_plugins(tmp_path, monkeypatch):
+    """Three plug-ins as pip would install them: ``birthyear`` re-declares the built-in metric
+    ``accuracy`` and shares ``year_error`` with ``deathyear``; ``fine`` clashes with nobody."""
+    site = tmp_path / "site"
+    for method, metrics in (("birthyear", ("accuracy", "year_error")), ("deathyear", ("year_error",)),
+                            ("fine", ("fine_metric",))):
+        (site / f"kf_{method}").mkdir(parents=True)
+        (site / f"kf_{method}" / "__init__.py").write_text(_plugin_source(method, metrics))
+        dist = site / f"kf_{method}-0.1.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: kf-{method}\nVersion: 0.1\n")
+        (dist / "entry_points.txt").write_text(f"[knowforge.methods]\n{method} = kf_{method}:METHOD\n")
+    monkeypatch.syspath_prepend(str(site))
+    methods.refresh()
+    yield
+    methods.refresh()
+
+
+class _Coach(ScriptedCompletions):
+    calls: list[str] = []
+
+    def reply(self, prompt: str) -> str:
+        return "Coach"
+
+
+def test_clashing_plugins_are_refused_and_every_other_method_still_evaluates(clashing_plugins, graph_env, store,
+                                                                            tmp_path):
+    from knowforge.errors import ConfigError
+    from knowforge.eval.registry import load_errors, registry
+    from knowforge.eval.tasks import check_tasks
+    from knowforge.models.items_io import write_items
+    from knowforge.models.types import BenchmarkItem
+
+    errors = load_errors()
+    assert set(errors) == {"birthyear", "deathyear"}, errors
+    assert "metric 'accuracy' is declared by both knowforge and method 'birthyear'" in errors["birthyear"]
+    assert "metric 'year_error' is declared by both method 'deathyear' and method 'birthyear'" in errors["birthyear"]
+    assert "metric 'year_error' is declared by both method 'birthyear' and method 'deathyear'" in errors["deathyear"]
+    assert registry().owner("metric", "accuracy") == "knowforge"
+    assert registry().owner("metric", "fine_metric") == "method 'fine'"
+    assert "year_error" not in registry().metrics
+    # the built-ins' tasks and the plug-in that clashes with nobody resolve; a refused one says why
+    for name, method in methods.available().items():
+        if name in errors:
+            with pytest.raises(ConfigError, match=f"method '{name}' cannot be evaluated: evaluation unit refused"):
+                check_tasks(method.tasks)
+        else:
+            check_tasks(method.tasks)
+
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["methods"])
+    assert listed.exit_code == 0
+    assert "birthyear: cannot be evaluated: evaluation unit refused" in listed.stderr
+    assert "deathyear: cannot be evaluated" in listed.stderr and "fine: cannot" not in listed.stderr
+    helped = runner.invoke(cli, ["score", "--help"])
+    assert helped.exit_code == 0 and "elken" in helped.output, helped.output
+
+    # an evaluation through the engine scores with the built-in accuracy
+    bench = tmp_path / "bench.jsonl"
+    write_items(bench, [BenchmarkItem(id="clash:q0", benchmark="clash", task="clash/g", form="generation",
+                                      question="Who?", answers=["Coach"])])
+    with serving(_Coach) as url:
+        result = runner.invoke(cli, ["eval", "--benchmark", str(bench), "--backend", "openai", "--model", "m",
+                                     "--base-url", url, "--no-cache", "--out", str(tmp_path / "runs"), "--silent"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(next((tmp_path / "runs").rglob("summary.json")).read_text())
+    [run] = summary["runs"].values()
+    [metrics] = run["metrics"].values()
+    assert metrics["accuracy"] == 1.0
+
+
+def test_a_plugin_owns_its_graph_side(tiny_plugin, store, graph_env):
+    """kf_tiny ships its own Cypher package, label, relationship type and view: its statements
+    load as "tiny/<name>" and pass EXPLAIN, its label joins the allow-list while it is installed,
+    generate writes its label through its own statement, and the viewer draws its view."""
+    from knowforge.errors import UnsafeIdentifier
+    from knowforge.kg.cypher import list_statements, load_cypher, validate_label
+    from knowforge.view.graphs import declared_keys, declared_views, draw_view
+
+    assert "tiny" in methods.available(), methods.load_errors()
+    names = [n for n in list_statements() if n.startswith("tiny/")]
+    assert names == ["tiny/count_sums", "tiny/view_sum", "tiny/view_sum_keys", "tiny/view_sum_numbers",
+                     "tiny/write_sums"]
+    for name in names:
+        try:
+            store.driver.execute_query("EXPLAIN " + load_cypher(name), database_=store.database)
+        except Exception as exc:  # parameters are unknown at EXPLAIN time; syntax is not
+            assert "ParameterMissing" in str(exc) or "Expected parameter" in str(exc), (name, exc)
+    assert validate_label("TinySum") == "TinySum"
+
+    result = CliRunner().invoke(cli, ["generate", "tiny", "--name", "g1", "--size", "4", "--seed", "1", "--silent"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    sums = store.read("tiny/count_sums", benchmark="tiny:g1")
+    questions = {r["id"]: r for r in store.user_query(
+        "MATCH (q:Question)-[:IN_BENCHMARK]->(:Benchmark {id:'tiny:g1'}) WHERE q.form = 'generation' "
+        "RETURN q.id AS id, q.text AS question")}
+    assert sorted(s["question"] for s in sums) == sorted(questions) and len(sums) == 2
+    for s in sums:
+        assert questions[s["question"]]["question"] == f"What is {s['a']} + {s['b']}?"
+
+    registry = declared_views()
+    assert registry.problems == ()
+    view = registry.find("tiny", "sum")
+    [key] = declared_keys(store, view, question_id=sums[0]["question"], entity_id=None)
+    assert key["key"] == sums[0]["id"]
+    drawing = draw_view(store, view, sums[0]["id"], {})
+    assert (drawing.nodes, drawing.edges) == (2, 1)
+    assert drawing.tables[0].rows == [[sums[0]["a"], sums[0]["b"], sums[0]["a"] + sums[0]["b"]]]
+    table = draw_view(store, registry.find("tiny", "numbers"), sums[0]["id"], {})     # drawing="table"
+    assert (table.nodes, table.elements) == (0, []) and table.tables[0].rows == drawing.tables[0].rows
+    from knowforge.view.app import build_app
+    from starlette.testclient import TestClient
+
+    client = TestClient(build_app(store, views=registry), base_url="http://127.0.0.1")   # the Host the guard takes
+    page = client.get("/view/tiny/numbers", params={"key": sums[0]["id"]})
+    assert page.status_code == 200 and "Its numbers" in page.text and 'id="graph"' not in page.text, page.text
+    page = client.get("/view/tiny/sum", params={"key": sums[0]["id"]})
+    assert page.status_code == 200 and 'id="graph"' in page.text, page.text
+    methods.refresh()
+    with pytest.raises(UnsafeIdentifier):
+        validate_label("TinySum")     # gone with the method that declared it
+
+
+@pytest.mark.parametrize("method,statement,message", [
+    ("sneaky_label", "MERGE (x:Sneaky {id: $id})", "names labels its method does not declare: Sneaky"),
+    ("sneaky_type", "MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) MERGE (a)-[:KNOWS]->(b)",
+     "names relationship types its method does not declare: KNOWS"),
+    ("sneaky_dynamic", "MERGE (x:$($label) {id: $id})", "sets a label or relationship type from a parameter"),
+    ("sneaky_two", "MATCH (x:Entity) RETURN x.id AS id;\nMATCH (x:Fact) DETACH DELETE x", "more than one statement"),
+    ("temporal", "MATCH (x:Entity) RETURN x.id AS id", "is a folder of knowforge's own statements"),
+])
+def test_a_plugin_statement_that_fails_the_static_check_refuses_its_method(tmp_path, monkeypatch, method,
+                                                                            statement, message):
+    # each case its own module name: Python keeps an imported kf_<method> for the session
+    site = tmp_path / "site"
+    package = site / f"kf_{method}"
+    (package / "cypher").mkdir(parents=True)
+    (package / "cypher" / "__init__.py").write_text("")
+    (package / "cypher" / "bad.cypher").write_text(statement + "\n")
+    (package / "__init__.py").write_text(
+        _plugin_source(method, ("unused_metric",)).replace('evaluation="kf_', 'cypher="kf_{m}.cypher", '
+                                                           'evaluation="kf_'.replace("{m}", method)))
+    dist = site / f"kf_{method}-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: kf-{method}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[knowforge.methods]\n{method} = kf_{method}:METHOD\n")
+    monkeypatch.syspath_prepend(str(site))
+    methods.refresh()
+    try:
+        assert method not in methods.available()
+        assert message in methods.load_errors()[method], methods.load_errors()
+        assert "knowgen" in methods.available()
+    finally:
+        methods.refresh()
+
+
+def test_the_test_plugin_imports_only_the_public_api():
+    """kf_tiny is written as an outside author would write a method: from knowforge.api alone,
+    whose every class and function says what it is."""
+    import ast
+    import inspect
+
+    import knowforge.api as api
+
+    for path in sorted(PLUGIN.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("knowforge"):
+                assert node.module == "knowforge.api", f"{path.name}: from {node.module} import ..."
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith("knowforge") for a in node.names), path.name
+    for name in api.__all__:
+        value = getattr(api, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            assert (value.__doc__ or "").strip(), name
+
+
+def test_a_view_declares_its_key_and_drawing():
+    """A view's key is any word its method chooses; its drawing is graph, timeline (placed at
+    the statement's x, y) or table (no graph statement)."""
+    from knowforge.models.view import MethodView, ViewTable, check_view
+
+    base = {"title": "t", "description": "d", "keys": "view/knowgen_entity_keys", "node_marks": ()}
+    assert check_view(MethodView(name="ok", key="person", graph="view/knowgen_entity", **base), "w") == []
+    problems = " | ".join(check_view(MethodView(name="t1", key="Person!", graph="view/knowgen_entity",
+                                                drawing="timeline", **base), "w"))
+    assert "key 'Person!'" in problems and "layout must be 'preset'" in problems
+    [problem] = check_view(MethodView(name="t2", key="x", graph="view/knowgen_entity", drawing="table",
+                                      tables=(ViewTable("rows", "view/knowgen_entity_questions"),), **base), "w")
+    assert "a table view has no graph statement" in problem

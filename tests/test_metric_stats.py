@@ -637,3 +637,29 @@ def test_task_metric_tables_keep_counts_apart_and_leave_out_empty_tasks():
     shares, counts = md.split("## Task metrics", 1)[1].split("## Task metric counts")
     assert "locality.question_level" in shares and "questions" not in shares
     assert "| events/locality · locality.questions | 25 |" in counts and "tendency" not in md
+
+
+def test_a_metric_is_displayed_by_its_declared_scale_not_its_magnitude(monkeypatch):
+    """A mean error of 0.9 years declared in years reads "0.9 years", not "90.0"; a share
+    declared as one is in %, whatever its size; a count is a plain number."""
+    from knowforge.eval.metric_stats import row_text
+    from knowforge.eval.registry import registry
+    from knowforge.eval.unit import MetricSpec
+
+    reg = registry()
+    for name, value, scale in (("year_error", 0.9, "years"), ("legacy_error", 0.9, None),
+                               ("gain", 1.5, "share"), ("n_moved", 0.5, "count")):
+        monkeypatch.setitem(reg.metrics, name, MetricSpec(name, lambda data, v=value: v, scale=scale))
+    items = _items(8, 2)
+    output = SolverOutput(items=items, samples=[SampleResult(i.id, 0, "A", "A", 1.0) for i in items])
+    task = _task(metrics=("year_error", "legacy_error", "gain", "n_moved"))
+    metrics = task_metrics([task], output, "knowforge")
+    rows = {r["metric"]: r for r in metric_intervals([task], output, metrics, "knowforge", key="g", resamples=0)["t/a"]}
+    assert rows["year_error"]["scale"] == "years" and "scale" not in rows["legacy_error"]
+    assert row_text(rows["year_error"])["value"] == "0.9 years"
+    assert row_text(rows["legacy_error"])["value"] == "90.0"          # undeclared: the old guess
+    assert row_text(rows["gain"])["value"] == "150.0"
+    assert row_text(rows["n_moved"])["value"] == "0.5"
+    assert format_number(0.9, [0.5, 1.3], scale="years") == "0.9 ± 0.4 years"
+    with pytest.raises(ValueError, match="scale"):
+        MetricSpec("bad", lambda data: 0.0, scale="{x}")

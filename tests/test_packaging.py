@@ -140,3 +140,34 @@ def test_the_layer_check_sees_relative_and_package_imports(tmp_path, monkeypatch
     assert ("generators/knowgen/e.py", "knowforge.generators.knowgen.apply") in found
     flagged = {path for path, _ in _violations() if path.startswith("generators/")}
     assert flagged == {"generators/knowgen/a.py", "generators/knowgen/b.py", "generators/knowgen/c.py"}
+
+
+def test_every_package_folder_is_in_the_package_list():
+    """setuptools installs only the packages pyproject lists: a folder with an __init__.py that
+    is not listed is missing from a wheel, and its imports fail only after installation."""
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(tool["packages"])
+    found = set()
+    for package, folder in tool["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            if "__pycache__" in init.parts:
+                continue
+            relative = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((package, *relative)))
+    assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
+    assert listed - found == set(), "listed but no folder with an __init__.py"
+
+
+def test_the_wordnet_and_newterm_loaders_import_each_other_one_way_at_module_level():
+    """wordnet.py links term meanings to lemmas (newterms.py), newterms.py reads lemma keys
+    (lemmas.py): no function-level import hides a cycle between the two loaders."""
+    import ast
+
+    loaders = ROOT / "kg" / "loaders"
+    for name, forbidden in (("newterms.py", "knowforge.kg.loaders.wordnet"), ("wordnet.py", None)):
+        tree = ast.parse((loaders / name).read_text())
+        top = set(tree.body)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("knowforge.kg.loaders."):
+                assert node.module != forbidden, f"{name} imports {node.module}"
+                assert node in top, f"{name}:{node.lineno}: function-level import of {node.module}"

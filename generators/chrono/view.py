@@ -25,6 +25,7 @@ TIMELINE_VIEW = MethodView(
     tables=(ViewTable("Questions and answers by year", "view/chrono_timeline_answers"),),
     params=(ViewParam("run", "the run whose answers are shown (a run id)", kind="run"),),
     layout="preset",
+    drawing="timeline",
 )
 
 VIEWS = (TIMELINE_VIEW,)

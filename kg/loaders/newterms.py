@@ -25,6 +25,7 @@ from pathlib import Path
 from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, PendingRecord,
                                        RecordProgress, files_under, parse_json, read_text_lines, slug)
 from knowforge.kg.loaders.checks import json_kind
+from knowforge.kg.loaders.lemmas import base_forms, lemma_key
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Store
 
@@ -217,8 +218,6 @@ def head_word_candidates(meaning: str) -> list[tuple[str, list[str]]]:
     then WordNet's detachment rules); adjacent content-word pairs come first as two-word
     candidates. A definition's parenthesised labels ("(in baseball)") are used only when
     nothing else is left."""
-    from knowforge.kg.loaders.wordnet import base_forms, lemma_key
-
     def words_of(text: str) -> list[str]:
         return [w.lower().strip("'-") for w in _WORD.findall(text)]
 

@@ -43,6 +43,9 @@ from pathlib import Path
 from knowforge.errors import ConfigError, InputError
 from knowforge.kg.loaders.base import (DEFAULT_BATCH_SIZE, LoadContext, LoadReport, RecordProgress,
                                        read_text_lines)
+# base_forms and lemma_key live in lemmas.py (shared with newterms.py); importable from here as before
+from knowforge.kg.loaders.lemmas import base_forms, lemma_key
+from knowforge.kg.loaders.newterms import link_term_lemmas
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Store
 
@@ -78,11 +81,6 @@ RELATIONS = (
 )
 
 _ADJ_MARKER = re.compile(r"\((?:a|p|ip)\)$")
-
-
-def lemma_key(word: str) -> str:
-    """WordNet's own key of a word: lower case, spaces as underscores (``Ice cream`` → ``ice_cream``)."""
-    return "_".join(word.strip().lower().split())
 
 
 def lemma_id(word: str) -> str:
@@ -202,32 +200,6 @@ def parse_index_line(line: str) -> tuple[str, str, tuple[str, ...], int]:
     if any(len(o) != 8 or not o.isdigit() for o in offsets):
         raise ValueError("a synset offset is not 8 digits")
     return lemma, pos, offsets, int(rest[1])
-
-
-# WordNet's "morphy" detachment rules (wn's morph.c), per part of speech
-DETACHMENT = {
-    "n": (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
-          ("men", "man"), ("ies", "y")),
-    "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
-          ("ing", "")),
-    "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
-    "r": (),
-}
-
-
-def base_forms(word: str, exceptions: dict[str, tuple[str, ...]] | None = None) -> list[str]:
-    """Candidate lemma keys of an inflected word, most likely first: the word itself, its
-    irregular bases (``exceptions``), then every detachment rule's result. Existence is the
-    caller's question (a graph lookup or an index)."""
-    key = lemma_key(word)
-    out = [key]
-    for base in (exceptions or {}).get(key, ()):
-        out.append(base)
-    for pos in ("n", "v", "a"):
-        for suffix, ending in DETACHMENT[pos]:
-            if key.endswith(suffix) and len(key) > len(suffix) + 1:
-                out.append(key[: -len(suffix)] + ending)
-    return list(dict.fromkeys(out))
 
 
 # ---- the loader ---------------------------------------------------------------------------------
@@ -431,8 +403,6 @@ def load_wordnet(store: Store, paths: Iterable[str | Path] = (), *, words: Itera
                                            id_key=f"{sid}>{target}",
                                            extra={"synset": sid, "target_synset": target}))
     report = ctx.finish()
-    from knowforge.kg.loaders.newterms import link_term_lemmas
-
     link_term_lemmas(store)
     return report
 

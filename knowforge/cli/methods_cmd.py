@@ -105,4 +105,9 @@ def methods_cmd(method, task, solvers, benchmarks, as_json, home):
         click.echo(f"  formats: {', '.join(export_formats(m))}")
         click.echo(f"  --limit counts {m.unit}; docs: {m.docs or 'README.md'}")
     for name, error in registry.load_errors().items():
-        console.print(f"[red]{name}: failed to load: {error}[/red]")
+        console.print(f"{name}: failed to load: {error}", style="red", markup=False, highlight=False)
+    from knowforge.eval.registry import load_errors as evaluation_errors
+
+    # a method that loaded but whose evaluation side did not (refused on a name clash, or broken)
+    for name, error in evaluation_errors().items():
+        console.print(f"{name}: cannot be evaluated: {error}", style="red", markup=False, highlight=False)

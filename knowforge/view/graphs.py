@@ -165,10 +165,12 @@ def draw_view(store, declared: DeclaredView, key: str, query: Mapping[str, str],
     params, run = view_params(store, declared, query)
     view = declared.view
     fixed = view.bound()
-    rows = store.read(view.graph, key=key, limit=view.max_edges, **fixed, **params)
-    if not rows:
-        raise NotFound(f"view {declared.method}/{view.name} found no {view.key} {key!r}")
-    nodes, edges, left_out = graph_elements(rows[0].get("nodes") or [], rows[0].get("edges") or [])
+    nodes, edges, left_out = [], [], 0
+    if view.draws_graph:
+        rows = store.read(view.graph, key=key, limit=view.max_edges, **fixed, **params)
+        if not rows:
+            raise NotFound(f"view {declared.method}/{view.name} found no {view.key} {key!r}")
+        nodes, edges, left_out = graph_elements(rows[0].get("nodes") or [], rows[0].get("edges") or [])
     tables = []
     for table in view.tables:
         found = store.read(table.statement, key=key, skip=(page - 1) * TABLE_PAGE, limit=TABLE_PAGE + 1,
@@ -176,6 +178,8 @@ def draw_view(store, declared: DeclaredView, key: str, query: Mapping[str, str],
         columns = list(found[0]) if found else []
         tables.append(ViewTableRows(table.title, columns, [[r[c] for c in columns] for r in found[:TABLE_PAGE]],
                                     len(found) > TABLE_PAGE))
+    if not view.draws_graph and page == 1 and not any(t.rows for t in tables):
+        raise NotFound(f"view {declared.method}/{view.name} found no {view.key} {key!r}")
     return Drawing(declared, key, params, nodes + edges, len(nodes), len(edges),
                    truncated=len(edges) + left_out >= view.max_edges, left_out=left_out, tables=tables,
                    page=page, run=run)

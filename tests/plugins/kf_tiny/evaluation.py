@@ -12,12 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from knowforge.eval.metrics import accuracy
-from knowforge.eval.results import run_answers
-from knowforge.eval.solvers import solve_prompted
-from knowforge.eval.types import Score
-from knowforge.eval.unit import (EvalUnit, MetricSpec, RunExport, RunExportSpec, ScorerSpec, SolverOutput,
-                                 SolverSpec, ValiditySection, ValiditySpec)
+from knowforge.api import (EvalUnit, MetricSpec, RunExport, RunExportSpec, Score, ScorerSpec, SolverOutput, SolverSpec,
+                           ValiditySection, ValiditySpec, accuracy, run_answers, solve_prompted)
 
 
 class HintArgs(BaseModel):
@@ -87,7 +83,7 @@ def sums_vs_checks(store, ctx) -> ValiditySection | None:
 
 UNIT = EvalUnit(
     solvers=(SolverSpec("tiny-hint", "zero-shot with a hint line (-S hint=TEXT)", HintArgs, HintSolver),),
-    metrics=(MetricSpec("tiny_sum_accuracy", sum_accuracy, "accuracy on the sums"),),
+    metrics=(MetricSpec("tiny_sum_accuracy", sum_accuracy, "accuracy on the sums", scale="share"),),
     scorers=(ScorerSpec("tiny-sum", score_sum, official=score_sum_official, description="the sum"),),
     run_exports=(RunExportSpec("tiny-answers", "every answer as answers.json", write_answers),),
     validity=(ValiditySpec("tiny", sums_vs_checks),),

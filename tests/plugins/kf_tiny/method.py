@@ -1,4 +1,6 @@
-"""The graph side of the plug-in method: arithmetic questions stored in the graph. Its
+"""The graph side of the plug-in method: arithmetic questions stored in the graph, each sum also
+as a node of its own label (``:TinySum``, written by its own named Cypher in ``cypher/``) that
+its view ``sum`` draws. Its
 evaluation side (``evaluation.py``) is named by reference, as a built-in method names
 ``eval/<m>/``."""
 
@@ -10,10 +12,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
-from knowforge.models.questions import read_items, source_graph_hash, write_benchmark, write_questions
-from knowforge.models.task import Component, ItemFilter, Task
-from knowforge.models.types import BenchmarkItem
+from knowforge.api import (BenchmarkItem, Component, ExportFormat, GenerationSummary, ItemFilter, Mark, Method,
+                           MethodParams, MethodView, Task, ViewTable, read_items, source_graph_hash, write_benchmark,
+                           write_questions)
 
 
 class TinyParams(MethodParams):
@@ -25,9 +26,10 @@ class TinyParams(MethodParams):
 
 def generate(store, params: TinyParams, backend=None, progress=None) -> GenerationSummary:
     rng = random.Random(f"{params.seed}:tiny")
-    items = []
+    items, pairs = [], []
     for i in range(params.size):
         a, b = rng.randint(1, 9), rng.randint(1, 9)
+        pairs.append((a, b))
         form = params.forms[i % len(params.forms)]
         if form == "boolean":
             shown = a + b + (i % 2)
@@ -42,6 +44,9 @@ def generate(store, params: TinyParams, backend=None, progress=None) -> Generati
     write_benchmark(store, method="tiny", name=params.name, seed=params.seed, params=params.model_dump(),
                     source_hash=source_graph_hash(store))
     write_questions(store, items)
+    # its own label, through its own named statement (kf_tiny/cypher/write_sums.cypher)
+    store.write("tiny/write_sums", [{"id": f"sum:{i.id}", "question": i.id, "a": a, "b": b}
+                                    for i, (a, b) in zip(items, pairs, strict=True) if i.form == "generation"])
     if progress:
         progress(len(items))
     return GenerationSummary(method="tiny", name=params.name, benchmark=f"tiny:{params.name}",
@@ -63,4 +68,16 @@ METHOD = Method(
     exports={"sums": ExportFormat("sums", "a JSON list of {q, a}", write_sums)},
     report_slices=("kind",),
     evaluation="kf_tiny.evaluation:UNIT",
+    cypher="kf_tiny.cypher",
+    labels=("TinySum",),
+    relationship_types=("ADDS_UP",),
+    views=(MethodView(name="sum", title="A sum", description="A sum and the question it adds up to.", key="sum",
+                      graph="tiny/view_sum", keys="tiny/view_sum_keys",
+                      node_marks=(Mark("sum", "#1f77b4", "the sum", "round-rectangle"),
+                                  Mark("question", "#ff7f0e", "its question")),
+                      edge_marks=(Mark("adds", "#333333", "adds up to"),),
+                      tables=(ViewTable("Its numbers", "tiny/view_sum_numbers"),)),
+           MethodView(name="numbers", title="A sum's numbers", description="The numbers of a sum, as a table.",
+                      key="sum", graph="", keys="tiny/view_sum_keys", node_marks=(), drawing="table",
+                      tables=(ViewTable("Its numbers", "tiny/view_sum_numbers"),))),
 )
