@@ -485,6 +485,9 @@ def fingerprint(store) -> Fingerprint:
 
 
 def import_args(method: str, tmp_path: Path) -> list[str]:
+    if method == "newterm":
+        from knowforge.kg.loaders.samples import samples_dir
+        return [str(samples_dir() / "newterm_2022"), "--name", "fp"]
     source = {"knowgen": RELEASES / "alcuna", "events": RELEASES / "elken" / "test_truncated.json",
               "chrono": RELEASES / "chroknowbench", "link": RELEASES / "lint"}[method]
     return [str(source), "--name", "fp"]
@@ -492,9 +495,7 @@ def import_args(method: str, tmp_path: Path) -> list[str]:
 
 
 
-# NewTerm is not here: its import loads the release's terms and meaning facts as source data
-# (as `load newterms` does), and its drop keeps them; see the issue-36 report.
-@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link"])
+@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link", "newterm"])
 def test_drop_of_an_imported_benchmark_restores_the_graph_exactly(graph_env, store, tmp_path, method):
     from knowforge.kg.loaders.registry import load_source
     from knowforge.kg.loaders.samples import samples_dir

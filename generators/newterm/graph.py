@@ -88,6 +88,9 @@ def drop_benchmark(store: Store, name: str) -> dict[str, int]:
             if deleted < DELETE_BATCH:
                 break
         counts[what] = total
+    # after the questions and entries: what the import added is kept only if another benchmark uses it
+    rows = store.run_read_write("newterm/delete_created_terms", benchmark=benchmark)
+    counts["terms and meaning facts the import added"] = rows[0]["deleted"] if rows else 0
     store.run("benchmark/delete_benchmark", id=benchmark)
     return counts
 

@@ -81,11 +81,11 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
     # terms first: every (term, meaning) of every file, so questions can point at their facts
     term_records = [(spec.path, lineno, {"term": r["term"], "meaning": r["meaning"], "type": r.get("type")})
                     for spec, rows in parsed.items() for lineno, r in rows]
-    load_term_records(store, term_records, year=year)
+    created = load_release_terms(store, term_records, year)
     write_benchmark(store, method="newterm", name=name, seed=params.seed, params=params.model_dump(mode="json"),
                     source_hash=source_graph_hash(store),
                     props={"year": year, "origin": "imported",
-                           "imported_from": sorted({str(spec.path) for spec in files})})
+                           "imported_from": sorted({str(spec.path) for spec in files}), **created})
     run_id = f"{bid}:run"
     graph.write_generation_run(store, bid, run_id, {
         "kind": "import", "files_json": {spec.name: len(rows) for spec, rows in parsed.items()},
@@ -152,6 +152,26 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
         breakdown={"lines by file": by_file, **({"lines skipped": dict(skipped)} if skipped else {}),
                    "questions by task": dict(Counter(i.task.split("/", 1)[1] for i in built))},
         timings={"total": time.monotonic() - started}, notes=notes)
+
+
+def load_release_terms(store: Store, term_records: list[tuple[Path, int, dict]], year: int) -> dict:
+    """Load the release's terms and meaning facts as source data, leaving the terms and facts
+    already in the graph as they are; returns what was added (the Benchmark node keeps it, and
+    ``--drop`` deletes exactly that, so a drop restores the graph the import found)."""
+    ids = sorted({entity_id(r["term"].strip()) for _path, _line, r in term_records})
+    before = store.read("newterm/read_term_facts", ids=ids)
+    present = {row["id"] for row in before}
+    known = {(row["id"], row["value"], row["point_in_time"]) for row in before if row["fact_id"]}
+    relation_present = store.read("newterm/read_meaning_relation")[0]["present"] > 0
+    fresh = [(path, line, r) for path, line, r in term_records
+             if (entity_id(r["term"].strip()), r["meaning"].strip(), str(year)) not in known]
+    if fresh:
+        load_term_records(store, fresh, year=year, facts_only=frozenset(present))
+    after = store.read("newterm/read_term_facts", ids=ids)
+    old_facts = {row["fact_id"] for row in before}
+    return {"created_terms": sorted({row["id"] for row in after} - present),
+            "created_facts": sorted({row["fact_id"] for row in after if row["fact_id"]} - old_facts),
+            "created_meaning_relation": bool(fresh) and not relation_present}
 
 
 def _check(record, spec) -> None:
