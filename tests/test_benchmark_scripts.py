@@ -103,6 +103,11 @@ SMOKE: dict[str, Smoke] = {
         needs=HF, graph=("wikidata", "cskg", "umls")),
     "make_wikidata_dump": Smoke(
         ("{tmp}/latest-all.json", "--lines", "5"), (r"^wrote 5 entity documents \(",)),
+    "eval_faults": Smoke(
+        ("--requests", "60", "--timeout", "1", "--rate-hang", "0.02", "--rate-malformed", "0.02"),
+        (rf"^runs until done: {NUM} ", rf"^requests per item: {NUM}; baseline {NUM}; ratio {NUM}$",
+         rf"^wall time: {NUM}s; baseline {NUM}s; ratio {NUM}x$",
+         r"^every item answered exactly once, cache consistent: yes$")),
     "newterm_rate": Smoke(
         ("--stride", "20000", "--terms", "2"),
         (rf"^parse only: {NUM} synset lines", rf"baseline plain CREATE: {NUM} rows/s; loader/baseline = {NUM}$",
@@ -131,6 +136,11 @@ SMOKE: dict[str, Smoke] = {
          rf"^writer \(again\) +: .* vs writer {NUM}"), graph=(), forbid=("GRAPH DIFFERS",)),
     # benchmarks/view_first_page.py is on main (issue 29) and not on this branch yet: an entry
     # whose script is absent is never run
+    "view_load": Smoke(
+        ("--graph", "env", "--seconds", "2", "--clients", "4", "--samples", "40"),
+        (rf"^4 clients for 2s over {NUM} page kinds .*: {NUM} requests, {NUM} per second$",
+         rf"^all pages: p50 {NUM}ms, p99 {NUM}ms; one client alone p50 {NUM}ms; ratio {NUM}x$",
+         r"^5xx or failed requests: 0$"), forbid=(r"^statuses: .*\b5\d\d ",), graph=("taxonomy",)),
     "view_first_page": Smoke(
         ("--graph", "env", "--samples", "40", "--per-item", "2", "--repeat", "1"),
         (r"^run of 40 samples \(20 questions x 2\) written in .* the samples page shows [1-9][0-9]* rows",

@@ -123,18 +123,30 @@ def test_every_file_kind_round_trips_export_import_export(store, tmp_path):
         assert (second / name).read_bytes() == (first / name).read_bytes(), name
 
 
-def test_drop_removes_the_benchmark_and_keeps_the_terms(store, tmp_path):
+def test_drop_removes_the_benchmark_and_the_terms_its_import_added(store, tmp_path):
+    """Terms already in the graph stay as they were (properties and facts); the ones the import
+    added go with the benchmark (issue 36: a drop restores the graph the import found)."""
+    from knowforge.kg.loaders.newterms import load_newterms
+
+    loaded = tmp_path / "loaded.jsonl"
+    loaded.write_text(json.dumps({"term": "camello", "meaning": "a camel", "type": "new word", "year": 2024}) + "\n",
+                      encoding="utf-8")
+    load_newterms(store, [loaded])
+    terms = ("MATCH (t:Term) OPTIONAL MATCH (t)-[:HAS_FACT]->(f:Fact) "
+             "RETURN t.id AS id, properties(t) AS t, collect(f.value) AS meanings ORDER BY id")
+    before = store.user_query(terms)
     folder = tmp_path / "multilingual_2024"
     make_release(folder)
     workflow.import_benchmark(METHOD, store, [folder], METHOD.make_params(name="multi"))
-    before = store.user_query("MATCH (t:Term) RETURN count(t) AS n")
+    assert len(store.user_query(terms)) == 3
     counts = workflow.drop(METHOD, store, "multi")
     assert counts["questions and answers"] == 4
+    assert counts["terms and meaning facts the import added"] == 5     # 2 terms, 3 meaning facts
     left = store.user_query(
         "MATCH (n) WHERE n:Question OR n:TermEntry OR n:ReleaseRecord OR n:GenerationRun OR n:Phrase "
         "OR n:Benchmark RETURN count(n) AS n")
     assert left == [{"n": 0}]
-    assert store.user_query("MATCH (t:Term) RETURN count(t) AS n") == before
+    assert store.user_query(terms) == before
 
 
 def test_the_bundled_slice_imports_and_exports_byte_for_byte(store, tmp_path):

@@ -29,6 +29,8 @@ from knowforge.generators.events.elken_release import decode_records, read_elken
 from knowforge.generators.knowgen.alcuna_release import read_alcuna_release
 from knowforge.generators.link.lint_release import read_lint_release
 from knowforge.generators.newterm.method import METHOD as NEWTERM
+from knowforge.kg.store import Store
+from knowforge.models.undo import ImportNotUndone
 from knowforge.kg.loaders.base import LineTooLong, iter_lines
 from knowforge.kg.loaders.wikidata_rdf import load_wikidata_rdf
 from test_loaders_sparql_rdf import DATA, facts_by_statement, write_nt
@@ -485,6 +487,9 @@ def fingerprint(store) -> Fingerprint:
 
 
 def import_args(method: str, tmp_path: Path) -> list[str]:
+    if method == "newterm":
+        from knowforge.kg.loaders.samples import samples_dir
+        return [str(samples_dir() / "newterm_2022"), "--name", "fp"]
     source = {"knowgen": RELEASES / "alcuna", "events": RELEASES / "elken" / "test_truncated.json",
               "chrono": RELEASES / "chroknowbench", "link": RELEASES / "lint"}[method]
     return [str(source), "--name", "fp"]
@@ -492,9 +497,7 @@ def import_args(method: str, tmp_path: Path) -> list[str]:
 
 
 
-# NewTerm is not here: its import loads the release's terms and meaning facts as source data
-# (as `load newterms` does), and its drop keeps them; see the issue-36 report.
-@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link"])
+@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link", "newterm"])
 def test_drop_of_an_imported_benchmark_restores_the_graph_exactly(graph_env, store, tmp_path, method):
     from knowforge.kg.loaders.registry import load_source
     from knowforge.kg.loaders.samples import samples_dir
@@ -508,3 +511,63 @@ def test_drop_of_an_imported_benchmark_restores_the_graph_exactly(graph_env, sto
     assert dropped.exit_code == 0, dropped.output
     after = fingerprint(store)
     assert after == before, before.difference(after)
+
+
+# --- atomic imports (issue 36, item 3): a failure midway leaves the graph as the import found it ------
+class RefusingStore(Store):
+    """The test server's store, except that its write number ``refuse_at`` is a statement the
+    server refuses (``1/0``: Neo4j's ArithmeticError), as if a record were refused there. The
+    writes before it are real; so is the compensation after it."""
+
+    def __init__(self, store, refuse_at: int | None):
+        super().__init__(store.driver, store.database, batch_size=store.batch_size, uri=store.uri)
+        self.refuse_at = refuse_at
+        self.writes = 0
+        self.statements: list[str] = []
+
+    def _execute_write(self, query, params):
+        self.writes += 1
+        self.statements.append(getattr(query, "metadata", None) and query.metadata.get("statement") or str(query)[:60])
+        if self.writes == self.refuse_at:
+            return super()._execute_write("RETURN 1 / 0 AS refused", {})
+        return super()._execute_write(query, params)
+
+
+def method_of(name: str):
+    from knowforge.models.methods import get_method
+
+    return get_method(name)
+
+
+@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link", "newterm"])
+def test_an_import_that_fails_midway_leaves_no_partial_benchmark(store, tmp_path, method):
+    from knowforge.kg.loaders.registry import load_source
+    from knowforge.kg.loaders.samples import samples_dir
+
+    load_source(store, "taxonomy", [samples_dir() / "taxonomy"])
+    source, _, name = import_args(method, tmp_path)
+    chosen = method_of(method)
+    params = chosen.make_params(name=name)
+    before = fingerprint(store)
+    counting = RefusingStore(store, None)
+    workflow.import_benchmark(chosen, counting, [Path(source)], params)
+    writes = counting.writes
+    assert writes >= 3, writes
+    workflow.drop(chosen, store, name)
+    assert fingerprint(store) == before
+    failed = []
+    for refuse_at in sorted({2, writes // 2, writes}):
+        refusing = RefusingStore(store, refuse_at)
+        try:
+            workflow.import_benchmark(chosen, refusing, [Path(source)], params)
+        except Exception as exc:   # noqa: BLE001 (whatever the importer lets out, the graph must be as before)
+            assert re.search("ArithmeticError|/ by zero", str(exc)), exc
+            assert not isinstance(exc, ImportNotUndone), exc
+            failed.append(refuse_at)
+        else:
+            # a loader's batch (terms) isolates what the server refuses, reports it and goes on:
+            # then the import stands, and its drop must restore the graph
+            workflow.drop(chosen, store, name)
+        after = fingerprint(store)
+        assert after == before, (refuse_at, refusing.statements[refuse_at - 1], before.difference(after))
+    assert writes in failed, (writes, failed)      # the last write, after the benchmark was registered

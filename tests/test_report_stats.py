@@ -224,11 +224,11 @@ def test_knowforge_report_writes_the_evals_sections_again(store, graph_env, tmp_
     # the terminal title names the run and its scoring; the table shows intervals
     assert run in result.output and re.search(r"scoring\s+knowforge", result.output) and " ± " in result.output
     # a run recorded before runs stored their sections: its earlier report.json still has them
-    # (in report.json's sorted key order)
+    # (in its sections' own column order: report.json keeps the order its sections give)
     store.user_query("MATCH (r:Run {id: $id}) REMOVE r.report_sections_json", {"id": run}, write=True)
     assert CliRunner().invoke(cli, ["report", run], catch_exceptions=False).exit_code == 0
     again = (run_dir / "report.md").read_text()
-    assert "## Notes\n\nfrom the solver" in again and "| gap | s/gen | -12.5 |" in again and "## Raw" in again
+    assert "## Notes\n\nfrom the solver" in again and "| s/gen | gap | -12.5 |" in again and "## Raw" in again
     table = CliRunner().invoke(cli, ["results", run, "--by", "year"], catch_exceptions=False)
     assert table.exit_code == 0 and " ± " in table.output and "unit: item" in table.output
 

@@ -24,12 +24,13 @@ VIEW = Path(__file__).resolve().parents[1] / "knowforge" / "view"
 
 
 @contextlib.contextmanager
-def serving(store):
-    """The viewer on a free port of 127.0.0.1 in a thread; yields the port."""
+def serving(store, app=None):
+    """The viewer (or ``app``) on a free port of 127.0.0.1 in a thread; yields the port."""
     import uvicorn
 
     sock = bind(0)
-    server = uvicorn.Server(uvicorn.Config(build_app(store, views=None), log_level="warning", lifespan="off"))
+    app = app if app is not None else build_app(store, views=None)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -113,6 +114,27 @@ def test_every_response_carries_the_security_headers(empty_viewer):
     policy = dict(part.split(" ", 1) for part in CONTENT_SECURITY_POLICY.split("; "))
     assert policy["script-src"] == "'self'" and policy["frame-ancestors"] == "'none'"
     assert policy["default-src"] == "'none'"
+
+
+def test_a_server_error_page_carries_the_security_headers_too(session_store):
+    """A page that fails with an unexpected exception is answered by Starlette's outermost
+    layer (ServerErrorMiddleware), outside any middleware in the app's list: the guard must
+    wrap that layer too, or the 500 page goes out with no CSP and can be framed."""
+    from starlette.routing import Route
+
+    def boom(request):
+        raise RuntimeError("a page's own bug")
+
+    app = build_app(session_store, views=None)
+    app.router.routes.insert(0, Route("/boom", boom))
+    with serving(session_store, app) as port:
+        status, headers, body = ask(port, "/boom")
+        assert status == 500 and "RuntimeError" in body and "Something went wrong" in body, body[:500]
+        assert headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
+        status, headers, _ = ask(port, "/static/no-such-file.js")
+        assert status == 404 and headers["x-frame-options"] == "DENY"
+        assert ask(port, "/boom", "evil.example.com")[0] == 400
 
 
 def test_pages_hold_no_inline_script_or_style():

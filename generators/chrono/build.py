@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from knowforge.errors import ConfigError, KnowforgeError
+from knowforge.models.undo import undone_on_failure
 from knowforge.models.types import Backend, BenchmarkItem
 from knowforge.generators.chrono.distractors import (DistractorTask, choose_distractors,
                                                      llm_distractors)
@@ -441,14 +442,22 @@ def import_benchmark(store: Store, paths: Sequence[str], *, name: str, seed: int
     items = build_items(records, benchmark=config.benchmark_id, seed=seed, templates=templates,
                         phrasings=load_phrasings(relations_file))
     stats = {"imported_records": len(records), "items": len(items)}
-    write_benchmark(store, config, records, items, stats, progress=progress, props={
-        "origin": IMPORTED, "imported_from": [str(p) for p in paths], "domains": domains,
-        "import_report_json": json.dumps({"files": report.files, "files_skipped": report.files_skipped,
-                                          "lines_skipped": dict(report.lines_skipped),
-                                          "duplicates": report.duplicates, "variants": dict(report.variants),
-                                          "variants_first": report.variants.first,
-                                          "problems": report.problems}, sort_keys=True, ensure_ascii=False)})
+    with undone_on_failure(config.benchmark_id, lambda: _drop_partial(store, name),
+                           drop_command=f"knowforge generate chrono --drop {name}"):
+        write_benchmark(store, config, records, items, stats, progress=progress, props={
+            "origin": IMPORTED, "imported_from": [str(p) for p in paths], "domains": domains,
+            "import_report_json": json.dumps({"files": report.files, "files_skipped": report.files_skipped,
+                                              "lines_skipped": dict(report.lines_skipped),
+                                              "duplicates": report.duplicates, "variants": dict(report.variants),
+                                              "variants_first": report.variants.first,
+                                              "problems": report.problems}, sort_keys=True, ensure_ascii=False)})
     return ImportResult(config.benchmark_id, records, items, stats, report=report)
+
+
+def _drop_partial(store: Store, name: str) -> None:
+    """What a failed import wrote of ``chrono:<name>``, if it wrote anything."""
+    if read_benchmark(store, name) is not None or store.read("chrono/read_records", benchmark=_bench_id(name)):
+        drop_benchmark(store, name)
 
 
 def drop_benchmark(store: Store, name: str) -> dict[str, int]:

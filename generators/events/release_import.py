@@ -31,6 +31,7 @@ from pathlib import Path
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.kg.store import Store
+from knowforge.models.undo import undone_on_failure
 from knowforge.models.method import GenerationSummary
 from knowforge.models.questions import read_benchmark, source_graph_hash, write_benchmark, write_questions
 
@@ -155,28 +156,29 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
     replaced = drop_release(store, name) if (existing or origins) else None
     if progress:
         progress(len(release.events))
-    plans = [release_plan(e, batch=name, seed=params.seed, date=params.date) for e in release.events]
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    store.write("events/merge_release_entities", entity_rows(release.events))
-    write_benchmark(store, method="events", name=name, seed=params.seed,
-                    params={"import": str(path), "date": params.date, "seed": params.seed},
-                    source_hash=source_graph_hash(store),
-                    props={"origin": ORIGIN, "imported_from": str(path), "file_sha256": digest,
-                           "truncated": report.truncated, "damage_offset": report.damage_offset,
-                           "import_report_json": json.dumps(_report_dict(report), sort_keys=True,
-                                                            ensure_ascii=False)})
-    apply_events(store, plans, fact_rows=release_fact_rows, extra_props={
-        e.id: {"origin": ORIGIN, "release_file": path.name, "release_index": e.index, "release_line": e.line,
-               "release_offset": e.offset,
-               "release_extra_json": json.dumps({k: v for k, v in e.record.items()
-                                                 if k not in ("event_type", "event", "fact", "tendency")},
-                                                sort_keys=True, ensure_ascii=False)}
-        for e in release.events})
-    if progress:
-        progress(len(plans))
-    write_questions(store, release.items, event_ids={i.id: e.id for e in release.events for i in e.items})
-    if progress:
-        progress(len(release.items))
+    with undone_on_failure(bid, lambda: drop_release(store, name), drop_command=f"knowforge generate events --drop {name}"):
+        plans = [release_plan(e, batch=name, seed=params.seed, date=params.date) for e in release.events]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        store.write("events/merge_release_entities", entity_rows(release.events))
+        write_benchmark(store, method="events", name=name, seed=params.seed,
+                        params={"import": str(path), "date": params.date, "seed": params.seed},
+                        source_hash=source_graph_hash(store),
+                        props={"origin": ORIGIN, "imported_from": str(path), "file_sha256": digest,
+                               "truncated": report.truncated, "damage_offset": report.damage_offset,
+                               "import_report_json": json.dumps(_report_dict(report), sort_keys=True,
+                                                                ensure_ascii=False)})
+        apply_events(store, plans, fact_rows=release_fact_rows, extra_props={
+            e.id: {"origin": ORIGIN, "release_file": path.name, "release_index": e.index, "release_line": e.line,
+                   "release_offset": e.offset,
+                   "release_extra_json": json.dumps({k: v for k, v in e.record.items()
+                                                     if k not in ("event_type", "event", "fact", "tendency")},
+                                                    sort_keys=True, ensure_ascii=False)}
+            for e in release.events})
+        if progress:
+            progress(len(plans))
+        write_questions(store, release.items, event_ids={i.id: e.id for e in release.events for i in e.items})
+        if progress:
+            progress(len(release.items))
     return summary_of(release, name=name, path=path, replaced=replaced,
                       seconds=time.monotonic() - started)
 

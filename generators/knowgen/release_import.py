@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from knowforge.errors import ConfigError
 from knowforge.kg.records import stable_id
 from knowforge.kg.store import Store
+from knowforge.models.undo import undone_on_failure
 from knowforge.models.method import GenerationSummary
 from knowforge.models.questions import source_graph_hash, write_benchmark, write_questions
 
@@ -85,23 +86,24 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
     report = release.report
     if progress:
         progress(report.entities)
-    source_hash = source_graph_hash(store)
-    store.run("knowgen/upsert_import_batch", batch=batch, props={
-        "method": "knowgen", "origin": ORIGIN, "seed": params.seed, "params": params.to_json(),
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "source_hash": source_hash,
-        "imported_from": [str(meta_path), str(question_path)]})
-    write_benchmark(store, method="knowgen", name=batch, seed=params.seed,
-                    params={"import": [str(meta_path), str(question_path)]}, source_hash=source_hash,
-                    props={"origin": ORIGIN, "imported_from": [str(meta_path), str(question_path)],
-                           "import_report_json": json.dumps(
-                               {"variants": dict(report.variants), "variants_first": report.variants.first, "problems": [str(p) for p in report.problems],
-                                "questions_skipped": report.questions_skipped, "lines_skipped": report.lines_skipped},
-                               sort_keys=True, ensure_ascii=False)})
-    rows = entity_rows(release, batch)
-    store.write("knowgen/import_entities", rows, batch=batch)
-    write_questions(store, release.items, extra_props={"batch": batch})
-    if progress:
-        progress(len(release.items))
+    with undone_on_failure(bid, lambda: drop_batch(store, batch), drop_command=f"knowforge generate knowgen --drop {batch}"):
+        source_hash = source_graph_hash(store)
+        store.run("knowgen/upsert_import_batch", batch=batch, props={
+            "method": "knowgen", "origin": ORIGIN, "seed": params.seed, "params": params.to_json(),
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "source_hash": source_hash,
+            "imported_from": [str(meta_path), str(question_path)]})
+        write_benchmark(store, method="knowgen", name=batch, seed=params.seed,
+                        params={"import": [str(meta_path), str(question_path)]}, source_hash=source_hash,
+                        props={"origin": ORIGIN, "imported_from": [str(meta_path), str(question_path)],
+                               "import_report_json": json.dumps(
+                                   {"variants": dict(report.variants), "variants_first": report.variants.first, "problems": [str(p) for p in report.problems],
+                                    "questions_skipped": report.questions_skipped, "lines_skipped": report.lines_skipped},
+                                   sort_keys=True, ensure_ascii=False)})
+        rows = entity_rows(release, batch)
+        store.write("knowgen/import_entities", rows, batch=batch)
+        write_questions(store, release.items, extra_props={"batch": batch})
+        if progress:
+            progress(len(release.items))
     linked = sum(r["linked"] for r in store.read("knowgen/count_linked_parents", batch=batch))
     notes = [str(p) for p in report.problems[:MAX_LISTED]]
     if len(report.problems) > MAX_LISTED:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.kg.store import Store
+from knowforge.models.undo import undone_on_failure
 from knowforge.models.method import GenerationSummary
 from knowforge.models.questions import read_benchmark, source_graph_hash, write_benchmark, write_questions
 
@@ -70,20 +71,21 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
                          + (f" ({'; '.join(report.problems[:3])})" if report.problems else ""), path=str(files[0]))
     if progress:
         progress(len(release.statements))
-    write_benchmark(store, method="link", name=name, seed=params.seed, params={"import": [str(f) for f in files]},
-                    source_hash=source_graph_hash(store),
-                    props={"origin": ORIGIN, "imported_from": [str(f) for f in files],
-                           "statements": len(release.statements),
-                           "import_report_json": json.dumps(
-                               {"files": report.files, "lines_skipped": dict(report.lines_skipped),
-                                "duplicates": report.duplicates, "variants": dict(report.variants),
-                                "variants_first": report.variants.first,
-                                "templates_left_out": {str(k): v for k, v in report.templates_left_out.items()},
-                                "problems": report.problems}, sort_keys=True, ensure_ascii=False)})
-    store.write("link/apply_inferred_facts", conclusion_rows(release, benchmark=benchmark, name=name))
-    write_questions(store, release.items)
-    if progress:
-        progress(len(release.items))
+    with undone_on_failure(benchmark, lambda: drop_link(store, name), drop_command=f"knowforge generate link --drop {name}"):
+        write_benchmark(store, method="link", name=name, seed=params.seed, params={"import": [str(f) for f in files]},
+                        source_hash=source_graph_hash(store),
+                        props={"origin": ORIGIN, "imported_from": [str(f) for f in files],
+                               "statements": len(release.statements),
+                               "import_report_json": json.dumps(
+                                   {"files": report.files, "lines_skipped": dict(report.lines_skipped),
+                                    "duplicates": report.duplicates, "variants": dict(report.variants),
+                                    "variants_first": report.variants.first,
+                                    "templates_left_out": {str(k): v for k, v in report.templates_left_out.items()},
+                                    "problems": report.problems}, sort_keys=True, ensure_ascii=False)})
+        store.write("link/apply_inferred_facts", conclusion_rows(release, benchmark=benchmark, name=name))
+        write_questions(store, release.items)
+        if progress:
+            progress(len(release.items))
     notes = report.problems[:MAX_LISTED]
     if len(report.problems) > MAX_LISTED:
         notes.append(f"... and {len(report.problems) - MAX_LISTED} more (all in the benchmark's import_report_json)")

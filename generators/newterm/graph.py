@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from knowforge.kg.store import Store
-from knowforge.models.questions import property_value
+from knowforge.models.questions import property_value, read_benchmark
 
 DELETE_BATCH = 5000
 
@@ -72,9 +72,13 @@ def read_release_records(store: Store, benchmark: str) -> list[dict]:
     return store.read("newterm/read_release_records", benchmark=benchmark)
 
 
-def drop_benchmark(store: Store, name: str) -> dict[str, int]:
-    """Delete benchmark ``newterm:NAME`` and everything generation or import added for it."""
+def drop_benchmark(store: Store, name: str, created: dict | None = None) -> dict[str, int]:
+    """Delete benchmark ``newterm:NAME`` and everything generation or import added for it.
+    ``created``: what an import added to the source graph (``created_terms``, ``created_facts``,
+    ``created_meaning_relation``); by default the lists its Benchmark node keeps."""
     benchmark = f"newterm:{name}"
+    if created is None:
+        created = read_benchmark(store, benchmark) or {}
     counts = {}
     for what, statement in (("questions and answers", "newterm/delete_questions"),
                             ("runs", "newterm/delete_runs"),
@@ -88,6 +92,11 @@ def drop_benchmark(store: Store, name: str) -> dict[str, int]:
             if deleted < DELETE_BATCH:
                 break
         counts[what] = total
+    # after the questions and entries: what the import added is kept only if another benchmark uses it
+    rows = store.run_read_write("newterm/delete_created_terms", facts=list(created.get("created_facts") or []),
+                                terms=list(created.get("created_terms") or []),
+                                relation=bool(created.get("created_meaning_relation")))
+    counts["terms and meaning facts the import added"] = rows[0]["deleted"] if rows else 0
     store.run("benchmark/delete_benchmark", id=benchmark)
     return counts
 

@@ -21,6 +21,7 @@ from knowforge.kg.release_input import parse_release_json, record_problem, relea
 from knowforge.kg.store import Store
 from knowforge.models.method import GenerationSummary
 from knowforge.models.questions import source_graph_hash, write_benchmark, write_questions
+from knowforge.models.undo import undone_on_failure
 
 from . import graph
 from .params import NewTermParams
@@ -81,63 +82,66 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
     # terms first: every (term, meaning) of every file, so questions can point at their facts
     term_records = [(spec.path, lineno, {"term": r["term"], "meaning": r["meaning"], "type": r.get("type")})
                     for spec, rows in parsed.items() for lineno, r in rows]
-    load_term_records(store, term_records, year=year)
-    write_benchmark(store, method="newterm", name=name, seed=params.seed, params=params.model_dump(mode="json"),
-                    source_hash=source_graph_hash(store),
-                    props={"year": year, "origin": "imported",
-                           "imported_from": sorted({str(spec.path) for spec in files})})
-    run_id = f"{bid}:run"
-    graph.write_generation_run(store, bid, run_id, {
-        "kind": "import", "files_json": {spec.name: len(rows) for spec, rows in parsed.items()},
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds")})
+    before = term_state(store, term_records)
+    with undone_on_failure(bid, lambda: graph.drop_benchmark(store, name, created=created_since(store, before)),
+                           drop_command=f"knowforge generate newterm --drop {name}"):
+        created = load_release_terms(store, term_records, year, before)
+        write_benchmark(store, method="newterm", name=name, seed=params.seed, params=params.model_dump(mode="json"),
+                        source_hash=source_graph_hash(store),
+                        props={"year": year, "origin": "imported",
+                               "imported_from": sorted({str(spec.path) for spec in files}), **created})
+        run_id = f"{bid}:run"
+        graph.write_generation_run(store, bid, run_id, {
+            "kind": "import", "files_json": {spec.name: len(rows) for spec, rows in parsed.items()},
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds")})
 
-    entries: dict[str, dict] = {}
-    listed = [(lineno, r) for spec, rows in parsed.items() if spec.kind == "terms" for lineno, r in rows]
-    for lineno, r in listed:
-        eid = entry_id(bid, r["term"], r["meaning"])
-        entries.setdefault(eid, _entry(eid, r, year, position=lineno, listed=True))
-    for spec, rows in parsed.items():
-        for _lineno, r in rows:
+        entries: dict[str, dict] = {}
+        listed = [(lineno, r) for spec, rows in parsed.items() if spec.kind == "terms" for lineno, r in rows]
+        for lineno, r in listed:
             eid = entry_id(bid, r["term"], r["meaning"])
-            entries.setdefault(eid, _entry(eid, r, year, position=None, listed=False))
-    graph.write_entries(store, bid, entries.values())
+            entries.setdefault(eid, _entry(eid, r, year, position=lineno, listed=True))
+        for spec, rows in parsed.items():
+            for _lineno, r in rows:
+                eid = entry_id(bid, r["term"], r["meaning"])
+                entries.setdefault(eid, _entry(eid, r, year, position=None, listed=False))
+        graph.write_entries(store, bid, entries.values())
 
-    release_rows, related_rows, phrases = [], [], {}
-    for spec, rows in parsed.items():
-        if spec.kind == "question":
-            continue
-        for lineno, r in rows:
-            release_rows.append((spec.name, lineno, r))
-            if spec.kind != "related":
+        release_rows, related_rows, phrases = [], [], {}
+        for spec, rows in parsed.items():
+            if spec.kind == "question":
                 continue
-            eid = entry_id(bid, r["term"], r["meaning"])
-            for position, text in enumerate(r["phrases"]):
-                rank = phrases.setdefault(eid, {}).setdefault(text.lower(), len(phrases[eid]))
-                related_rows.append({"entry_id": eid, "rank": rank, "text": text, "node_id": None,
-                                     "props": {"kind": "unknown", "origin": "release", "kept": True,
-                                               "position": position, "line": lineno}})
-    graph.write_release_records(store, bid, release_rows)
-    graph.write_related(store, related_rows)
+            for lineno, r in rows:
+                release_rows.append((spec.name, lineno, r))
+                if spec.kind != "related":
+                    continue
+                eid = entry_id(bid, r["term"], r["meaning"])
+                for position, text in enumerate(r["phrases"]):
+                    rank = phrases.setdefault(eid, {}).setdefault(text.lower(), len(phrases[eid]))
+                    related_rows.append({"entry_id": eid, "rank": rank, "text": text, "node_id": None,
+                                         "props": {"kind": "unknown", "origin": "release", "kept": True,
+                                                   "position": position, "line": lineno}})
+        graph.write_release_records(store, bid, release_rows)
+        graph.write_related(store, related_rows)
 
-    built, links = [], []
-    for spec, rows in parsed.items():
-        if spec.kind != "question":
-            continue
-        stem = spec.name.rsplit(".", 1)[0]
-        for lineno, r in rows:
-            extra = {"sample": spec.sample} if spec.sample else {}
-            item = make_item(r, benchmark=bid, task=spec.task, variant=spec.variant, file=spec.name,
-                             position=lineno, year=year, item_id=f"{bid}:{stem}:{lineno:05d}",
-                             extra_slices=extra, extra_metadata={"generation_run": run_id})
-            built.append(item)
-            eid = item.metadata["entry_id"]
-            ranks = phrases.get(eid, {})
-            distractors = [{"rank": ranks[c.lower()], "position": i} for i, c in enumerate(item.choices)
-                           if i != item.answer_index and c.lower() in ranks]
-            links.append({"question_id": item.id, "entry_id": eid, "run_id": run_id, "verdict": {},
-                          "distractors": distractors})
-    write_questions(store, built)
-    graph.link_questions(store, links)
+        built, links = [], []
+        for spec, rows in parsed.items():
+            if spec.kind != "question":
+                continue
+            stem = spec.name.rsplit(".", 1)[0]
+            for lineno, r in rows:
+                extra = {"sample": spec.sample} if spec.sample else {}
+                item = make_item(r, benchmark=bid, task=spec.task, variant=spec.variant, file=spec.name,
+                                 position=lineno, year=year, item_id=f"{bid}:{stem}:{lineno:05d}",
+                                 extra_slices=extra, extra_metadata={"generation_run": run_id})
+                built.append(item)
+                eid = item.metadata["entry_id"]
+                ranks = phrases.get(eid, {})
+                distractors = [{"rank": ranks[c.lower()], "position": i} for i, c in enumerate(item.choices)
+                               if i != item.answer_index and c.lower() in ranks]
+                links.append({"question_id": item.id, "entry_id": eid, "run_id": run_id, "verdict": {},
+                              "distractors": distractors})
+        write_questions(store, built)
+        graph.link_questions(store, links)
 
     by_file = {spec.name: len(rows) for spec, rows in parsed.items()}
     notes = [f"not a release file, left out: {p}" for p in other[:MAX_LISTED]]
@@ -152,6 +156,38 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
         breakdown={"lines by file": by_file, **({"lines skipped": dict(skipped)} if skipped else {}),
                    "questions by task": dict(Counter(i.task.split("/", 1)[1] for i in built))},
         timings={"total": time.monotonic() - started}, notes=notes)
+
+
+def term_state(store: Store, term_records: list[tuple[Path, int, dict]]) -> dict:
+    """The release's terms as the graph holds them before an import: which entities are there,
+    with which meaning facts, and whether the ``meaning`` relation is."""
+    ids = sorted({entity_id(r["term"].strip()) for _path, _line, r in term_records})
+    rows = store.read("newterm/read_term_facts", ids=ids)
+    return {"ids": ids, "rows": rows, "relation": store.read("newterm/read_meaning_relation")[0]["present"] > 0}
+
+
+def created_since(store: Store, before: dict) -> dict:
+    """What was added to the release's terms since ``before`` (``term_state``): the lists the
+    Benchmark node keeps for ``--drop``."""
+    after = store.read("newterm/read_term_facts", ids=before["ids"])
+    relation = store.read("newterm/read_meaning_relation")[0]["present"] > 0
+    return {"created_terms": sorted({r["id"] for r in after} - {r["id"] for r in before["rows"]}),
+            "created_facts": sorted({r["fact_id"] for r in after if r["fact_id"]}
+                                    - {r["fact_id"] for r in before["rows"]}),
+            "created_meaning_relation": relation and not before["relation"]}
+
+
+def load_release_terms(store: Store, term_records: list[tuple[Path, int, dict]], year: int, before: dict) -> dict:
+    """Load the release's terms and meaning facts as source data, leaving the terms and facts
+    already in the graph (``before``) as they are; returns what was added (the Benchmark node
+    keeps it, and ``--drop`` deletes exactly that, so a drop restores the graph the import found)."""
+    present = {row["id"] for row in before["rows"]}
+    known = {(row["id"], row["value"], row["point_in_time"]) for row in before["rows"] if row["fact_id"]}
+    fresh = [(path, line, r) for path, line, r in term_records
+             if (entity_id(r["term"].strip()), r["meaning"].strip(), str(year)) not in known]
+    if fresh:
+        load_term_records(store, fresh, year=year, facts_only=frozenset(present))
+    return created_since(store, before)
 
 
 def _check(record, spec) -> None:

@@ -126,26 +126,29 @@ def _read_tsv(ctx: LoadContext, path: Path, year: int | None) -> None:
 
 
 def load_term_records(store: Store, records: Iterable[tuple[Path, int, dict]], *, year: int,
-                      batch_size: int = DEFAULT_BATCH_SIZE) -> LoadReport:
+                      batch_size: int = DEFAULT_BATCH_SIZE, facts_only: frozenset[str] = frozenset()) -> LoadReport:
     """Terms already parsed elsewhere (a NewTerm release's question files): ``(file, line,
-    {term, meaning, type})`` records, loaded exactly as ``load_newterms`` loads a line."""
+    {term, meaning, type})`` records, loaded exactly as ``load_newterms`` loads a line.
+    The Term entities named in ``facts_only`` get their meaning facts but are not rewritten
+    (an import leaves the terms already in the graph as they are, so its drop restores them)."""
     ctx = LoadContext(store, SOURCE, batch_size=batch_size)
     with ctx.record() as out:
         out.relation(RelationRecord(id="meaning", label="meaning", source=SOURCE))
     for path, lineno, record in records:
         ctx.read()
-        _term(ctx, Path(path), lineno, record, year)
+        _term(ctx, Path(path), lineno, record, year, facts_only)
     report = ctx.finish()
     link_term_lemmas(store)
     return report
 
 
-def _term(ctx: LoadContext, path: Path, lineno: int, record, year: int | None) -> None:
+def _term(ctx: LoadContext, path: Path, lineno: int, record, year: int | None,
+          facts_only: frozenset[str] = frozenset()) -> None:
     with ctx.record(path, lineno) as out:
-        _read_term(out, record, year)
+        _read_term(out, record, year, facts_only)
 
 
-def _read_term(out: PendingRecord, record, year: int | None) -> None:
+def _read_term(out: PendingRecord, record, year: int | None, facts_only: frozenset[str] = frozenset()) -> None:
     """One term record → its Term entity and meaning fact, or the reason it is refused."""
     if not isinstance(record, dict):
         out.refuse("missing_field", f"a term record is an object with 'term' and 'meaning', not "
@@ -172,8 +175,9 @@ def _read_term(out: PendingRecord, record, year: int | None) -> None:
     if not out.claim_id(eid, term):
         return
     extra = {k: v for k, v in (("term_type", record.get("type")), ("dictionary", record.get("source"))) if v}
-    out.entity(EntityRecord(id=eid, name=term, labels=("Term",), domain=DOMAIN, source=SOURCE,
-                            source_file=out_file(out), extra={**extra, "year_added": term_year}))
+    if eid not in facts_only:
+        out.entity(EntityRecord(id=eid, name=term, labels=("Term",), domain=DOMAIN, source=SOURCE,
+                                source_file=out_file(out), extra={**extra, "year_added": term_year}))
     out.fact(FactRecord(subject_id=eid, relation="meaning", value=record["meaning"].strip(),
                         datatype="string", point_in_time=str(term_year), point_in_time_precision="year",
                         start_year=term_year, source=SOURCE, relation_label="meaning", subject_name=term,

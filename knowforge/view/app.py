@@ -28,7 +28,6 @@ import jinja2
 from neo4j.exceptions import DriverError, Neo4jError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
@@ -263,6 +262,15 @@ def server_error(request: Request, exc: Exception) -> Response:
     return _error(request, 500, "Something went wrong", f"{type(exc).__name__}: {exc}")
 
 
+class GuardedStarlette(Starlette):
+    """Starlette with ``OriginGuard`` outside its whole stack. Listed in ``middleware=`` the guard
+    sits inside ServerErrorMiddleware, so the 500 page of an unexpected exception (that layer
+    answers it) went out without the security headers, and a foreign Host could still read it."""
+
+    def build_middleware_stack(self):
+        return OriginGuard(super().build_middleware_stack())
+
+
 def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCache | None = None,
               inline_answers: int = runs.INLINE_ANSWERS) -> Starlette:
     """The viewer over ``store``; ``views`` defaults to every installed method's declarations,
@@ -285,7 +293,7 @@ def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCac
     handlers = {HTTPException: not_found, NotFound: not_found, BadRequest: bad_request,
                 GraphUnavailable: graph_unavailable, DriverError: graph_unavailable,
                 Neo4jError: graph_error, Exception: server_error}
-    app = Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(OriginGuard)])
+    app = GuardedStarlette(routes=routes, exception_handlers=handlers)
     app.state.viewer = ViewerState(store=store, views=views if views is not None else declared_views(),
                                    cache=stats_cache if stats_cache is not None else StatsCache(),
                                    inline_answers=inline_answers)
