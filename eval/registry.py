@@ -19,8 +19,8 @@ from typing import Any
 
 from knowforge.errors import ConfigError
 from knowforge.models.methods import available, is_builtin
-from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricSpec, RunExportSpec, RunViewSpec, ScorerSpec,
-                                 SolverSpec, ValiditySpec)
+from knowforge.eval.unit import (EvalUnit, FileScoringSpec, ListingSpec, MetricSpec, RunExportSpec, RunViewSpec,
+                                 ScorerSpec, SolverSpec, ValiditySpec)
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,7 @@ class Registry:
     file_scorings: dict[str, FileScoringSpec] = field(default_factory=dict)
     validity: dict[str, ValiditySpec] = field(default_factory=dict)
     run_views: dict[str, RunViewSpec] = field(default_factory=dict)
+    listings: dict[str, ListingSpec] = field(default_factory=dict)
     owners: dict[tuple[str, str], str] = field(default_factory=dict)
     # method name -> why its unit is not in the registry (failed to load, or refused on a clash)
     errors: dict[str, str] = field(default_factory=dict)
@@ -69,7 +70,8 @@ class Registry:
         return (("solver", self.solvers, unit.solvers), ("metric", self.metrics, unit.metrics),
                 ("scorer", self.scorers, unit.scorers), ("run export", self.run_exports, unit.run_exports),
                 ("file scoring", self.file_scorings, unit.file_scorings),
-                ("validity check", self.validity, unit.validity), ("run view", self.run_views, unit.run_views))
+                ("validity check", self.validity, unit.validity), ("run view", self.run_views, unit.run_views),
+                ("listing", self.listings, unit.listings))
 
     def names(self, unit: EvalUnit) -> list[tuple[str, str]]:
         """Every (kind, name) ``unit`` declares, in declaration order."""
@@ -101,6 +103,13 @@ class Registry:
 
     def owner(self, kind: str, name: str) -> str | None:
         return self.owners.get((kind, name))
+
+    def listing_of(self, method: str) -> ListingSpec | None:
+        """The listing the method ``method`` declares (``knowforge results --units``), if any."""
+        for name, spec in self.listings.items():
+            if self.owners.get(("listing", name)) == f"method {method!r}":
+                return spec
+        return None
 
 
 def _owner(method) -> str:

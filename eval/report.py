@@ -651,7 +651,7 @@ def _section_legend(title: str, body: Any, report: Mapping) -> str:
                 "than `knowforge report --plan-gap` asks for."
                 + (" Metrics: " + "; ".join(meanings) + "." if meanings else ""))
     if title == TASK_METRIC_COUNTS:
-        return ("count of: which integer member of the metric's value (questions, events ...); count: that "
+        return ("count of: which integer member of the metric's value (questions, units, ...); count: that "
                 "integer, a count with no interval (kept apart from the shares of Task metrics).")
     return ""
 

@@ -220,19 +220,6 @@ def _report_overall(report_dir: str | None) -> dict:
         return {}          # a report moved or never written: the list shows no interval
 
 
-def benchmark_events(store, benchmark: str) -> list[dict]:
-    """The events the questions of ``benchmark`` test, in stacking order: ``id``, ``type``,
-    ``date``, ``text``, ``slots`` ("slot: entity") and ``questions`` (how many test it). An
-    unknown benchmark, or one whose questions test no event, is a ConfigError that says so."""
-    if not store.read("benchmark/read_benchmark", id=benchmark):
-        raise ConfigError(f"no benchmark {benchmark!r} in the graph: give its id as METHOD:NAME (e.g. "
-                          "events:demo), as `knowforge results --list` shows it")
-    rows = store.read("benchmark/list_events", benchmark=benchmark)
-    if not rows:
-        raise ConfigError(f"benchmark {benchmark!r} has no events: none of its questions tests an :Event")
-    return rows
-
-
 def run_answers(store, run_id: str) -> list[dict]:
     """[{question: {...}, answer: {...}}] of a run, ordered by question id and sample."""
     load_run(store, run_id)

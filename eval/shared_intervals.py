@@ -73,6 +73,12 @@ class SharedIntervals:
     def apply(self, stats: dict, ids: set[str] | frozenset[str], value_key: str = "accuracy") -> dict:
         row = self.row(ids, stats.get(value_key))
         if row is not None:
+            # the analytic (cluster-robust) figures stay beside it, for readers that compare them
+            # with a peer's formula (lm-eval's acc_stderr: tests/test_stats_lm_eval.py)
+            if stats.get("stderr") is not None:
+                stats["analytic_stderr"] = stats["stderr"]
+            if stats.get("ci") is not None:
+                stats["analytic_ci"] = stats["ci"]
             stats.update(self.fields(row))
         return stats
 

@@ -304,6 +304,19 @@ class RunViewSpec:
     show: Callable[..., None]
 
 
+@dataclass(frozen=True)
+class ListingSpec:
+    """What a method's benchmark questions are grouped by (ELKEN's events), listed by a generic
+    command (``knowforge results --units BENCHMARK``), which names no method."""
+
+    name: str
+    description: str
+    # (store, benchmark id) -> rows; a ConfigError says why there are none
+    rows: Callable[..., list[dict]]
+    columns: tuple[str, ...]
+    caption: str = ""
+
+
 # --- validity ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ValidityContext:
@@ -342,9 +355,10 @@ class EvalUnit:
     file_scorings: tuple[FileScoringSpec, ...] = ()
     validity: tuple[ValiditySpec, ...] = ()
     run_views: tuple[RunViewSpec, ...] = ()
+    listings: tuple[ListingSpec, ...] = ()
 
 
-__all__ = ["RunViewSpec", "CannotResample", "EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "MetricTest",
+__all__ = ["RunViewSpec", "ListingSpec", "CannotResample", "EvalUnit", "FileScoringSpec", "LmEvalKind", "MetricInput", "MetricSpec", "MetricTest",
            "NoArgs", "RecordedRun", "RecordedSample", "Remappable", "RunExport", "RunExportSpec", "Scorer", "ScorerSpec",
            "SolveContext", "Solver", "SolverOutput", "SolverSpec", "Statistic", "Totals", "UnitCopy", "ValidityContext",
            "ValiditySection", "ValiditySpec"]

@@ -28,7 +28,9 @@ from knowforge.generators.chrono.chroknowbench_io import read_chroknowbench
 from knowforge.generators.events.elken_release import decode_records, read_elken_release
 from knowforge.generators.knowgen.alcuna_release import read_alcuna_release
 from knowforge.generators.link.lint_release import read_lint_release
+from knowforge.generators.newterm.importer import read_release as read_newterm_release
 from knowforge.generators.newterm.method import METHOD as NEWTERM
+from knowforge.generators.newterm.release import release_files as newterm_release_files
 from knowforge.kg.store import Store
 from knowforge.models.undo import ImportNotUndone
 from knowforge.kg.loaders.base import LineTooLong, iter_lines
@@ -381,7 +383,7 @@ def test_lint_a_folder_or_nothing_readable_is_an_error(tmp_path):
         read_lint_release([folder])
 
 
-# --- one fuzz test over the readers: any bytes give records or a clear error, never a crash ----------
+# --- one fuzz test over the five readers: any bytes give records or a clear error, never a crash ----------
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.binary(max_size=300) | st.text(max_size=300).map(str.encode)
        | st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
@@ -404,6 +406,11 @@ def test_fuzz_the_release_readers_answer_or_say_what_is_wrong(tmp_path_factory, 
     lint.mkdir()
     (lint / "lint_head.jsonl").write_bytes(data)
     readers.append(lambda: read_lint_release([lint]))
+    newterm = folder / "benchmark_2022"
+    newterm.mkdir()
+    (newterm / "new_terms.jsonl").write_bytes(data)
+    (newterm / "COMA.jsonl").write_bytes(data)
+    readers.append(lambda: read_newterm_release(newterm_release_files([newterm])[0]))
     for read in readers:
         try:
             read()

@@ -234,12 +234,15 @@ def test_results_lists_a_benchmarks_events(store, graph_env):
     generate_events(store, types=["transfer-player"], n=2, seed=0, batch="lst")
     planned = store.user_query("MATCH (e:Event {batch: 'lst'}) RETURN e.id AS id, e.type AS type ORDER BY e.seq")
     runner = CliRunner()
-    result = runner.invoke(cli, ["results", "--events", "events:lst", "--format", "json"], catch_exceptions=False)
+    result = runner.invoke(cli, ["results", "--units", "events:lst", "--format", "json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
     assert [(r["id"], r["type"]) for r in rows] == [(p["id"], p["type"]) for p in planned] and len(rows) == 2
     assert all(r["questions"] > 0 and any(s.startswith("A: ") for s in r["slots"]) for r in rows)
-    table = runner.invoke(cli, ["results", "--events", "events:lst"], catch_exceptions=False)
+    table = runner.invoke(cli, ["results", "--units", "events:lst"], catch_exceptions=False)
     assert table.exit_code == 0 and all(r["id"] in table.output for r in rows)
-    missing = runner.invoke(cli, ["results", "--events", "events:nosuch"])
+    missing = runner.invoke(cli, ["results", "--units", "events:nosuch"])
     assert missing.exit_code != 0 and "no benchmark 'events:nosuch'" in missing.output
+    # the listing is the method's (declared through its evaluation unit): a method without one says so
+    other = runner.invoke(cli, ["results", "--units", "knowgen:x"])
+    assert other.exit_code != 0 and "declares no listing" in other.output and "events" in other.output

@@ -17,6 +17,7 @@ from knowforge.eval.events.weight_edit import weight_edit_solvers
 from knowforge.eval.events.rules import (score_fact_item, score_fact_item_official, score_tendency_item,
                                          score_tendency_item_official)
 from knowforge.eval.metric_stats import chance_of
+from knowforge.eval.events.listing import LISTING
 from knowforge.eval.unit import (EvalUnit, RunViewSpec, FileScoringSpec, MetricSpec, RunExportSpec, ScorerSpec, SolverSpec,
                                  ValiditySpec)
 
@@ -68,6 +69,7 @@ UNIT = EvalUnit(
     file_scorings=(FileScoringSpec("elken", "ELKEN HELM-style prediction files (request_states JSON): what "
                                    "metric.py prints", score_files, files_table),),
     validity=(ValiditySpec("elken", validity.check),),
+    listings=(LISTING,),
     run_views=(RunViewSpec("ripple", "an event's ripple probes in a run (-S ripple_hops): what the model did on "
                                      "each, classified", show_run_ripple),),
 )

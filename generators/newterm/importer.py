@@ -30,18 +30,12 @@ from .release import check_record, entry_id, make_item, release_files, year_from
 MAX_LISTED = 20
 
 
-def import_release(store: Store, paths, params: NewTermParams, progress=None) -> GenerationSummary:
-    started = time.monotonic()
-    paths = [Path(p) for p in paths]
-    files, other = release_files(paths)
-    if not files:
-        raise InputError("no NewTerm release files here (COMA.jsonl, COST.jsonl, CSJ.jsonl, *_clean.jsonl, "
-                         "new_terms.jsonl, term_generation.jsonl)", path=str(paths[0]))
-    year = params.year or year_from_paths(paths)
-    if year is None:
-        raise ConfigError("the release's year is not in its folder name: pass --year")
-    name = params.name or str(year)
-    bid = f"newterm:{name}"
+def read_release(files, progress=None) -> tuple[dict, list[str], Counter]:
+    """The records of the release files (``release_files``' specs), read by the release rule
+    (``kg.release_input``): a line that is not a record of its file is refused with its
+    file:line and counted, bytes that are not UTF-8 are replaced and reported, and a release of
+    which nothing could be read is an ``InputError``. Returns {spec: [(line, record)]}, the
+    problems listed (at most ``MAX_LISTED``) and the counts of what was refused or repaired."""
     problems: list[str] = []
     skipped: Counter = Counter()
     parsed: dict = {}
@@ -77,6 +71,22 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
         # a truncated or emptied release must not register as an empty benchmark
         raise InputError("no record could be read from the release files"
                          + (f" (first problem: {problems[0]})" if problems else ""), path=str(files[0].path))
+    return parsed, problems, skipped
+
+
+def import_release(store: Store, paths, params: NewTermParams, progress=None) -> GenerationSummary:
+    started = time.monotonic()
+    paths = [Path(p) for p in paths]
+    files, other = release_files(paths)
+    if not files:
+        raise InputError("no NewTerm release files here (COMA.jsonl, COST.jsonl, CSJ.jsonl, *_clean.jsonl, "
+                         "new_terms.jsonl, term_generation.jsonl)", path=str(paths[0]))
+    year = params.year or year_from_paths(paths)
+    if year is None:
+        raise ConfigError("the release's year is not in its folder name: pass --year")
+    name = params.name or str(year)
+    bid = f"newterm:{name}"
+    parsed, problems, skipped = read_release(files, progress)
 
     graph.drop_benchmark(store, name)
     # terms first: every (term, meaning) of every file, so questions can point at their facts

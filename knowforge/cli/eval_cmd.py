@@ -288,6 +288,19 @@ def _cluster_key(store, run_id: str) -> str | None:
     return keys.pop() if len(keys) == 1 else None
 
 
+def _listing(benchmark: str):
+    """The listing the benchmark's method declares; a ConfigError names the methods that have one."""
+    from knowforge.eval.registry import registry
+
+    method = benchmark.split(":", 1)[0] if ":" in benchmark else benchmark
+    spec = registry().listing_of(method)
+    if spec is None:
+        have = sorted(m.split("'")[1] for (kind, _), m in registry().owners.items() if kind == "listing")
+        raise ConfigError(f"method {method!r} declares no listing of its units (--units); methods that do: "
+                          f"{', '.join(have) or 'none'}")
+    return spec
+
+
 @click.command("results")
 @click.argument("run_id", required=False)
 @click.option("--by", default="task", show_default=True,
@@ -300,11 +313,12 @@ def _cluster_key(store, run_id: str) -> str | None:
 @click.option("--method", default=None, help="With --list: only runs of this method's benchmarks.")
 @click.option("--benchmark", "benchmark_name", default=None, metavar="METHOD:NAME",
               help="With --list: only runs of this benchmark.")
-@click.option("--events", "events_of", default=None, metavar="METHOD:NAME",
-              help="List the events this benchmark's questions test: id, type, date, slots, questions, text.")
+@click.option("--units", "units_of", default=None, metavar="METHOD:NAME",
+              help="List what this benchmark's questions are grouped by, as its method declares it (ELKEN: the "
+                   "events they test, with id, type, date, slots and questions).")
 @home_option
 @handle_errors
-def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, events_of, home):
+def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, units_of, home):
     """Accuracy of a run sliced by any item slice, read from the graph, each with its 95% interval
     (accuracy in %, ± half the interval's width; the unit is the item, or the method's group of
     items such as an ELKEN event; json rows carry stderr, ci and units).
@@ -315,18 +329,19 @@ def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, events_of, h
       knowforge results --list --method knowgen
       knowforge results run-20260101T120000-ab12cd34 --by relation,year
       knowforge results run-20260101T120000-ab12cd34 --by domain --format json
-      knowforge results --events events:demo
+      knowforge results --units events:demo
     """
     from knowforge.eval import results as results_lib
 
-    if events_of is not None and (run_id or list_runs):
-        raise click.UsageError("--events lists a benchmark's events: give it without a RUN_ID or --list")
+    if units_of is not None and (run_id or list_runs):
+        raise click.UsageError("--units lists a benchmark's units: give it without a RUN_ID or --list")
     store = open_graph(home)
     unit = None
     try:
-        if events_of is not None:
-            rows = results_lib.benchmark_events(store, events_of)
-            keys = ["id", "type", "date", "slots", "questions", "text"]
+        if units_of is not None:
+            listing = _listing(units_of)
+            rows = listing.rows(store, units_of)
+            keys = list(listing.columns)
             id_keys = {"id"}
         elif list_runs or not run_id:
             rows = results_lib.list_runs(store, method=method, benchmark=benchmark_name)
@@ -346,8 +361,8 @@ def results_cmd(run_id, by, fmt, list_runs, method, benchmark_name, events_of, h
         return
     from knowforge.models.tables import table_of
 
-    caption = (f"events of {events_of}, in stacking order; questions: how many of its questions test each"
-               if events_of is not None
+    caption = (f"{units_of}: {_listing(units_of).caption}"
+               if units_of is not None
                else f"accuracy in %, ± half the width of its 95% interval; unit: {unit}; interval: "
                     + ("the eval's cluster bootstrap (as in the run report) where a row holds exactly one task's "
                        "items, else analytic" if any(r.get("interval_source") for r in rows) else "analytic")
