@@ -2,8 +2,8 @@
 #   make demo   set up (every extra), fetch the Neo4j jars, then scripts/demo.py: start or reuse the
 #               managed Neo4j, load the bundled samples, train (or reuse) the control model, and
 #               generate, evaluate and check the validity of each of the five methods' benchmarks
-#   make test   set up (including torch for the transformers tests), then the whole suite in one
-#               process (PYTEST_WORKERS=2: two pytest-xdist workers), with the 20 slowest tests
+#   make test   set up (including torch for the transformers tests), then the whole suite on two
+#               pytest-xdist workers (PYTEST_WORKERS=0: one process), with the 20 slowest tests
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -34,14 +34,14 @@ neo4j: install
 demo: install-dev neo4j
 	$(BIN)/python scripts/demo.py
 
-# PYTEST_WORKERS=2 runs the suite on two pytest-xdist workers, each a session with its own
-# Neo4j; --dist loadfile keeps a file's tests on one worker, since they share module fixtures
-# (a graph, a server of their own). The default stays one process until a whole run on two
-# workers has passed (benchmarks/RESULTS.md, "Test suite time"); against one external server
-# (KNOWFORGE_TEST_NEO4J_URI) it must: workers would empty each other's graph. Prints the 20
-# slowest tests and each file's time against benchmarks/suite_budget.json
+# The suite runs on two pytest-xdist workers (PYTEST_WORKERS=0: one process), each a session with
+# its own Neo4j; --dist loadfile keeps a file's tests on one worker, since they share module
+# fixtures (a graph, a server of their own). Two workers passed a whole run on the idle 2-core
+# machine in 1,990 s (benchmarks/RESULTS.md, "Test suite time"). Against one external server
+# (KNOWFORGE_TEST_NEO4J_URI) use PYTEST_WORKERS=0: workers would empty each other's graph.
+# Prints the 20 slowest tests and each file's time against benchmarks/suite_budget.json
 # (benchmarks/suite_profile.py names the files that grew).
-PYTEST_WORKERS ?= 0
+PYTEST_WORKERS ?= 2
 test: install-dev neo4j
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 --suite-budget \
 		--junitxml=.pytest-junit.xml $(PYTEST_ARGS)
