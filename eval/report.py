@@ -1,4 +1,4 @@
-"""Reports of a run read back from the graph: report.json, report.md, plots/*.png.
+"""Reports of a run read back from the graph: report.json, report.md, plots/*.svg.
 
 Every number carries its uncertainty (``eval.run_stats``): report.json gives each accuracy its
 ``stderr``, 95% ``ci``, ``ci_method`` and the ``units`` it rests on; report.md and the terminal
@@ -13,13 +13,13 @@ The sections a solver adds (``extra_sections``) are stored on the Run (``report_
 when the eval writes its report, so ``knowforge report RUN`` writes the same sections again
 from the graph alone, to any folder.
 
-Plots (matplotlib, Agg backend, no display needed), each with 95% error bars:
-* ``accuracy_by_task.png``  — one bar per task;
-* ``accuracy_by_year.png``  — ChroKnowledge-style curves, one line per task (when items carry
+Plots (SVG drawn by ``svg_plot``, no plotting library), each with 95% error bars:
+* ``accuracy_by_task.svg``  — one bar per task;
+* ``accuracy_by_year.svg``  — ChroKnowledge-style curves, one line per task (when items carry
   a ``year`` slice);
-* ``accuracy_by_<slice>.png`` — one bar chart per other categorical slice (2–30 values);
-* ``comparison.png``         — two runs side by side per task (``compare=``);
-* ``trend.png``              — accuracy per task over several compared runs.
+* ``accuracy_by_<slice>.svg`` — one bar chart per other categorical slice (2–30 values);
+* ``comparison.svg``         — two runs side by side per task (``compare=``);
+* ``trend.svg``              — accuracy per task over several compared runs.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced
                                       paired_runs, plan_for_gap)
 from knowforge.eval.shared_intervals import SharedIntervals
 from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, underpowered_text
+from knowforge.eval.svg_plot import Panel, Point, Series, chart, percent_point
 from knowforge.eval.validity import UNDATED, question_sides
 from knowforge.kg.relations import labelled, relation_labels
 from knowforge.models.tables import add_columns, table_of
@@ -678,102 +679,50 @@ def _md_body(body: Any) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+# Plots are SVG drawn by eval/svg_plot.py: no plotting library in an eval (issue 33's fixed cost per run)
+def _points(labels: Sequence, groups: Sequence[Mapping], key: str = "accuracy") -> list[Point]:
+    return [percent_point(label, g.get(key), g.get("ci")) for label, g in zip(labels, groups)]
 
 
-def _yerr(groups: Sequence[Mapping]) -> list[list[float]]:
-    """matplotlib's asymmetric error bars (in %) from each group's 95% interval (0 where none)."""
-    low, high = [], []
-    for g in groups:
-        value, ci = g.get("accuracy"), g.get("ci")
-        if value is None or not ci:
-            low.append(0.0)
-            high.append(0.0)
-        else:
-            low.append(max(0.0, 100 * (value - ci[0])))
-            high.append(max(0.0, 100 * (ci[1] - value)))
-    return [low, high]
+def _write_svg(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def _bar(path: Path, title: str, groups: Mapping, ylabel: str = "accuracy (%)") -> Path:
-    plt = _pyplot()
-    labels = list(groups)
-    values = [100 * (g["accuracy"] or 0.0) for g in groups.values()]
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.5))
-    ax.bar(range(len(labels)), values, color="#4C72B0", yerr=_yerr(list(groups.values())), capsize=3,
-           ecolor="#222222")
-    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 100)
-    ax.set_ylabel(ylabel)
-    ax.set_title(f"{title} (95% intervals)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    series = Series("accuracy", _points(list(groups), list(groups.values())))
+    return _write_svg(path, chart(Panel(f"{title} (95% intervals)", [series], ylabel=ylabel)))
 
 
 def _year_curves(path: Path, curves: Mapping[str, Mapping]) -> Path:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    series = []
     for task, groups in curves.items():
         points = sorted((int(float(y)), g) for y, g in groups.items() if y != "null")
         if points:
-            ax.errorbar([p[0] for p in points], [100 * (p[1]["accuracy"] or 0.0) for p in points],
-                        yerr=_yerr([p[1] for p in points]), marker="o", capsize=3, label=task)
-    from matplotlib.ticker import MaxNLocator
-
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("year")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_ylim(-2, 102)
-    ax.set_title("Accuracy by year (95% intervals)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+            series.append(Series(task, _points([p[0] for p in points], [p[1] for p in points]), kind="line"))
+    panel = Panel("Accuracy by year (95% intervals)", series, xlabel="year", legend=True)
+    return _write_svg(path, chart(panel))
 
 
 def _comparison(path: Path, report: Mapping, compare: Mapping) -> Path:
-    plt = _pyplot()
     tasks = sorted(set(report["by_task"]) | set(compare["by_task"]))
-    mine = [report["by_task"].get(t, {}) for t in tasks]
-    theirs = [compare["by_task"].get(t, {}) for t in tasks]
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.0 * len(tasks) + 2), 3.5))
-    xs = range(len(tasks))
-    ax.bar([x - 0.2 for x in xs], [100 * (g.get("accuracy") or 0.0) for g in mine], width=0.4,
-           yerr=_yerr(mine), capsize=3, label=report["run_id"])
-    ax.bar([x + 0.2 for x in xs], [100 * (g.get("accuracy") or 0.0) for g in theirs], width=0.4,
-           yerr=_yerr(theirs), capsize=3, label=compare["run_id"])
-    ax.set_xticks(list(xs), tasks, rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 100)
-    ax.set_ylabel("accuracy (%)")
-    ax.set_title("Run comparison by task (95% intervals)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    series = [Series(str(r["run_id"]), _points(tasks, [r["by_task"].get(t, {}) for t in tasks]))
+              for r in (report, compare)]
+    return _write_svg(path, chart(Panel("Run comparison by task (95% intervals)", series)))
 
 
 def write_plots(report: Mapping, plots_dir: Path, compare: Mapping | None = None) -> list[Path]:
     plots_dir.mkdir(parents=True, exist_ok=True)
-    written = [_bar(plots_dir / "accuracy_by_task.png", "Accuracy by task", report["by_task"])]
+    written = [_bar(plots_dir / "accuracy_by_task.svg", "Accuracy by task", report["by_task"])]
     if report.get("by_year"):
-        written.append(_year_curves(plots_dir / "accuracy_by_year.png", report["by_year"]))
+        written.append(_year_curves(plots_dir / "accuracy_by_year.svg", report["by_year"]))
     for name, groups in report.get("slices", {}).items():
         if name != "year" and 2 <= len(groups) <= MAX_CATEGORIES:
             names = _slice_names(report, name) or {}
-            written.append(_bar(plots_dir / f"accuracy_by_{name}.png", f"Accuracy by {name}",
+            written.append(_bar(plots_dir / f"accuracy_by_{name}.svg", f"Accuracy by {name}",
                                 {names.get(k, k): g for k, g in groups.items()}))
     if compare:
-        written.append(_comparison(plots_dir / "comparison.png", report, compare))
+        written.append(_comparison(plots_dir / "comparison.svg", report, compare))
     return written
 
 
@@ -804,22 +753,10 @@ def _trend_markdown(rows: Sequence[Mapping]) -> list[str]:
 
 
 def _trend_plot(path: Path, rows: Sequence[Mapping]) -> Path:
-    plt = _pyplot()
-    tasks = _trend_tasks(rows)
     labels = [str(r["benchmark"] or r["run_id"]) for r in rows]
-    fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(rows)), 3.5))
-    for task in tasks:
-        groups = [{"accuracy": r[task], "ci": (r.get("ci") or {}).get(task)} for r in rows]
-        ax.errorbar(range(len(rows)), [float("nan") if r[task] is None else 100 * r[task] for r in rows],
-                    yerr=_yerr(groups), marker="o", capsize=3, label=task)
-    ax.set_xticks(range(len(rows)), labels, rotation=20, ha="right")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_title("Accuracy over the compared runs (95% intervals)")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    series = [Series(task, [percent_point(label, r[task], (r.get("ci") or {}).get(task))
+                            for label, r in zip(labels, rows)], kind="line") for task in _trend_tasks(rows)]
+    return _write_svg(path, chart(Panel("Accuracy over the compared runs (95% intervals)", series, legend=True)))
 
 
 def _store_sections(store, run_id: str, sections: Mapping[str, Any]) -> dict:
@@ -850,7 +787,7 @@ def _sections_of_an_earlier_report(run_id: str, folders: Sequence[Path | str | N
 def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequence[str] | None = None,
                  extra_sections: Mapping[str, Any] | None = None, cluster_key: str | None = None,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0, plan_gap: float | None = None) -> Path:
-    """Write report.json, report.md and plots/*.png for ``run_id`` into ``out_dir``; return it.
+    """Write report.json, report.md and plots/*.svg for ``run_id`` into ``out_dir``; return it.
 
     ``compare`` is a second run id, or several: the first is compared side by side, with the
     paired difference over shared items per task, form and slice; with two or more a trend
@@ -888,7 +825,7 @@ def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequ
     if len(others) >= 2:
         trend = trend_rows([report, *others])
         document["trend"] = trend
-        plots.append(_trend_plot(out / "plots" / "trend.png", trend))
+        plots.append(_trend_plot(out / "plots" / "trend.svg", trend))
     planning = None
     if plan_gap is not None:
         planning = plan_for_gap(data.samples, units, plan_gap, other=other_data[0].samples if other_data else None)

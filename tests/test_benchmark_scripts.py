@@ -113,6 +113,10 @@ SMOKE: dict[str, Smoke] = {
         (rf"^parse only: {NUM} synset lines", rf"baseline plain CREATE: {NUM} rows/s; loader/baseline = {NUM}$",
          rf"^generate newterm: 2 terms, {NUM} questions", rf"pipeline/bare = {NUM}$"),
         needs=("wn", "rapidfuzz"), graph=()),
+    "report_plots": Smoke(
+        ("--tasks", "3", "--years", "3", "--repeat", "1"),
+        (rf"^svg +: import {NUM} CPU s; three plots median {NUM} ms",
+         rf"^(matplotlib: import {NUM} CPU s|matplotlib: not installed)")),
     "resume_kill": Smoke(
         ("--trials", "1", "--items", "16"),
         (rf"^each : \d/1 runs killed, \d+ answers before the kills, \d+ asked again \({NUM}%\)$",

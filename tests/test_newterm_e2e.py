@@ -157,7 +157,7 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
     assert base["samples"] == 3 * len(items) and gold["samples"] == 3 * len(items)
     report = (Path(gold["report"]) / "report.md").read_text()
     assert "NewTerm: Base vs Gold by year" in report
-    assert (Path(gold["report"]) / "plots" / "newterm_base_vs_gold_by_year.png").is_file()
+    assert (Path(gold["report"]) / "plots" / "newterm_base_vs_gold_by_year.svg").is_file()
     by_category = {r["category"]: r for r in gold["metrics"]["newterm/CSJ"]["newterm_breakdown"]["category"]}
     assert by_category["new word"]["gold"] == 1.0
     # report --compare: Gold against Base per task, category and year, with the difference
@@ -166,7 +166,7 @@ def test_scripted_llm_end_to_end(store, terms_2024, llm, tmp_path):
     text = (compared / "report.md").read_text()
     assert "## By year" in text and "## By category" in text and "| compared | Δ (paired) | p |" in text
     assert "## Paired comparison with" in text
-    assert (compared / "plots" / "comparison.png").is_file()
+    assert (compared / "plots" / "comparison.svg").is_file()
 
     # the docs' Cypher recipe: which distractor kinds fooled the Base run
     rows = store.user_query(load_cypher("queries/newterm_accuracy_by_distractor_kind"), {"run_id": base["run_id"]})

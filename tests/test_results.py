@@ -14,6 +14,7 @@ from knowforge.eval.types import EvalOptions
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.writer import write_entities, write_facts, write_relations
 from test_runner import SCRIPT, ScriptedBackend, evaluate_items, make_items
+from svg_check import assert_svg
 
 
 def _graph(store):
@@ -174,13 +175,12 @@ def test_report_files_plots_and_comparison(store, tmp_path):
     assert report["compare"]["run_id"] == b
     assert report["extra"]["Notes"] == "hello"
     for plot in ("accuracy_by_task", "accuracy_by_year", "accuracy_by_relation", "comparison"):
-        png = out / "plots" / f"{plot}.png"
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert_svg(out / "plots" / f"{plot}.svg")
     md = (out / "report.md").read_text()
     # relations beside their labels where the graph has them (P2067 has no :Relation here)
     assert report["relation_labels"] == {"P36": "capital"}
     assert "| P36 (capital) | 4 |" in md and "| P2067 | 4 |" in md
-    assert "## By task" in md and "## Notes" in md and "| k | v |" in md and "plots/comparison.png" in md
+    assert "## By task" in md and "## Notes" in md and "| k | v |" in md and "plots/comparison.svg" in md
     assert report["balanced_accuracy"]["b/bool"]["value"] == 0.5    # gold yes: 1 of 2 samples said yes
     table = headline_table(build_report(store, a), build_report(store, b))
     assert table.row_count == 4 and len(table.columns) == 8     # + the compared run, Δ, p
@@ -214,7 +214,7 @@ def test_report_trend_over_several_compared_runs(store, tmp_path):
         assert {t: row[t] for t in built["by_task"]} == pytest.approx(
             {t: s["accuracy"] for t, s in built["by_task"].items()})
     assert rows[2]["(all)"] < rows[0]["(all)"]
-    assert (out / "plots" / "trend.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert_svg(out / "plots" / "trend.svg")
     md = (out / "report.md").read_text()
     assert "## Trend over the compared runs" in md and f"| {c} |" in md
     # one compared run: no trend

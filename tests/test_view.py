@@ -20,6 +20,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
@@ -142,7 +143,7 @@ def test_every_page_answers_200(view_graph, viewer, session_store):
         status, body = fetch(viewer, path)
         if status != 200:
             failed.append((status, path, body[:300]))
-        elif not path.endswith(".png"):
+        elif not path.endswith((".png", ".svg")):
             queue += links(body)
             # what a report holds is drawn, never shown as its source: no Markdown table, no dict repr
             text = html.unescape(body)
@@ -204,7 +205,7 @@ def test_hops_change_the_ripple_and_bad_parameters_say_which(view_graph, viewer)
 
 def test_bad_run_id_gives_a_404_page_naming_it(viewer):
     for path in ("/runs/run-nope", "/runs/run-nope/numbers", "/runs/run-nope/samples", "/runs/run-nope/sample?q=x&i=0",
-                 "/runs/run-nope/plots/accuracy_by_task.png", "/compare?run=run-nope&run=run-other"):
+                 "/runs/run-nope/plots/accuracy_by_task.svg", "/compare?run=run-nope&run=run-other"):
         status, body = fetch(viewer, path)
         assert status == 404, path
         assert "run &#39;run-nope&#39;" in body and "<h1>404" in body, path
@@ -267,10 +268,11 @@ def test_run_page_tasks_slices_report_and_plots(view_graph, viewer, session_stor
     scores = [r["score"] for r in rows]
     per_sample = normal_ci(statistics.fmean(scores), mean_stderr(scores))
     assert f"[{100 * per_sample[0]:.1f}, {100 * per_sample[1]:.1f}]" not in headline
-    plots = re.findall(rf'src="/runs/{run}/plots/([^"]+\.png)"', body)
-    assert "accuracy_by_task.png" in plots
-    with urllib.request.urlopen(f"{viewer}/runs/{run}/plots/accuracy_by_task.png") as response:
-        assert response.headers["content-type"] == "image/png" and response.read(8) == b"\x89PNG\r\n\x1a\n"
+    plots = re.findall(rf'src="/runs/{run}/plots/([^"]+\.svg)"', body)
+    assert "accuracy_by_task.svg" in plots
+    with urllib.request.urlopen(f"{viewer}/runs/{run}/plots/accuracy_by_task.svg") as response:
+        assert response.headers["content-type"].startswith("image/svg+xml")
+        assert ET.fromstring(response.read()).tag == "{http://www.w3.org/2000/svg}svg"
     status, _ = fetch(viewer, f"/runs/{run}/plots/..%2F..%2Freport.json")
     assert status == 404
 

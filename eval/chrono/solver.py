@@ -4,7 +4,7 @@
 ``knowforge eval --benchmark chrono:NAME --solver chronoprompt -S span=both``. The engine
 records the run (one Answer per sample, so answers slice by relation/year in Cypher); the
 solver adds the ChroKnow pieces: ``chrono.json`` (every fact, year and traversal),
-``plots/chrono_years.png`` and ``plots/chrono_categories.png``, and markdown tables in
+``plots/chrono_years.svg`` and ``plots/chrono_categories.svg``, and markdown tables in
 ``report.md``. The check's greedy answers are the run's verdict (``verdict_samples``).
 """
 
@@ -100,12 +100,12 @@ def solve_chrono(items: Sequence[BenchmarkItem], ctx: SolveContext, args: Chrono
     def finalize(run_dir: Path, run_id: str) -> None:
         plots = run_dir / "plots"
         plots.mkdir(parents=True, exist_ok=True)
-        plot_year_curves(plots / "chrono_years.png", curves, f"{bench}: per-year knowledge ({options.model})")
+        plot_year_curves(plots / "chrono_years.svg", curves, f"{bench}: per-year knowledge ({options.model})")
         if categories:
-            plot_categories(plots / "chrono_categories.png", categories, f"{bench}: chronological categories")
+            plot_categories(plots / "chrono_categories.svg", categories, f"{bench}: chronological categories")
         with (run_dir / "report.md").open("a", encoding="utf-8") as md:
             md.write("\n## ChroKnow plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})"
-                                                         for p in sorted(plots.glob("chrono_*.png"))) + "\n")
+                                                         for p in sorted(plots.glob("chrono_*.svg"))) + "\n")
         write_json(run_dir / "chrono.json", {
             "version": "1", "run_id": run_id, "benchmark": bench, "requests": requests,
             "check_requests_before_dedup": result.extra.get("requests_before_dedup"),

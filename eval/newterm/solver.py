@@ -43,6 +43,7 @@ from knowforge.eval.mc_likelihood import ChoiceQuestion
 from knowforge.eval.metric_stats import chance_of, format_number, totals_intervals
 from knowforge.eval.metrics import balanced_accuracy
 from knowforge.eval.stats import child_seed, paired_difference, paired_permutation
+from knowforge.eval.svg_plot import PALETTE, Panel, Series, chart, percent_point
 from knowforge.eval.types import EvalOptions, SampleResult
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, Statistic, Totals, UnitCopy
 from knowforge.models.task import Component
@@ -59,7 +60,7 @@ CSJ_SYSTEMS = ('Please answer the following question by printing "YES" or "NO", 
                'explanation.')
 GOLD_PREFIX = 'Given that "{term}" means "{meaning}". '
 SETTINGS = ("base", "gold")
-PLOT = "newterm_base_vs_gold_by_year.png"
+PLOT = "newterm_base_vs_gold_by_year.svg"
 
 
 def base_task(item: BenchmarkItem) -> str:
@@ -374,43 +375,23 @@ def section_rows(rows: Sequence[dict], tests: dict[str, dict] | None = None) -> 
 
 def plot_by_year(path: Path, rows: Sequence[dict]) -> Path | None:
     """Base and Gold (solid and dashed) by year, one colour per task, with the 95% interval of
-    each point as an error bar (``with_intervals``)."""
+    each point as an error bar (``with_intervals``); the series of one year sit a little apart,
+    so that their error bars do not hide each other."""
     points = [r for r in rows if r.get("year") is not None]
     if not points:
         return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
     tasks = sorted({r["task"] for r in points})
-    series = [(t, s) for t in tasks for s in ("base", "gold")]
+    series = []
     for index, task in enumerate(tasks):
         mine = sorted((int(r["year"]), r) for r in points if r["task"] == task)
-        colour = f"C{index}"
-        for setting, style in (("base", "-"), ("gold", "--")):
-            # each series a little apart, so that error bars of one year do not hide each other
-            shift = 0.3 * (series.index((task, setting)) / max(1, len(series) - 1) - 0.5)
-            points_ = [(y + shift, r[setting], r.get(f"{setting}_ci")) for y, r in mine if r[setting] is not None]
-            if points_:
-                low = [max(0.0, 100 * (v - ci[0])) if ci else 0.0 for _, v, ci in points_]
-                high = [max(0.0, 100 * (ci[1] - v)) if ci else 0.0 for _, v, ci in points_]
-                ax.errorbar([p[0] for p in points_], [100 * p[1] for p in points_], yerr=[low, high], fmt=style,
-                            marker="o", color=colour, capsize=3, label=f"{task} {setting.capitalize()}")
-    years = sorted({int(r["year"]) for r in points})
-    ax.set_xlim(years[0] - 0.5, years[-1] + 0.5)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("year")
-    ax.set_ylabel("score (%)")
-    ax.set_ylim(-2, 102)
-    ax.set_title("NewTerm: Base vs Gold by year (95% intervals)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+        for setting in ("base", "gold"):
+            series.append(Series(f"{task} {setting.capitalize()}", [
+                percent_point(year, r[setting], r.get(f"{setting}_ci")) for year, r in mine],
+                kind="line", dashed=setting == "gold", color=PALETTE[index % len(PALETTE)]))
+    panel = Panel("NewTerm: Base vs Gold by year (95% intervals)", series, ylabel="score (%)", xlabel="year",
+                  legend=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    path.write_text(chart(panel), encoding="utf-8")
     return path
 
 

@@ -9,7 +9,7 @@ functions, so Starlette runs them in its thread pool while the driver waits on t
     /runs/<run>/numbers                 its numbers alone (a large run's page fetches them)
     /runs/<run>/samples                 its samples, filtered and paginated
     /runs/<run>/sample?q=QUESTION&i=N   one sample in full
-    /runs/<run>/plots/<name>.png        a plot of the run's report folder
+    /runs/<run>/plots/<name>.svg        a plot of the run's report folder (.png: older reports)
     /compare?run=A&run=B                runs of one benchmark side by side
     /entity?id=ID                       an entity, its facts and questions, the views it opens
     /views                              the views the installed methods declare
@@ -200,7 +200,8 @@ def run_sample(request: Request) -> Response:
 
 def run_plot(request: Request) -> Response:
     run, _ = runs.read_run(_state(request).store, request.path_params["run_id"])
-    return FileResponse(runs.plot_path(run, request.path_params["name"]), media_type="image/png")
+    path = runs.plot_path(run, request.path_params["name"])
+    return FileResponse(path, media_type="image/svg+xml" if path.suffix == ".svg" else "image/png")
 
 
 def compare(request: Request) -> Response:

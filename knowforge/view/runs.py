@@ -18,7 +18,8 @@ RUNS_PAGE_SIZE = 200
 # A run with more answers opens without its numbers, which the page then fetches: aggregating
 # every answer of a 100k-sample run takes longer than a page should take to open.
 INLINE_ANSWERS = 20_000
-_PLOT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,200}\.png$")
+# SVG since the reports draw their own plots; PNG for report folders written before
+_PLOT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,200}\.(svg|png)$")
 
 
 def method_of(benchmark: str | None) -> str | None:
@@ -256,7 +257,7 @@ def list_plots(run: Mapping) -> list[str]:
     folder = report_dir(run)
     if folder is None or not (folder / "plots").is_dir():
         return []
-    return sorted(p.name for p in (folder / "plots").glob("*.png") if _PLOT_NAME.match(p.name))
+    return sorted(p.name for p in (folder / "plots").iterdir() if _PLOT_NAME.match(p.name) and p.is_file())
 
 
 def plot_path(run: Mapping, name: str) -> Path:
