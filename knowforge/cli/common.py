@@ -11,15 +11,18 @@ import traceback
 from collections.abc import Callable, Iterator
 
 import click
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
 from knowforge.cli.error_messages import describe_error, verbosity
 
 # Redirected to a file, rich lays tables out at 80 columns and wraps their cells mid-word into
-# columns four characters wide; a log has no width, so there tables take the room they need.
-LOG_WIDTH = 240
+# columns four characters wide; a log has no width, so there tables take the room they need. At
+# 240 a table with long cells (a ripple's paths) was still squeezed into 6-character columns; no
+# renderable here expands to the console's width (no rules, panels or expanding tables), so a
+# wide log console only stops the squeezing.
+LOG_WIDTH = 2000
 
 
 class WideConsole(Console):
@@ -35,6 +38,18 @@ class WideConsole(Console):
     @width.setter
     def width(self, width: int) -> None:
         Console.width.fset(self, width)
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        # rich lays renderables out from ``size`` (``options``), not from ``width``
+        size = Console.size.fget(self)
+        if not self.is_terminal and "COLUMNS" not in os.environ and self._width is None:
+            return ConsoleDimensions(LOG_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)
 
 
 def stdout_console() -> Console:
@@ -65,9 +80,12 @@ class LineProgress:
 
     def __call__(self, n: int = 1) -> None:
         now = time.monotonic()
-        if self.first is None:
-            self.first = (now, self.done)
         self.done += n
+        if self.first is None:
+            # the rate counts from the first finished piece: the set-up before it (a model
+            # loading, a first chunk of 1,024 requests) says nothing of how fast the rest goes,
+            # and counted from the piece's start it gave "about 0s left" on the first line
+            self.first = (now, self.done)
         if now - self.last >= self.every:
             self.last = now
             self.line()
