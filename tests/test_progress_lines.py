@@ -59,6 +59,25 @@ def test_asking_announces_its_total_to_a_progress_line_before_it_asks():
     assert seen[0] == ("expect", 5)                                     # 5 distinct requests, announced first
     assert sum(n for kind, n in seen if kind == "done") == 5
     lines = stream.getvalue().splitlines()
-    assert lines[0].startswith("  requests: 2/5 requests (40%)") and "left" in lines[0]
+    # one piece done says nothing of the rate yet; the next line estimates from the two
+    assert lines[0].startswith("  requests: 2/5 requests (40%)") and "left" not in lines[0]
+    assert "left" in lines[1]
     assert lines[-1].startswith("  requests: 5/5 requests (100%)") and lines[-1].endswith("(done)")
     assert all("\r" not in x and "\x1b" not in x for x in lines)      # plain lines for a log file
+
+
+def test_the_estimate_counts_from_the_first_finished_piece(monkeypatch):
+    """Set-up takes 100 s, then one piece a second: after 11 of 101 pieces, 90 s are left (not
+    the "about 0s left" that counting from the first piece's start gave)."""
+    clock = [0.0]
+    monkeypatch.setattr("knowforge.cli.common.time.monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    line = LineProgress("steps", total=101, unit="steps", every=0.0, stream=stream)
+    clock[0] = 100.0
+    line(1)
+    for _ in range(10):
+        clock[0] += 1.0
+        line(1)
+    lines = stream.getvalue().splitlines()
+    assert "left" not in lines[0]
+    assert lines[-1].endswith("11/101 steps (11%), 0.1 steps/s, 110s, about 90s left")
