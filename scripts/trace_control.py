@@ -28,6 +28,12 @@ and the CPU seconds per edit. The weights are restored after every edit (checked
 ``weights_digest`` at the end).
 
     OMP_NUM_THREADS=1 .venv/bin/python scripts/trace_control.py --model runs/demo/control-2020
+    # the sweeps of docs/editing.md's tables, at the traced site and layer:
+    ... --no-grid --rome-ridge 0.1,1,10 --memit-lambda 1,10,100,1000
+    ... --no-grid --template question --rome-ridge 0.1 --memit-lambda 1
+
+Its figures for the demo's control model (2026-11-28) are in docs/editing.md ("The control
+model"): they chose the small-model defaults of ``default_hparams``.
 
 The graph must hold the facts the model was trained on (the managed Neo4j, or ``NEO4J_URI``):
 the sample and the covariance corpus (the model's own training text) are read from it.
