@@ -55,6 +55,7 @@ WEIGHT_ARGS = {"ripple_hops": 1, "ripple_max_probes": 20}
 EVENT_TYPES = ("win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,"
                "start-org,education,born,transfer-player,publish,end-org")
 EVENT_BATCH = "demo"
+CPU_LINE = "CPU seconds of each editing method's evaluation:"
 # the demo's own Cypher (no statement is written in this script): run with `knowforge query --file`
 DEMO_CYPHER = REPO / "cypher" / "demo"
 
@@ -307,8 +308,10 @@ class Demo:
         # paired difference from no edit on the same questions; fact questions are open, so their chance
         # level is about 0: the comparison with no edit is what tells
         noedit = None
+        cpu: dict[str, float] = {}
         for method in EVENT_METHODS:
             weights = method in ("rome", "memit")
+            started = time.process_time()
             evaluation = self.evaluate(f"events:{EVENT_BATCH}", out / "runs", solver=method, max_tokens=8,
                                        batch_size=32, limit=WEIGHT_EVENTS if weights else None,
                                        solver_args=WEIGHT_ARGS if weights else None)
@@ -321,8 +324,12 @@ class Demo:
                 self.kf("report", run["run_id"], "--compare", noedit, "--out", str(out / f"compare-{method}"),
                         quiet=True)
                 compared = json.loads((out / f"compare-{method}" / "report.json").read_text(encoding="utf-8"))
+            cpu[method] = time.process_time() - started
             self.say(elken_line(method, run, compared))
         self.say("(% ± half the 95% interval, a bootstrap over events; the fact questions are open: chance is about 0)")
+        # each method's evaluation (its answers, ripple probes, report and comparison with no edit):
+        # what an editing method adds to the demo's time
+        self.say(f"{CPU_LINE} " + ", ".join(f"{m} {s:.1f}" for m, s in cpu.items()))
         rows = self.query(["--file", str(DEMO_CYPHER / "first_event_of_type.cypher"), "-p", f"batch={EVENT_BATCH}",
                            "-p", "type=win-election"])
         if rows:

@@ -232,3 +232,40 @@ def test_validity_checks_the_weight_editors(store, tmp_path):
                      r"\| 100\.0 \[100\.0, 100\.0\] \| 100\.0 \[100\.0, 100\.0\] \| \+100\.0 ± 0\.0 \| 50\.0 \[", md)
     assert re.search(r"\| events:w \| MEMIT \| run-[0-9T]+-[0-9a-f]+ \| 0\.0 \[0\.0, 0\.0\] \| \+0\.0 ± 0\.0 \| 50\.0 \[", md)
     assert "| - | - | - | - | - | - |" in md
+
+
+@pytest.mark.hf
+def test_skipped_and_refused_requests_are_named_with_their_event_and_fact(tiny_model_dir, tmp_path, monkeypatch):
+    """Issue 32's bad input at the solver's level: a request the editor skips, and every request
+    of an event whose edit is refused (not finite), come back counted and named by event and
+    fact, with the weights as they were."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from knowforge.eval.events.weight_edit import EventEdits, _apply
+    from knowforge.models.editing import EditRequest, WeightEditor, compute, default_hparams, rome, weights_digest
+
+    torch.set_num_threads(1)
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    hparams = default_hparams("rome", model).model_copy(update={"v_num_grad_steps": 2, "mom2_adjustment": False})
+    editor = WeightEditor(model, tokenizer, "rome", hparams=hparams)
+    digest = weights_digest(model)
+    good = EditRequest("{}, member of sports team:", "Cristiano Ronaldo", "Chelsea", key="ev1/f:Q1-P54-Q2")
+    blank = EditRequest("{}, member of sports team:", " ", "Chelsea", key="ev1/f:Q3-P54-Q2")
+    applied, skipped = _apply(editor, EventEdits("ev1", (good, blank)))
+    assert applied == 1
+    assert skipped == [{"event": "ev1", "fact": "f:Q3-P54-Q2", "subject": " ", "target": "Chelsea",
+                        "reason": "subject tokens not found"}]
+    editor.restore()
+
+    def poisoned(*args, **kwargs):
+        values = compute.optimise_values(*args, **kwargs)
+        return compute.Values(init=values.init, delta=values.delta * float("nan"), losses=values.losses)
+
+    monkeypatch.setattr(rome, "optimise_values", poisoned)
+    applied, skipped = _apply(editor, EventEdits("ev2", (good, blank)))
+    assert applied == 0 and [(s["event"], s["fact"]) for s in skipped] == [("ev2", "f:Q1-P54-Q2"),
+                                                                           ("ev2", "f:Q3-P54-Q2")]
+    assert all(s["reason"].startswith("edit refused:") and "not finite" in s["reason"] for s in skipped)
+    assert weights_digest(model) == digest

@@ -9,6 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 from events_subgraph import build_subgraph, evaluate_editing
+from scripted_openai import ScriptedCompletions, serving
 
 from knowforge.cli.main import cli
 from knowforge.errors import ConfigError
@@ -233,3 +234,75 @@ def test_an_ice_run_records_probe_answers_and_the_cli_prints_them(store, graph_e
     assert len(data["probes"]) == len(answers) and data["summary"]["all"][0]["probes"] == len(answers)
     result = runner.invoke(cli, ["ripple", event_id, "--run", plain.run_id])
     assert result.exit_code != 0 and "-S ripple_hops" in result.output
+
+
+class _ReadsTheContext(ScriptedCompletions):
+    """A model that takes an edit in context for the edited fact only: asked with a context
+    that holds the event, it gives the new object of the questions in ``edited`` and knocks
+    over the one question in ``knocked``; every other question (and every question asked
+    without context) gets the answer before the edit."""
+
+    calls: list[str] = []
+    event = ""
+    before: dict[str, str] = {}
+    edited: dict[str, str] = {}
+    knocked = ""
+
+    def reply(self, prompt: str) -> str:
+        question = prompt.rpartition("Question: ")[2].partition("\nAnswer:")[0]
+        if "Context: " in prompt and self.event in prompt:
+            if question in self.edited:
+                return self.edited[question]
+            if question == self.knocked:
+                return "Atlantis"
+        return self.before.get(question, "unknown")
+
+
+@pytest.mark.parametrize("method", ["bm25", "dense"])
+def test_retrieval_solvers_ask_the_ripple_with_the_retrieved_event(method, store, graph_env, tiny_sentence_model,
+                                                                   tmp_path, monkeypatch):
+    """``-S ripple_hops`` through the retrieval solvers: each probe is asked without context
+    before and with the event its question retrieves after, and classified from those answers."""
+    from knowforge.eval.types import EvalOptions
+    from knowforge.generators.events.build import generate_events, read_batch
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    build_subgraph(store)
+    generate_events(store, types=["transfer-player"], n=1, seed=0, batch="rr")
+    items = [i for _, its in read_batch(store, "rr") for i in its]
+    [event_id] = {i.metadata["event_id"] for i in items}
+    probes = build_probes(store, event_id, 1).probes
+    move_questions = {p.question for p in probes if p.expectation == "move"}
+    stays = [p for p in probes if p.expectation == "stay" and p.question not in move_questions]
+    _ReadsTheContext.calls = []
+    _ReadsTheContext.event = items[0].metadata["event"]
+    _ReadsTheContext.before = {p.question: (p.before or ("unknown",))[0] for p in probes}
+    _ReadsTheContext.edited = {p.question: p.after[0] for p in probes if p.category == "edit"}
+    _ReadsTheContext.knocked = stays[0].question
+    options = EvalOptions(backend="openai", model="scripted", max_tokens=8, cache=False, out_dir=tmp_path / "runs",
+                          silent=True, bootstrap=50)
+    args = {"ripple_hops": 1, **({"dense_model": str(tiny_sentence_model)} if method == "dense" else {})}
+    with serving(_ReadsTheContext) as url:
+        run = evaluate_editing(store, items, options.but(base_url=url), method=method, args=args)
+    answers = read_probe_answers(store, run.run_id, event_id)
+    assert run.run["editing_method"] == method and run.run["ripple_probes"] == len(answers) == len(probes)
+    # one memory entry, so every probe question retrieves the event: the edit's questions moved,
+    # the alias and the facts read through the new club did not follow, the knocked fact is
+    # collateral and every other untouched fact was kept
+    edited = set(_ReadsTheContext.edited)
+    expected = {}
+    for p in probes:
+        if p.expectation == "move":
+            expected[p.key] = "moved" if p.question in edited else "missed"
+        else:
+            expected[p.key] = "collateral" if p.question == _ReadsTheContext.knocked else "kept"
+    assert {a.probe.key: a.outcome for a in answers} == expected
+    assert set(expected.values()) == {"moved", "missed", "collateral", "kept"}
+    for a in answers:
+        assert a.answer_before == _ReadsTheContext.before[a.probe.question]
+    # the probes were asked before without context and after with the retrieved event
+    asked = [c for c in _ReadsTheContext.calls if any(f"Question: {p.question}\n" in c for p in probes)]
+    assert sum("Context: " not in c for c in asked) >= len({p.question for p in probes})
+    assert all(_ReadsTheContext.event in c for c in asked if "Context: " in c)
+    report = (run.report_dir / "report.md").read_text()
+    assert "## Ripple in the model" in report
