@@ -92,7 +92,7 @@ class RunRecord(BaseModel):
 
     def properties(self) -> dict[str, Any]:
         """The node's properties again: the engine's keys that are set, and the solver's beside them."""
-        fields = self.model_dump(exclude_none=True, exclude={"extra"})
+        fields = self.model_dump(exclude_unset=True, exclude={"extra"})
         return {**fields, **self.extra}
 
 

@@ -92,6 +92,10 @@ def test_the_numbers_of_a_metric_value():
 
 def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled():
     class Opaque:
+        def remap(self, copies):
+            raise CannotResample("its solver detail (Opaque) keeps no ids to follow a resample")
+
+    class Untyped:
         pass
 
     with pytest.raises(CannotResample):
@@ -99,6 +103,9 @@ def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled():
     items = _items(8, 2)
     samples = [SampleResult(i.id, 0, "A", "A", 1.0) for i in items]
     from knowforge.eval.events.metrics import EDITING
+
+    with pytest.raises(TypeError, match="Untyped is not a SolverDetail"):     # details are typed
+        SolverOutput(items=items, samples=samples, details={EDITING: Untyped()})
 
     output = SolverOutput(items=items, samples=samples, details={EDITING: Opaque()})
     task = _task(metrics=("locality",))
