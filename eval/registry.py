@@ -158,7 +158,7 @@ class Registry:
 
 
 def _named(spec, name: str):
-    """``spec`` under ``name``: every spec is keyed by its ``name`` (a listing by its ``key``)."""
+    """``spec`` under ``name``: every spec is keyed by its ``name`` (a validity check by its ``key``)."""
     return dataclasses.replace(spec, **{"name" if hasattr(spec, "name") else "key": name})
 
 
