@@ -102,10 +102,10 @@ def _prompt_solver(setting: str) -> SolverSpec:
 GENERIC_UNIT = EvalUnit(
     solvers=tuple(_prompt_solver(s) for s in SETTINGS),
     metrics=(MetricSpec("accuracy", _accuracy, "mean score over every sample", chance=_accuracy_chance,
-                        totals=_accuracy_totals),
+                        totals=_accuracy_totals, scale="share"),
              MetricSpec("balanced_accuracy", _balanced_accuracy,
                         "boolean and true/false items: mean per-class recall of the first sample",
-                        chance=lambda data: 0.5, totals=_balanced_accuracy_totals)),
+                        chance=lambda data: 0.5, totals=_balanced_accuracy_totals, scale="share")),
     scorers=(ScorerSpec("fuzzy", score_fuzzy, description="token_set_ratio >= 70 against any gold (ChroKnowledge)",
                         lm_eval=generation_targets),
              ScorerSpec("exact", score_exact, description="normalised exact match against answers and aliases",

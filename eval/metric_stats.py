@@ -495,8 +495,7 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
             row: dict[str, Any] = {"name": leaf_name(plan.spec.name, path), "metric": plan.spec.name,
                                    "path": list(path), "value": value, "unit": key or "item",
                                    "units": task_units[plan.task.name]}
-            if plan.spec.scale is not None:
-                row["scale"] = plan.spec.scale
+            row["scale"] = plan.spec.scale
             samples = replicates.get((plan.task.name, plan.spec.name, path))
             if note is not None:
                 row.update(stderr=None, ci=None, note=f"not resampled: {note}")
@@ -512,8 +511,7 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                     row["method_note"] = plan.objects_note
             extra = extras.get((plan.task.name, plan.spec.name, path), {})
             row.update(extra)
-            scale = 100.0 if (plan.spec.scale == "percent" if plan.spec.scale is not None else is_percent(path)) \
-                else 1.0
+            scale = 100.0 if plan.spec.scale == "percent" else 1.0
             if "chance" in extra:
                 row["excludes_chance"] = excludes(row.get("ci"), extra["chance"], row["units"], scale)
             if row.get("ci") is not None and "p_value" in extra:
@@ -584,8 +582,9 @@ def format_number(value: float | None, ci: Sequence[float] | None = None, *, per
     rests on).
 
     ``scale`` is the metric's declared scale (``MetricSpec.scale``): "share" (shown in %),
-    "percent" (already in %), "count", or a unit ("years"); the display follows it. Without a
-    declaration a float in [-1, 1] is taken for a share."""
+    "percent" (already in %), "count", or a unit ("years"); the display follows it. Every
+    metric declares one; a number given without it (a report's own accuracy columns, a metric
+    row recorded before scales were declared) is a share when in [-1, 1]."""
     if value is None:
         return "-"
     if scale is None:

@@ -6,16 +6,19 @@ published as ``docs/report.schema.json`` (``scripts/report_schema.py`` writes it
 tests/test_run_records.py checks that the published file is current). A tool outside knowforge
 reads a report with ``Report.model_validate_json``.
 
-The engine's keys of a run are the fields ``RunRecord`` declares: a solver's own properties
-(``SolverOutput.run_extra``) are kept beside them and may not reuse one of those names
-(``check_solver_extra``), so a solver can never overwrite the engine's ``accuracy``.
+The engine's keys of a run are the fields ``RunRecord`` declares. A solver's own properties
+(``SolverOutput.run_extra``) live under the record's own key, ``extra``, and may not reuse an
+engine key (``check_solver_extra``), so a solver can never overwrite the engine's ``accuracy``.
+On the ``(:Run)`` node they are properties beside the engine's (a node property cannot hold a
+map, and Cypher filters runs on them, e.g. ``r.editing_method``); ``RunRecord.from_properties``
+sorts a node's properties into the two, and ``report.json``'s ``run`` is that record.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from knowforge.errors import ConfigError
 from knowforge.eval.types import Scoring
@@ -25,10 +28,10 @@ RUN_RECORD_VERSION = "1"
 
 class RunRecord(BaseModel):
     """The properties of a recorded run. Every engine key is declared here; a solver's extra
-    properties (``SolverOutput.run_extra``) are the record's extra fields (``solver_extra()``).
+    properties (``SolverOutput.run_extra``) are under ``extra``, and nothing else is accepted.
     Most fields are optional: runs recorded by earlier versions lack some."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
     id: str | None = None
     name: str | None = None
@@ -75,14 +78,27 @@ class RunRecord(BaseModel):
     model_cutoff: str | None = None
     report_dir: str | None = None
     report_sections_json: str | None = None
+    extra: dict[str, JsonValue] = Field(
+        default_factory=dict, description="a solver's own run properties (SolverOutput.run_extra), by name; "
+                                          "never an engine key")
 
-    def solver_extra(self) -> dict[str, Any]:
-        """The properties a solver added (``SolverOutput.run_extra``), by name."""
-        return dict(self.model_extra or {})
+    @classmethod
+    def from_properties(cls, properties: dict[str, Any]) -> RunRecord:
+        """The record of a ``(:Run)`` node's properties: the engine's keys as fields, every other
+        property (a solver's) under ``extra``."""
+        engine = {k: v for k, v in properties.items() if k in ENGINE_KEYS and k != "extra"}
+        extra = {k: v for k, v in properties.items() if k not in ENGINE_KEYS}
+        return cls.model_validate({**engine, "extra": extra})
+
+    def properties(self) -> dict[str, Any]:
+        """The node's properties again: the engine's keys that are set, and the solver's beside them."""
+        fields = self.model_dump(exclude_unset=True, exclude={"extra"})
+        return {**fields, **self.extra}
 
 
 ENGINE_KEYS: frozenset[str] = frozenset(RunRecord.model_fields)
-"""The run properties the engine owns; a solver's ``run_extra`` may not use them."""
+"""The run properties the engine owns (``extra`` among them); a solver's ``run_extra`` may not
+use them."""
 
 
 def check_solver_extra(solver: str, extra: dict[str, Any]) -> None:

@@ -38,7 +38,7 @@ from knowforge.errors import ConfigError
 from knowforge.eval.metric_stats import format_number
 from knowforge.eval.registry import metric_spec
 from knowforge.eval.metrics import accuracy
-from knowforge.eval.records import REPORT_VERSION, Report
+from knowforge.eval.records import REPORT_VERSION, Report, RunRecord
 from knowforge.eval.results import load_run, run_answers
 from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
                                       paired_runs, plan_for_gap)
@@ -112,7 +112,9 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
     item_acc = item_estimate(samples, units, lambda v: sum(v) / len(v))
     all_right = item_estimate(samples, units, lambda v: float(all(x >= 1.0 for x in v)))
     report: dict[str, Any] = {
-        "version": REPORT_VERSION, "run_id": run_id, "run": run, "scoring": scoring_of(run),
+        "version": REPORT_VERSION, "run_id": run_id, "scoring": scoring_of(run),
+        # the typed record: engine keys as fields, a solver's own properties under "extra"
+        "run": RunRecord.from_properties(run).model_dump(mode="json"),
         "scope": _scope(store, run, samples),
         "uncertainty": {"unit": units.name, "level": 0.95, "shown": SHOWN,
                         "analytic": "accuracies: cluster-robust standard error over units (lm-eval's "

@@ -69,7 +69,9 @@ class SolverOutput:
     ``items`` are the items as asked (an editing solver puts its edit in ``context``; the
     benchmark's questions are not changed). ``samples`` answer those items; ``variants`` answer
     prompts derived from them in memory (recorded with the run, outside its metrics).
-    ``details`` maps a detail kind (``SolverSpec.provides``) to a typed value a metric reads.
+    ``details`` maps a detail kind (``SolverSpec.provides``) to the typed value a metric reads:
+    a ``SolverDetail``, i.e. a record that follows a resample (``Remappable``) or a sequence of
+    them, so every metric reading it gets its interval from the engine's resamples.
     """
 
     items: list[BenchmarkItem]
@@ -77,9 +79,17 @@ class SolverOutput:
     variants: list[SampleResult] = field(default_factory=list)
     run_extra: dict[str, Any] = field(default_factory=dict)     # properties of the Run
     sections: dict[str, Any] = field(default_factory=dict)      # extra report sections
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, SolverDetail] = field(default_factory=dict)
     # (run_dir, run_id): plots and files written after the engine's report
     finalize: Callable[[Path, str], None] | None = None
+
+    def __post_init__(self) -> None:
+        for kind, detail in self.details.items():
+            parts = detail if isinstance(detail, (list, tuple)) else (detail,)
+            for part in parts:
+                if not callable(getattr(part, "remap", None)):
+                    raise TypeError(f"solver detail {kind!r}: {type(part).__name__} is not a SolverDetail "
+                                    "(a record with remap(copies), or a list of them)")
 
 
 class Solver(Protocol):
@@ -105,7 +115,7 @@ class MetricInput:
 
     items: Sequence[BenchmarkItem]
     samples: Sequence[SampleResult]
-    detail: Any = None
+    detail: SolverDetail | None = None
     scoring: Scoring = "knowforge"
 
 
@@ -138,7 +148,12 @@ class Remappable(Protocol):
     ``copy.rename``), and nothing of the units not drawn. Raise ``CannotResample`` to say the
     detail cannot. A list or tuple of details is remapped element by element."""
 
-    def remap(self, copies: Sequence[UnitCopy]) -> Any: ...
+    def remap(self, copies: Sequence[UnitCopy]) -> Remappable: ...
+
+
+# What a solver hands a metric (``SolverOutput.details``): one record that follows a resample,
+# or a sequence of them (ChroKnowPrompt's one result per span)
+SolverDetail = Remappable | Sequence[Remappable]
 
 
 # (the task's input, seed, resamples) -> {leaf path: {"p_value", "test", "paired", "note", ...}}
@@ -187,10 +202,11 @@ class MetricSpec:
       it is recomputed on object-level resamples of the run, and its intervals say so;
     * ``label``: the name reports print (with ``name``) when ``name`` alone would be mistaken
       for another number; ``description`` explains it in the legend under the Task metrics.
-    * ``scale``: what its numbers are, which the reports' display follows: ``"share"`` (a
-      fraction, shown in %), ``"percent"`` (already in %), ``"count"``, or a unit such as
-      ``"years"`` (shown with it). None (the default, kept for metrics written before it): a
-      float in [-1, 1] is shown as a share.
+    * ``scale`` (required, by keyword): what its float numbers are, which the reports' display
+      and intervals follow, never their magnitude: ``"share"`` (a fraction, shown in %),
+      ``"percent"`` (already in %), ``"count"``, or a unit such as ``"years"`` (shown with it).
+      A ``chance`` of None says the metric has no chance level (an open answer, a difference
+      whose null is its ``test``, a rate of unchanged answers).
     Integers are counts and get no interval. A metric whose solver detail cannot follow a
     resample (``Remappable``) and that declares no ``totals`` is reported without an
     interval, saying why."""
@@ -207,10 +223,10 @@ class MetricSpec:
     # how reports name it where its name alone would read like another number (a metric
     # "locality" beside the accuracy of a task "<m>/locality")
     label: str = ""
-    scale: str | None = None
+    scale: str = field(kw_only=True)
 
     def __post_init__(self) -> None:
-        if self.scale is not None and not re.fullmatch(r"[A-Za-z%][A-Za-z0-9 %/_.-]{0,31}", self.scale):
+        if not isinstance(self.scale, str) or not re.fullmatch(r"[A-Za-z%][A-Za-z0-9 %/_.-]{0,31}", self.scale):
             raise ValueError(f"metric {self.name!r}: scale {self.scale!r} is not share, percent, count or a unit")
 
 

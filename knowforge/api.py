@@ -2,7 +2,8 @@
 
 A method from another package imports from here only (``from knowforge.api import Method,
 EvalUnit, ...``); the modules behind these names may move between releases, this module's
-names do not. tests/plugins/kf_tiny is a method written against it.
+names do not. tests/plugins/kf_birthyear is a method written against it
+(docs/tutorial.md builds one step by step).
 
 A method is two values and one entry point::
 
@@ -30,16 +31,20 @@ The names, grouped:
   (the store a method receives runs its own named statements: ``store.read("<method>/<name>",
   **params)`` and ``store.write("<method>/<name>", rows)``), ``validate_label``;
 * the evaluation side: ``EvalUnit``, ``SolverSpec``, ``SolveContext``, ``SolverOutput``,
-  ``NoArgs``, ``MetricSpec``, ``MetricInput``, ``Totals``, ``ScorerSpec``, ``Score``,
+  ``SolverDetail`` (what ``SolverOutput.details`` holds: ``Remappable`` records, which follow a
+  resample's ``UnitCopy`` list), ``NoArgs``, ``MetricSpec``, ``MetricInput``, ``Totals``,
+  ``ScorerSpec``, ``Score``,
   ``SampleResult``, ``RunExportSpec``, ``RunExport``, ``RecordedRun``, ``FileScoringSpec``,
   ``RunViewSpec``, ``ValiditySpec``, ``ValidityContext``, ``ValiditySection``;
 * helpers a solver or metric composes: ``solve_prompted`` (the engine's prompted ask-and-score
   step), ``accuracy``, ``run_answers`` (a recorded run's answers);
 * the records: ``Scoring``, ``RunRecord``, ``Report``.
 
-A name a method's unit declares (a solver, a metric, a scorer, ...) must not be one knowforge or
-another installed method declares: a clash refuses the plug-in's unit (``knowforge methods``
-says why), so prefix the names with the method's name.
+A name a method's unit declares (a solver, a metric, a scorer, ...) that knowforge or another
+installed method declares too is namespaced by its owner: ``birthyear``'s ``accuracy`` is
+``birthyear:accuracy`` (``knowforge methods`` says so). Every plug-in name also answers to that
+qualified form, so a task naming ``"birthyear:year_error"`` means the method's own whatever
+else is installed.
 """
 
 from __future__ import annotations
@@ -49,9 +54,10 @@ from knowforge.eval.records import Report, RunRecord
 from knowforge.eval.results import run_answers
 from knowforge.eval.solvers import solve_prompted
 from knowforge.eval.types import SampleResult, Score, Scoring
-from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricInput, MetricSpec, NoArgs, RecordedRun, RunExport,
-                                 RunExportSpec, RunViewSpec, ScorerSpec, SolveContext, SolverOutput, SolverSpec,
-                                 Totals, ValidityContext, ValiditySection, ValiditySpec)
+from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricInput, MetricSpec, NoArgs, RecordedRun, Remappable,
+                                 RunExport, RunExportSpec, RunViewSpec, ScorerSpec, SolveContext, SolverDetail,
+                                 SolverOutput, SolverSpec, Totals, UnitCopy, ValidityContext, ValiditySection,
+                                 ValiditySpec)
 from knowforge.kg.cypher import validate_label
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams, Progress
 from knowforge.models.questions import read_items, source_graph_hash, write_benchmark, write_questions
@@ -66,9 +72,9 @@ __all__ = [
     # the graph
     "read_items", "source_graph_hash", "validate_label", "write_benchmark", "write_questions",
     # the evaluation side
-    "EvalUnit", "FileScoringSpec", "MetricInput", "MetricSpec", "NoArgs", "RecordedRun", "RunExport",
-    "RunExportSpec", "RunViewSpec", "SampleResult", "Score", "ScorerSpec", "SolveContext", "SolverOutput",
-    "SolverSpec", "Totals", "ValidityContext", "ValiditySection", "ValiditySpec",
+    "EvalUnit", "FileScoringSpec", "MetricInput", "MetricSpec", "NoArgs", "RecordedRun", "Remappable", "RunExport",
+    "RunExportSpec", "RunViewSpec", "SampleResult", "Score", "ScorerSpec", "SolveContext", "SolverDetail",
+    "SolverOutput", "SolverSpec", "Totals", "UnitCopy", "ValidityContext", "ValiditySection", "ValiditySpec",
     # helpers
     "accuracy", "run_answers", "solve_prompted",
     # the records

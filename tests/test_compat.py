@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from knowforge.errors import InputError
 from knowforge.eval.events import rules as elken
 from knowforge.eval.newterm import rules as newterm
 from knowforge.eval.scoring import score_item
 from knowforge.models.types import BenchmarkItem
+from released import elken_items, newterm_items
 
 
 # --- ELKEN: normalisation and fact questions ----------------------------------------------------
@@ -133,16 +131,12 @@ def test_elken_items_through_registry():
     assert score_item(tendency, "c").value == 0.0
 
 
-def test_elken_parse_candidates():
-    assert elken.parse_candidates("(A) Increase   (B) Decrease   (C) No significant change") == [
-        "Increase", "Decrease", "No significant change"]
-
-
-def test_elken_read_official(shared_formats):
-    items = elken.read_official(shared_formats / "elken" / "train_sample.json")
+def test_elken_read_release(shared_formats):
+    """The shared release as ``generate events --import`` reads it, scored by the ELKEN rules."""
+    items = elken_items(shared_formats / "elken" / "train_sample.json")
     tendency = [i for i in items if i.scorer == "elken-tendency"]
     assert tendency and all(len(i.choices) == 3 for i in tendency)
-    events = {i.metadata["event_index"] for i in items}
+    events = {i.metadata["event_id"] for i in items}
     assert len(events) == 40
     # scripted responses: always answer the gold in the official form → 100 %; always "(A)" → share of A
     assert all(score_item(i, f"({i.answers[0]})").value == 1.0 for i in tendency)
@@ -151,20 +145,9 @@ def test_elken_read_official(shared_formats):
     # edit-level: all of an event's questions right
     by_event = {}
     for i in tendency:
-        by_event.setdefault(i.metadata["event_index"], []).append(score_item(i, "(A)").value == 1.0)
+        by_event.setdefault(i.metadata["event_id"], []).append(score_item(i, "(A)").value == 1.0)
     expected = sum(all(v) for v in by_event.values())
     assert sum(elken.edit_level(v) for v in by_event.values()) == expected
-
-
-def test_elken_read_official_errors(tmp_path):
-    bad = tmp_path / "bad.json"
-    bad.write_text("[{\"event\": \"x\", \"tendency\": {\"qas\": [{\"question\": \"q\"}]}}]")
-    with pytest.raises(InputError, match="bad.json.*event 0 tendency.qas\\[0\\]"):
-        elken.read_official(bad)
-    broken = tmp_path / "broken.json"
-    broken.write_text("[\n{")
-    with pytest.raises(InputError, match="broken.json:line 2"):
-        elken.read_official(broken)
 
 
 # --- NewTerm ------------------------------------------------------------------------------------
@@ -211,7 +194,7 @@ def test_newterm_csj_balanced_accuracy():
 
 @pytest.mark.parametrize("name", ["COMA", "COMA_clean", "COST", "COST_clean"])
 def test_newterm_official_choice_files(shared_formats, name):
-    items = newterm.read_official(shared_formats / "newterm_2022" / f"{name}.jsonl")
+    items = newterm_items(shared_formats / "newterm_2022" / f"{name}.jsonl")
     assert items and all(len(i.choices) == 4 and i.scorer == "newterm-choice" for i in items)
     assert all(score_item(i, "ABCD"[i.answer_index]).value == 1.0 for i in items)
     assert all(score_item(i, f"The answer is {i.choices[i.answer_index]}").value in (0.0, 1.0) for i in items)
@@ -222,7 +205,7 @@ def test_newterm_official_choice_files(shared_formats, name):
 
 
 def test_newterm_official_csj(shared_formats):
-    items = newterm.read_official(shared_formats / "newterm_2022" / "CSJ.jsonl", year=2022)
+    items = newterm_items(shared_formats / "newterm_2022" / "CSJ.jsonl", year=2022)
     assert len(items) == 300 and all(i.slices["year"] == 2022 for i in items)
     golds = [i.answers[0] == "true" for i in items]
     always_yes = [newterm.parse_judgement("Yes") for _ in items]
@@ -230,16 +213,6 @@ def test_newterm_official_csj(shared_formats):
     scripted = ["Yes, acceptable." if g else "No, it is unacceptable." for g in golds]
     assert newterm.csj_balanced_accuracy(golds, [newterm.parse_judgement(s) for s in scripted]) == 100.0
     assert all(score_item(i, s).value == 1.0 for i, s in zip(items, scripted))
-
-
-def test_newterm_read_official_errors(tmp_path):
-    bad = tmp_path / "COST.jsonl"
-    good = {"choices": ["a", "b", "c", "d"], "gold": 0, "meaning": "m", "question": "_", "term": "t", "type": "x"}
-    bad.write_text(json.dumps(good) + "\n" + json.dumps({**good, "gold": 7}) + "\n")
-    with pytest.raises(InputError, match="COST.jsonl:line 2"):
-        newterm.read_official(bad)
-    with pytest.raises(InputError, match="unknown NewTerm task"):
-        newterm.read_official(tmp_path / "OTHER.jsonl")
 
 
 # --- the table "Where the default (robust) mode differs from compat mode" in docs/eval.md -------

@@ -40,6 +40,7 @@ from click.testing import CliRunner
 
 import newterm_llm
 from doc_examples import ROOT, Example, all_examples
+from knowforge import methods
 from knowforge.cli.main import cli
 from knowforge.kg.loaders.samples import samples_dir
 
@@ -134,7 +135,7 @@ CYPHER_RUNS = {"run": "RUN:chrono", "a": "RUN:newterm-gold", "b": "RUN:newterm-b
 
 # Stand-ins the docs use for ids the reader's graph has (an event id, an entity, runs).
 RUN_TOKENS = {"RUN_ID", "RUN", "run-A", "run-B", "OTHER_RUN_ID", "RUN_ICE", "RUN_GOLD",
-              "run-20261122T175956-9a3de278"}
+              "run-20261122T175956-9a3de278", "BIRTHYEAR_RUN"}
 ENTITY_TOKENS = {"ENTITY_ID": "gen:alcuna1:000001"}
 # An environment value that names a model folder: the fixture that builds a local one.
 ENV_MODELS = {"/path/to/e5-base-v2": "tiny_sentence_model"}
@@ -241,12 +242,15 @@ class World:
             "ice": lambda r: r["benchmark"] == "events:elken-test" and str(r["solver"]).startswith("ice"),
             "knowgen-A": lambda r: r["benchmark"] == "knowgen:alcuna1" and r["solver"] == "zero-shot",
             "knowgen-B": lambda r: r["benchmark"] == "knowgen:alcuna1" and r["solver"] == "few-shot",
+            "birthyear": lambda r: str(r["benchmark"]).startswith("birthyear:"),
         }[what]
         found = [r["id"] for r in runs if want(r)]
         assert found, f"no run for {what!r} yet among {[(r['benchmark'], r['solver']) for r in runs]}"
         return found[-1]
 
     def _run_token(self, token: str, argv: list[str]) -> str:
+        if token == "BIRTHYEAR_RUN":          # docs/tutorial.md's method, installed by the world
+            return self.run_for("birthyear")
         if "--validity" in argv:
             return self.run_for("control")
         if "newterm-results" in argv:
@@ -378,14 +382,29 @@ def world(neo4j_server, session_store, tmp_path_factory):
     server, url = newterm_llm.serve()
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(root)
+        _install_tutorial_method(root / "site", mp)
         for key, value in {"NEO4J_URI": settings.uri, "NEO4J_USER": settings.user,
                            "NEO4J_PASSWORD": settings.password, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "test",
                            "KNOWFORGE_CACHE_DIR": str(root / ".cache"), "KNOWFORGE_NEO4J_HOME": str(root / ".neo4j"),
                            "COLUMNS": "100", "BROWSER": "true"}.items():
             mp.setenv(key, value)
         yield World(root, session_store, url)
+    methods.refresh()            # the tutorial's method leaves with the world
     server.shutdown()
     server.server_close()
+
+
+def _install_tutorial_method(site: Path, mp: pytest.MonkeyPatch) -> None:
+    """docs/tutorial.md's method (the very files it shows: tests/plugins/kf_birthyear) installed
+    as pip would install it, so its commands run as a reader runs them."""
+    plugin = ROOT / "tests" / "plugins" / "kf_birthyear"
+    shutil.copytree(plugin, site / plugin.name)
+    dist = site / "kf_birthyear-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-birthyear\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[knowforge.methods]\nbirthyear = kf_birthyear.method:METHOD\n")
+    mp.syspath_prepend(str(site))
+    methods.refresh()
 
 
 def test_every_example_runs_here_or_is_skipped_with_a_reason():

@@ -139,10 +139,24 @@ def test_a_name_declared_twice_is_refused_naming_both_owners():
     reg.add(registry_generic(), "knowforge")
     with pytest.raises(ConfigError, match="solver 'zero-shot' is declared by both knowforge and plug-in x"):
         reg.add(unit, "plug-in x")
-    twice = EvalUnit(metrics=(MetricSpec("m", lambda d: 1), MetricSpec("m", lambda d: 2)),
+    twice = EvalUnit(metrics=(MetricSpec("m", lambda d: 1, scale="count"), MetricSpec("m", lambda d: 2, scale="count")),
                      scorers=(ScorerSpec("s", lambda i, r: None),))
     with pytest.raises(ConfigError, match="metric 'm' is declared by both plug-in y and plug-in y"):
         Registry().add(twice, "plug-in y")
+    colon = EvalUnit(metrics=(MetricSpec("other:m", lambda d: 1, scale="count"),))
+    with pytest.raises(ConfigError, match="metric 'other:m' of plug-in z holds ':'"):
+        Registry().add(colon, "plug-in z", namespace="z")       # no name may pass for another owner's
+
+
+def test_every_builtin_metric_declares_its_scale():
+    """Display and intervals follow the declaration: every metric knowforge ships says what its
+    numbers are, and a metric that says nothing cannot be made."""
+    from knowforge.eval.registry import registry
+
+    for name, spec in registry().metrics.items():
+        assert spec.scale in ("share", "percent", "count") or spec.scale.isalpha(), name
+    with pytest.raises(TypeError, match="scale"):
+        MetricSpec("m", lambda d: 1)
 
 
 def registry_generic() -> EvalUnit:

@@ -5,6 +5,7 @@ naming it; the built-in methods satisfy the contract; tasks are data."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -18,23 +19,25 @@ from knowforge.cli.main import cli
 from knowforge.models.method import check_method
 from knowforge.models.task import Component, Task
 
-PLUGIN = Path(__file__).parent / "plugins" / "kf_tiny"
+PLUGIN = Path(__file__).parent / "plugins" / "kf_birthyear"
+SAMPLE = Path(__file__).resolve().parents[1] / "kg" / "samples" / "wikidata" / "entities.json"
 
 
 @pytest.fixture
-def tiny_plugin(tmp_path, monkeypatch):
-    """Install tests/plugins/kf_tiny/ (graph side + evaluation side) as a distribution with one
-    entry point, the way pip would (a package and a .dist-info with entry_points.txt on sys.path)."""
+def birthyear_plugin(tmp_path, monkeypatch):
+    """Install tests/plugins/kf_birthyear/ (graph side + evaluation side + its Cypher) as a
+    distribution with one entry point, the way pip would (a package and a .dist-info with
+    entry_points.txt on sys.path)."""
     site = tmp_path / "site"
     site.mkdir()
     shutil.copytree(PLUGIN, site / PLUGIN.name)
-    dist = site / "kf_tiny-0.1.dist-info"
+    dist = site / "kf_birthyear-0.1.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-tiny\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[knowforge.methods]\ntiny = kf_tiny.method:METHOD\n")
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-birthyear\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[knowforge.methods]\nbirthyear = kf_birthyear.method:METHOD\n")
     monkeypatch.syspath_prepend(str(site))
     methods.refresh()
-    yield
+    yield site
     methods.refresh()
 
 
@@ -65,117 +68,187 @@ def test_methods_command_lists_methods_tasks_and_formats():
     assert described[0]["formats"].keys() >= {"elken", "jsonl", "hf", "lm-eval"}
 
 
-@pytest.mark.hf
-def test_a_plugin_method_runs_generate_export_eval_through_the_cli(tiny_plugin, store, graph_env,
-                                                                     tiny_model_dir, tmp_path):
+class _Knower(ScriptedCompletions):
+    """A model that knows the birth years in ``years`` (name -> year): the year questions of the
+    people in ``bare`` it answers with the bare year, of those in ``worded`` with a sentence
+    holding it (right by our rule, wrong by the exact official one), of the others with the
+    year + 2; a yes/no question always right."""
+
+    calls: list[str] = []
+    years: dict[str, int] = {}
+    bare: set[str] = set()
+    worded: set[str] = set()
+
+    def reply(self, prompt: str) -> str:
+        asked = re.findall(r"In what year was (.+) born\?|Was (.+) born in (-?\d+)\?", prompt)[-1]
+        if asked[0]:
+            year = self.years[asked[0]]
+            if asked[0] in self.bare:
+                return str(year)
+            return f"Born in {year}." if asked[0] in self.worded else str(year + 2)
+        return "yes" if self.years[asked[1]] == int(asked[2]) else "no"
+
+
+def _explains(store, statement: str) -> None:
+    from knowforge.kg.cypher import load_cypher
+
+    try:
+        store.driver.execute_query("EXPLAIN " + load_cypher(statement), database_=store.database)
+    except Exception as exc:  # parameters are unknown at EXPLAIN time; syntax is not
+        assert "ParameterMissing" in str(exc) or "Expected parameter" in str(exc), (statement, exc)
+
+
+def test_a_plugin_method_reads_the_graph_and_runs_through_the_cli(birthyear_plugin, store, graph_env, tmp_path):
+    """kf_birthyear reads the Wikidata sample's dates of birth through its own named Cypher,
+    writes its own label, and runs generate, export, eval, report (with --validity), export run
+    and score through the CLI; ``knowforge view`` draws its view in headless chromium."""
+    from knowforge.kg.cypher import list_statements, validate_label
+
     runner = CliRunner()
-    listed = runner.invoke(cli, ["methods"], catch_exceptions=False).output
-    assert "tiny: Tiny sums" in listed and "task tiny/add" in listed
-    help_text = runner.invoke(cli, ["generate", "tiny", "--help"]).output
-    assert "--size INTEGER" in help_text and "Questions to make." in help_text
+    loaded = runner.invoke(cli, ["load", "wikidata", str(SAMPLE), "--silent"], catch_exceptions=False)
+    assert loaded.exit_code == 0, loaded.output
 
-    result = runner.invoke(cli, ["generate", "tiny", "--name", "t1", "--size", "6", "--seed", "3", "--silent"],
+    # its graph side: its statements load as "birthyear/<name>" and pass EXPLAIN; its label joins
+    # the allow-list while it is installed; its "accuracy" is namespaced, knowforge's kept
+    assert "birthyear" in methods.available(), methods.load_errors()
+    names = [n for n in list_statements() if n.startswith("birthyear/")]
+    assert names == ["birthyear/read_people", "birthyear/read_probes", "birthyear/view_person",
+                     "birthyear/view_person_keys", "birthyear/view_person_questions", "birthyear/write_probes"]
+    for name in names:
+        _explains(store, name)
+    assert validate_label("BirthYearProbe") == "BirthYearProbe"
+    listed = runner.invoke(cli, ["methods"], catch_exceptions=False)
+    assert "birthyear: Birth years" in listed.stdout and "task birthyear/year" in listed.stdout
+    assert ("birthyear: namespaced: metric 'accuracy' is birthyear:accuracy (knowforge declares 'accuracy' too)"
+            in listed.stderr), listed.stderr
+
+    result = runner.invoke(cli, ["generate", "birthyear", "--name", "b1", "--size", "6", "--seed", "3", "--silent"],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip().splitlines()[-1] == "tiny:t1"
-    stored = store.user_query("MATCH (q:Question)-[:IN_BENCHMARK]->(:Benchmark {id:'tiny:t1'}) "
-                              "RETURN count(q) AS n, collect(DISTINCT q.slice_kind) AS kinds")[0]
-    assert stored["n"] == 6 and sorted(stored["kinds"]) == ["check", "sum"]
+    assert result.stdout.strip().splitlines()[-1] == "birthyear:b1"
+    probes = store.read("birthyear/read_probes", benchmark="birthyear:b1")
+    assert len(probes) == 6 and len({p["person"] for p in probes}) == 6
+    born = {r["id"]: r["value"] for r in store.user_query(
+        "MATCH (e:Entity)-[:HAS_FACT]->(f:Fact {relation: 'P569'}) WHERE e.id IN $ids RETURN e.id AS id, "
+        "f.value AS value", {"ids": [p["person"] for p in probes]})}
+    for p in probes:       # each question asks about its person, with the year of the graph's fact
+        assert p["name"] in p["text"] and int(re.match(r"\+?(-?\d+)", born[p["person"]]).group(1)) == p["year"], p
 
-    bad = runner.invoke(cli, ["generate", "tiny", "--name", "t2", "--size", "0", "--silent"])
-    assert bad.exit_code != 0 and "--size" in bad.output
-
-    out = tmp_path / "sums"
-    result = runner.invoke(cli, ["export", "tiny", "--name", "t1", "--format", "sums", "--out", str(out)],
+    out = tmp_path / "years"
+    result = runner.invoke(cli, ["export", "birthyear", "--name", "b1", "--format", "years", "--out", str(out)],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert len(json.loads((out / "sums.json").read_text())) == 6
+    exported = json.loads((out / "years.json").read_text())
+    assert sorted(e["id"] for e in exported) == sorted(p["question"] for p in probes)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["method"] == "tiny" and manifest["seed"] == 3 and manifest["params"]["size"] == 6
-    assert manifest["files"].keys() == {"sums.json"} and len(manifest["source_graph_sha256"]) == 64
+    assert manifest["method"] == "birthyear" and manifest["seed"] == 3 and manifest["params"]["size"] == 6
 
-    result = runner.invoke(cli, ["export", "tiny", "--name", "tiny:t1", "--format", "jsonl",
-                                 "--out", str(tmp_path / "t1.jsonl")], catch_exceptions=False)
+    # eval: the scripted model knows every year; of the three year questions it answers one
+    # bare, one in a sentence, one two years off
+    years = sorted((p for p in probes if p["text"].startswith("In what year")), key=lambda p: p["question"])
+    assert len(years) == 3
+    _Knower.years = {p["name"]: p["year"] for p in probes}
+    _Knower.bare, _Knower.worded = {years[0]["name"]}, {years[1]["name"]}
+    control = _control_model(store, tmp_path)
+    with serving(_Knower) as url:
+        result = runner.invoke(cli, ["eval", "--benchmark", "birthyear:b1", "--backend", "openai", "--model",
+                                     str(control), "--base-url", url, "--no-cache", "--out", str(tmp_path / "runs"),
+                                     "--silent"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert len((tmp_path / "t1.jsonl").read_text().splitlines()) == 6
-
-    result = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
-                                 "--max-tokens", "4", "--out", str(tmp_path / "runs"),
-                                 "--cache-dir", str(tmp_path / "cache"), "--silent"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    summary = json.loads((tmp_path / "runs" / "tiny-t1" / "summary.json").read_text())
+    summary = json.loads((tmp_path / "runs" / "birthyear-b1" / "summary.json").read_text())
     run = summary["runs"]["zero-shot"]
-    assert run["tasks"] == ["tiny/add"] and run["samples"] == 6
-    assert set(run["by"]["kind"]) == {"check", "sum"}
-    assert run["metrics"]["tiny/add"]["balanced_accuracy"] is not None
-    answers = store.user_query("MATCH (:Run {id:$id})-[:GAVE]->(a:Answer)-[:ANSWERS]->(:Question)-[:IN_BENCHMARK]->"
-                               "(:Benchmark {id:'tiny:t1'}) RETURN count(a) AS n", {"id": run["run_id"]})[0]["n"]
-    assert answers == 6
+    metrics = run["metrics"]["birthyear/year"]
+    assert metrics["accuracy"] == pytest.approx(5 / 6)            # knowforge's: every item
+    assert metrics["birthyear:accuracy"] == pytest.approx(2 / 3)  # the plug-in's: the year questions
+    assert metrics["birthyear:year_error"] == pytest.approx(2 / 3)
 
-    # the plug-in's own solver (with its -S argument) and metric, declared by its evaluation unit
-    result = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
-                                 "--solver", "tiny-hint", "-S", "hint=Sum:", "--max-tokens", "4", "--log-samples",
-                                 "--out", str(tmp_path / "runs2"), "--cache-dir", str(tmp_path / "cache"), "--silent"],
-                           catch_exceptions=False)
+    result = runner.invoke(cli, ["report", run["run_id"], "--out", str(tmp_path / "report")], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    hinted = json.loads((tmp_path / "runs2" / "tiny-t1" / "summary.json").read_text())["runs"]["tiny-hint(hint=Sum:)"]
-    assert hinted["samples"] == 6
-    logged = [json.loads(line) for p in (tmp_path / "runs2").rglob("samples*.jsonl") for line in p.open()]
-    assert len(logged) == 6 and all("Sum:" in (s.get("prompt") or "") for s in logged), logged[:1]
-    sum_rows = [s for s in logged if s["item_id"] in sum_ids(store)]
-    expected = sum(float(s["score"]) for s in sum_rows) / len(sum_rows)
-    assert hinted["metrics"]["tiny/add"]["tiny_sum_accuracy"] == pytest.approx(expected)
-    bad = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(tiny_model_dir),
-                              "--solver", "tiny-hint", "-S", "hunt=x", "--silent"])
-    assert bad.exit_code != 0 and "hunt" in bad.output
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    from knowforge.eval.records import Report
 
-    # its scorer's official mode, reached by --scoring official, recorded on every sample
-    control = _control_model(store, tiny_model_dir, tmp_path)
-    result = runner.invoke(cli, ["eval", "--benchmark", "tiny:t1", "--backend", "hf", "--model", str(control),
-                                 "--max-tokens", "4", "--scoring", "official", "--out", str(tmp_path / "runs3"),
-                                 "--cache-dir", str(tmp_path / "cache"), "--silent"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    official = json.loads((tmp_path / "runs3" / "tiny-t1" / "summary.json").read_text())["runs"]["zero-shot"]
-    rules = store.user_query("MATCH (:Run {id:$id})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question) "
-                             "RETURN q.slice_kind AS kind, collect(DISTINCT a.rule) AS rules ORDER BY kind",
-                             {"id": official["run_id"]})
-    assert {r["kind"]: r["rules"] for r in rules} == {"check": ["boolean:knowforge"], "sum": ["tiny-sum:official"]}
+    Report.model_validate(report)
+    assert "birthyear:year_error" in (tmp_path / "report" / "report.md").read_text()
 
-    # its official answer file, from the recorded run
-    result = runner.invoke(cli, ["export", "run", official["run_id"], "--format", "tiny-answers",
-                                 "--out", str(tmp_path / "answers")], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    assert len(json.loads((tmp_path / "answers" / "answers.json").read_text())) == 6
-
-    # its validity check, in the control model's validity report
-    result = runner.invoke(cli, ["report", official["run_id"], "--validity", "--out", str(tmp_path / "validity")],
+    result = runner.invoke(cli, ["report", run["run_id"], "--validity", "--out", str(tmp_path / "validity")],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
     validity = json.loads((tmp_path / "validity" / "validity.json").read_text())
-    assert validity["sections"]["tiny"]["data"]["runs"][0]["run"] == official["run_id"]
-    assert "Tiny: the sums are only a test" in validity["flags"]
-    assert "## Tiny: sums vs checks" in (tmp_path / "validity" / "validity.md").read_text()
+    [section] = validity["sections"]["birthyear"]["data"]["runs"]
+    assert section == {"run": run["run_id"], "boolean": 1.0, "generation": pytest.approx(2 / 3)}
+    assert "## Birth years: years vs checks" in (tmp_path / "validity" / "validity.md").read_text()
+
+    result = runner.invoke(cli, ["export", "run", run["run_id"], "--format", "birthyear-answers",
+                                 "--out", str(tmp_path / "answers")], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    answers = tmp_path / "answers" / "answers.json"
+    assert len(json.loads(answers.read_text())) == 6
+    scored = {mode: json.loads(runner.invoke(cli, ["score", "birthyear", str(answers), "--scoring", mode, "--json"],
+                                             catch_exceptions=False).stdout)
+              for mode in ("official", "knowforge")}
+    assert [(r["answers"], r["right"]) for r in scored["official"]] == [(6, 4)]      # the sentence is wrong
+    assert [(r["answers"], r["right"]) for r in scored["knowforge"]] == [(6, 5)]
+
+    _draws_its_view(graph_env, birthyear_plugin, years[0], tmp_path)
+    methods.refresh()
 
 
-def _control_model(store, model_dir, tmp_path) -> Path:
-    """A copy of the tiny model recorded as a control model (a card and a Model node), so its
-    runs get a validity report."""
+def _draws_its_view(settings, site: Path, probe: dict, tmp_path: Path) -> None:
+    """``knowforge view`` (a process of its own) in headless chromium: the sample page of a
+    question links to the plug-in's view of its person, which draws the person, the fact the
+    question was read from and the question, beside its table."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from browser import Tab, launch_chromium
+
+    # the viewer process finds the plug-in where pip would have put it: on its path
+    path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "NEO4J_URI": settings.uri, "NEO4J_USER": settings.user,
+           "NEO4J_PASSWORD": settings.password, "PYTHONPATH": path}
+    process = subprocess.Popen([str(Path(sys.executable).parent / "knowforge"), "view", "--port", "0"],
+                               env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        line, deadline = "", time.monotonic() + 120
+        while "http://" not in line:
+            assert time.monotonic() < deadline and process.poll() is None, line
+            line = process.stderr.readline()
+        base = re.search(r"http://127\.0\.0\.1:\d+", line).group(0)
+        with launch_chromium() as chromium:
+            tab = Tab(chromium, tmp_path)
+            tab.page.goto(f"{base}/view/birthyear/person?key={probe['person']}")
+            tab.page.wait_for_load_state("networkidle")
+            try:
+                drawn = tab.graph_nodes()
+            except Exception as exc:        # say what the page showed and what failed in it
+                raise AssertionError(f"{exc}\n{tab.problems}\n{tab.page.content()[:3000]}") from exc
+            assert drawn == 3
+            kinds = tab.page.evaluate("window.kfGraph.nodes().map(n => n.data('kind')).sort()")
+            assert kinds == ["fact", "person", "question"]
+            assert tab.page.evaluate("window.kfGraph.edges().length") == 2
+            assert probe["text"] in tab.page.inner_text("body") and str(probe["year"]) in tab.page.inner_text("body")
+            tab.shot("view-birthyear")
+            assert tab.problems == []
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _control_model(store, tmp_path) -> Path:
+    """A folder holding only a control card, recorded with a Model node: a model name the
+    scripted server answers for, whose runs get a validity report."""
     from knowforge.models.control import ControlCard, ControlConfig, record_model
 
-    copy = tmp_path / "control-model"
-    shutil.copytree(model_dir, copy)
+    folder = tmp_path / "control-model"
+    folder.mkdir()
     config = ControlConfig(cutoff=2020)
-    card = ControlCard(model_id="control-tiny", cutoff=2020, seed=0, config_hash=config.config_hash(),
+    card = ControlCard(model_id="control-birthyear", cutoff=2020, seed=0, config_hash=config.config_hash(),
                        facts_hash="x", config=config, counts={})
     record_model(store, card, [])
-    (copy / "control.json").write_text(card.model_dump_json())
-    return copy
-
-
-def sum_ids(store) -> set[str]:
-    rows = store.user_query("MATCH (q:Question)-[:IN_BENCHMARK]->(:Benchmark {id:'tiny:t1'}) "
-                            "WHERE q.slice_kind = 'sum' RETURN q.id AS id")
-    return {r["id"] for r in rows}
+    (folder / "control.json").write_text(card.model_dump_json())
+    return folder
 
 
 def test_a_broken_plugin_does_not_break_the_others(tmp_path, monkeypatch):
@@ -226,7 +299,8 @@ def test_a_task_naming_an_unknown_component_fails_before_the_model_is_made(task,
 
 def _plugin_source(method: str, metrics: tuple[str, ...]) -> str:
     """A minimal plug-in method whose evaluation unit declares ``metrics``."""
-    specs = ", ".join(f"MetricSpec({m!r}, lambda data: 0.0)" for m in metrics)
+    specs = ", ".join(f"MetricSpec({m!r}, lambda data: 0.0, scale='share')" for m in metrics)
+    qualified = tuple(dict.fromkeys(f"{method}:{m}" for m in metrics))    # its tasks name its own
     return f'''
 from knowforge.eval.unit import EvalUnit, MetricSpec
 from knowforge.models.method import Method, MethodParams
@@ -239,7 +313,7 @@ class Params(MethodParams):
 
 METHOD = Method(name={method!r}, title={method!r}, description="a clash test", params=Params,
                 generate=lambda store, params, backend=None, progress=None: None, items=lambda store, name: [],
-                tasks=(Task(name="{method}/all", solver=Component(name="zero-shot"), metrics={metrics!r}),),
+                tasks=(Task(name="{method}/all", solver=Component(name="zero-shot"), metrics={qualified!r}),),
                 evaluation="kf_{method}:UNIT")
 UNIT = EvalUnit(metrics=({specs},))
 '''
@@ -247,11 +321,12 @@ UNIT = EvalUnit(metrics=({specs},))
 
 @pytest.fixture
 def clashing_plugins(tmp_path, monkeypatch):
-    """Three plug-ins as pip would install them: ``birthyear`` re-declares the built-in metric
-    ``accuracy`` and shares ``year_error`` with ``deathyear``; ``fine`` clashes with nobody."""
+    """Four plug-ins as pip would install them: ``lifeyear`` re-declares the built-in metric
+    ``accuracy`` and shares ``year_error`` with ``deathyear``; ``twice`` declares one name twice
+    (which no namespace resolves); ``fine`` clashes with nobody."""
     site = tmp_path / "site"
-    for method, metrics in (("birthyear", ("accuracy", "year_error")), ("deathyear", ("year_error",)),
-                            ("fine", ("fine_metric",))):
+    for method, metrics in (("lifeyear", ("accuracy", "year_error")), ("deathyear", ("year_error",)),
+                            ("twice", ("twice_metric", "twice_metric")), ("fine", ("fine_metric",))):
         (site / f"kf_{method}").mkdir(parents=True)
         (site / f"kf_{method}" / "__init__.py").write_text(_plugin_source(method, metrics))
         dist = site / f"kf_{method}-0.1.dist-info"
@@ -271,23 +346,38 @@ class _Coach(ScriptedCompletions):
         return "Coach"
 
 
-def test_clashing_plugins_are_refused_and_every_other_method_still_evaluates(clashing_plugins, graph_env, store,
-                                                                            tmp_path):
+def test_clashing_plugin_names_are_namespaced_and_every_method_still_evaluates(clashing_plugins, graph_env, store,
+                                                                               tmp_path):
     from knowforge.errors import ConfigError
-    from knowforge.eval.registry import load_errors, registry
+    from knowforge.eval.registry import load_errors, metric_spec, namespaced, registry
     from knowforge.eval.tasks import check_tasks
     from knowforge.models.items_io import write_items
     from knowforge.models.types import BenchmarkItem
 
+    # a clash is namespaced by owner; only what no namespace resolves is refused
     errors = load_errors()
-    assert set(errors) == {"birthyear", "deathyear"}, errors
-    assert "metric 'accuracy' is declared by both knowforge and method 'birthyear'" in errors["birthyear"]
-    assert "metric 'year_error' is declared by both method 'deathyear' and method 'birthyear'" in errors["birthyear"]
-    assert "metric 'year_error' is declared by both method 'birthyear' and method 'deathyear'" in errors["deathyear"]
-    assert registry().owner("metric", "accuracy") == "knowforge"
-    assert registry().owner("metric", "fine_metric") == "method 'fine'"
-    assert "year_error" not in registry().metrics
-    # the built-ins' tasks and the plug-in that clashes with nobody resolve; a refused one says why
+    assert set(errors) == {"twice"}, errors
+    assert "metric 'twice_metric' is declared by both method 'twice' and method 'twice'" in errors["twice"]
+    notes = namespaced()
+    assert set(notes) == {"lifeyear", "deathyear"}, notes
+    assert notes["lifeyear"] == [
+        "metric 'accuracy' is lifeyear:accuracy (knowforge declares 'accuracy' too)",
+        "metric 'year_error' is lifeyear:year_error (method 'deathyear' declares 'year_error' too)"]
+    assert notes["deathyear"] == [
+        "metric 'year_error' is deathyear:year_error (method 'lifeyear' declares 'year_error' too)"]
+    reg = registry()
+    assert reg.owner("metric", "accuracy") == "knowforge" and reg.owner("metric", "fine_metric") == "method 'fine'"
+    assert reg.owner("metric", "lifeyear:accuracy") == "method 'lifeyear'"
+    assert metric_spec("accuracy") is not metric_spec("lifeyear:accuracy")
+    assert metric_spec("lifeyear:year_error") is not metric_spec("deathyear:year_error")
+    assert metric_spec("fine:fine_metric").compute is metric_spec("fine_metric").compute   # the qualified form works
+    assert metric_spec("fine:fine_metric").name == "fine:fine_metric"       # named as asked: numbers keyed by it
+    assert metric_spec("lifeyear:accuracy").name == "lifeyear:accuracy"
+    with pytest.raises(ConfigError, match="name one of deathyear:year_error, lifeyear:year_error"):
+        metric_spec("year_error")                                           # two plug-ins': neither's
+    with pytest.raises(ConfigError, match="unknown metric 'fine:accuracy'"):
+        metric_spec("fine:accuracy")                                        # fine declares no accuracy
+    # every method's tasks resolve but the refused one's, which says why
     for name, method in methods.available().items():
         if name in errors:
             with pytest.raises(ConfigError, match=f"method '{name}' cannot be evaluated: evaluation unit refused"):
@@ -298,8 +388,9 @@ def test_clashing_plugins_are_refused_and_every_other_method_still_evaluates(cla
     runner = CliRunner()
     listed = runner.invoke(cli, ["methods"])
     assert listed.exit_code == 0
-    assert "birthyear: cannot be evaluated: evaluation unit refused" in listed.stderr
-    assert "deathyear: cannot be evaluated" in listed.stderr and "fine: cannot" not in listed.stderr
+    assert "twice: cannot be evaluated: evaluation unit refused" in listed.stderr
+    assert "lifeyear: namespaced: metric 'accuracy' is lifeyear:accuracy" in listed.stderr
+    assert "deathyear: namespaced: metric 'year_error'" in listed.stderr and "fine: " not in listed.stderr
     helped = runner.invoke(cli, ["score", "--help"])
     assert helped.exit_code == 0 and "elken" in helped.output, helped.output
 
@@ -315,59 +406,6 @@ def test_clashing_plugins_are_refused_and_every_other_method_still_evaluates(cla
     [run] = summary["runs"].values()
     [metrics] = run["metrics"].values()
     assert metrics["accuracy"] == 1.0
-
-
-def test_a_plugin_owns_its_graph_side(tiny_plugin, store, graph_env):
-    """kf_tiny ships its own Cypher package, label, relationship type and view: its statements
-    load as "tiny/<name>" and pass EXPLAIN, its label joins the allow-list while it is installed,
-    generate writes its label through its own statement, and the viewer draws its view."""
-    from knowforge.errors import UnsafeIdentifier
-    from knowforge.kg.cypher import list_statements, load_cypher, validate_label
-    from knowforge.view.graphs import declared_keys, declared_views, draw_view
-
-    assert "tiny" in methods.available(), methods.load_errors()
-    names = [n for n in list_statements() if n.startswith("tiny/")]
-    assert names == ["tiny/count_sums", "tiny/view_sum", "tiny/view_sum_keys", "tiny/view_sum_numbers",
-                     "tiny/write_sums"]
-    for name in names:
-        try:
-            store.driver.execute_query("EXPLAIN " + load_cypher(name), database_=store.database)
-        except Exception as exc:  # parameters are unknown at EXPLAIN time; syntax is not
-            assert "ParameterMissing" in str(exc) or "Expected parameter" in str(exc), (name, exc)
-    assert validate_label("TinySum") == "TinySum"
-
-    result = CliRunner().invoke(cli, ["generate", "tiny", "--name", "g1", "--size", "4", "--seed", "1", "--silent"],
-                                catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    sums = store.read("tiny/count_sums", benchmark="tiny:g1")
-    questions = {r["id"]: r for r in store.user_query(
-        "MATCH (q:Question)-[:IN_BENCHMARK]->(:Benchmark {id:'tiny:g1'}) WHERE q.form = 'generation' "
-        "RETURN q.id AS id, q.text AS question")}
-    assert sorted(s["question"] for s in sums) == sorted(questions) and len(sums) == 2
-    for s in sums:
-        assert questions[s["question"]]["question"] == f"What is {s['a']} + {s['b']}?"
-
-    registry = declared_views()
-    assert registry.problems == ()
-    view = registry.find("tiny", "sum")
-    [key] = declared_keys(store, view, question_id=sums[0]["question"], entity_id=None)
-    assert key["key"] == sums[0]["id"]
-    drawing = draw_view(store, view, sums[0]["id"], {})
-    assert (drawing.nodes, drawing.edges) == (2, 1)
-    assert drawing.tables[0].rows == [[sums[0]["a"], sums[0]["b"], sums[0]["a"] + sums[0]["b"]]]
-    table = draw_view(store, registry.find("tiny", "numbers"), sums[0]["id"], {})     # drawing="table"
-    assert (table.nodes, table.elements) == (0, []) and table.tables[0].rows == drawing.tables[0].rows
-    from knowforge.view.app import build_app
-    from starlette.testclient import TestClient
-
-    client = TestClient(build_app(store, views=registry), base_url="http://127.0.0.1")   # the Host the guard takes
-    page = client.get("/view/tiny/numbers", params={"key": sums[0]["id"]})
-    assert page.status_code == 200 and "Its numbers" in page.text and 'id="graph"' not in page.text, page.text
-    page = client.get("/view/tiny/sum", params={"key": sums[0]["id"]})
-    assert page.status_code == 200 and 'id="graph"' in page.text, page.text
-    methods.refresh()
-    with pytest.raises(UnsafeIdentifier):
-        validate_label("TinySum")     # gone with the method that declared it
 
 
 @pytest.mark.parametrize("method,statement,message", [
@@ -404,7 +442,7 @@ def test_a_plugin_statement_that_fails_the_static_check_refuses_its_method(tmp_p
 
 
 def test_the_test_plugin_imports_only_the_public_api():
-    """kf_tiny is written as an outside author would write a method: from knowforge.api alone,
+    """kf_birthyear is written as an outside author would write a method: from knowforge.api alone,
     whose every class and function says what it is."""
     import ast
     import inspect
@@ -436,3 +474,16 @@ def test_a_view_declares_its_key_and_drawing():
     [problem] = check_view(MethodView(name="t2", key="x", graph="view/knowgen_entity", drawing="table",
                                       tables=(ViewTable("rows", "view/knowgen_entity_questions"),), **base), "w")
     assert "a table view has no graph statement" in problem
+
+
+def test_the_tutorial_shows_the_test_plugin_word_for_word():
+    """docs/tutorial.md builds kf_birthyear step by step: every excerpt it marks with the file it
+    comes from is in that file as shown, so the tutorial cannot drift from the code its
+    commands run (tests/test_doc_examples.py installs that code)."""
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    excerpts = re.findall(r"<!-- from (\S+) -->\n```\w*\n(.*?)^```", text, re.S | re.M)
+    assert len(excerpts) >= 10
+    for path, excerpt in excerpts:
+        assert path.startswith("tests/plugins/kf_birthyear/"), path
+        assert excerpt in (root / path).read_text(encoding="utf-8"), f"{path}: the tutorial's excerpt is not in it"

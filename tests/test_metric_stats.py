@@ -92,6 +92,10 @@ def test_the_numbers_of_a_metric_value():
 
 def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled():
     class Opaque:
+        def remap(self, copies):
+            raise CannotResample("its solver detail (Opaque) keeps no ids to follow a resample")
+
+    class Untyped:
         pass
 
     with pytest.raises(CannotResample):
@@ -99,6 +103,9 @@ def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled():
     items = _items(8, 2)
     samples = [SampleResult(i.id, 0, "A", "A", 1.0) for i in items]
     from knowforge.eval.events.metrics import EDITING
+
+    with pytest.raises(TypeError, match="Untyped is not a SolverDetail"):     # details are typed
+        SolverOutput(items=items, samples=samples, details={EDITING: Untyped()})
 
     output = SolverOutput(items=items, samples=samples, details={EDITING: Opaque()})
     task = _task(metrics=("locality",))
@@ -647,17 +654,20 @@ def test_a_metric_is_displayed_by_its_declared_scale_not_its_magnitude(monkeypat
     from knowforge.eval.unit import MetricSpec
 
     reg = registry()
-    for name, value, scale in (("year_error", 0.9, "years"), ("legacy_error", 0.9, None),
-                               ("gain", 1.5, "share"), ("n_moved", 0.5, "count")):
+    for name, value, scale in (("year_error", 0.9, "years"), ("gain", 1.5, "share"), ("n_moved", 0.5, "count")):
         monkeypatch.setitem(reg.metrics, name, MetricSpec(name, lambda data, v=value: v, scale=scale))
     items = _items(8, 2)
     output = SolverOutput(items=items, samples=[SampleResult(i.id, 0, "A", "A", 1.0) for i in items])
-    task = _task(metrics=("year_error", "legacy_error", "gain", "n_moved"))
+    task = _task(metrics=("year_error", "gain", "n_moved"))
     metrics = task_metrics([task], output, "knowforge")
     rows = {r["metric"]: r for r in metric_intervals([task], output, metrics, "knowforge", key="g", resamples=0)["t/a"]}
-    assert rows["year_error"]["scale"] == "years" and "scale" not in rows["legacy_error"]
+    assert rows["year_error"]["scale"] == "years"
     assert row_text(rows["year_error"])["value"] == "0.9 years"
-    assert row_text(rows["legacy_error"])["value"] == "90.0"          # undeclared: the old guess
+    legacy = {k: v for k, v in rows["year_error"].items() if k != "scale"}   # a row recorded before scales
+    assert row_text(legacy)["value"] == "90.0"
+    # the interval follows the declaration too: years stay years, a share goes to %
+    assert row_text({**rows["year_error"], "ci": [0.5, 1.3]})["95% interval"] == "[0.5, 1.3]"
+    assert row_text({**rows["gain"], "ci": [1.0, 2.0]})["95% interval"] == "[100.0, 200.0]"
     assert row_text(rows["gain"])["value"] == "150.0"
     assert row_text(rows["n_moved"])["value"] == "0.5"
     assert format_number(0.9, [0.5, 1.3], scale="years") == "0.9 ± 0.4 years"

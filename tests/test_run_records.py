@@ -46,8 +46,13 @@ def test_a_solver_cannot_overwrite_an_engine_key(tmp_path):
 
 
 def test_records_are_typed():
-    run = RunRecord.model_validate({"id": "r1", "scoring": "official", "accuracy": 0.5, "mine_rate": 0.25})
-    assert run.scoring == "official" and run.solver_extra() == {"mine_rate": 0.25}
+    properties = {"id": "r1", "scoring": "official", "accuracy": 0.5, "mine_rate": 0.25}
+    run = RunRecord.from_properties(properties)
+    assert run.scoring == "official" and run.accuracy == 0.5 and run.extra == {"mine_rate": 0.25}
+    assert run.properties() == properties          # the node's properties again
+    with pytest.raises(ValidationError, match="mine_rate"):
+        RunRecord.model_validate(properties)       # a solver's key is never a field of its own
+    assert "extra" in ENGINE_KEYS                  # nor may a solver name one "extra"
     with pytest.raises(ValidationError):
         RunRecord.model_validate({"id": "r1", "scoring": "offical"})
     with pytest.raises(ValidationError, match="unknown scoring mode"):

@@ -13,13 +13,13 @@ from click.testing import CliRunner
 
 from knowforge.cli.main import cli
 from knowforge.eval.events import helm
-from knowforge.eval.events import rules as elken
 from knowforge.eval.newterm import rules as newterm
 from knowforge.eval.file_benchmark import ensure_questions
 from knowforge.eval.results import record_run
 from knowforge.eval.types import SampleResult
 from knowforge.eval.scoring import score_item
 from knowforge.eval.types import EvalOptions
+from released import elken_items, newterm_items
 
 RELEASE = [
     {"event_type": "win-election", "event": "Ann Lee wins the election in Freedonia.", "id": 0,
@@ -53,9 +53,10 @@ BEFORE = {"fact:local_qas:0": "Fred City", "tendency:local_qas:0": "C."}
 
 def _answers(items, table):
     out = {}
-    for item in items:
-        _, e, part, scope, q = item.id.split(":")
-        key = f"{part}:{scope}:{q}" if e == "0" else f"{e}:{part}:{scope}:{q}"
+    for item in items:      # events:<name>:<event>:<part>:<in|out>:<n>, as the importer names them
+        e, part, scope, q = item.id.split(":")[-4:]
+        scope = "qas" if scope == "in" else "local_qas"
+        key = f"{part}:{scope}:{int(q)}" if int(e) == 0 else f"{int(e)}:{part}:{scope}:{int(q)}"
         if key in table:
             out[item.id] = table[key]
     return out
@@ -65,7 +66,7 @@ def _answers(items, table):
 def release_items(tmp_path):
     path = tmp_path / "release.json"
     path.write_text(json.dumps(RELEASE), encoding="utf-8")
-    return elken.read_official(path)
+    return elken_items(path)
 
 
 def invoke(*args):
@@ -188,7 +189,7 @@ def test_export_run_newterm_results(store, graph_env, tmp_path):
              "type": "new words not deduced"} for i in range(3)]
     src = tmp_path / "COST.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    items = newterm.read_official(src, year=2022)
+    items = newterm_items(src, year=2022)
     run = _record(store, items, {items[0].id: "C", items[1].id: "Answer: A", items[2].id: "y"},
                   extra={"newterm_setting": "gold"})
     out = tmp_path / "nt"
@@ -287,7 +288,7 @@ def test_an_export_never_silently_replaces_another_runs_files(store, graph_env, 
              "type": "new words not deduced"} for i in range(3)]
     src = tmp_path / "COST.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    items = newterm.read_official(src, year=2022)
+    items = newterm_items(src, year=2022)
     first = _record(store, items, {items[0].id: "C", items[1].id: "A", items[2].id: "y"},
                     extra={"newterm_setting": "gold"})
     second = _record(store, items, {i.id: "B" for i in items}, extra={"newterm_setting": "gold"})

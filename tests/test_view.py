@@ -28,6 +28,7 @@ import markupsafe
 import pytest
 from click.testing import CliRunner
 
+from browser import Tab, launch_chromium
 from conftest import wipe
 from knowforge import methods
 from knowforge.cli.main import cli
@@ -630,54 +631,13 @@ def test_graph_elements_keep_known_ends_and_first_nodes():
     assert len(out_edges) == 1 and left_out == 1
 
 
-# --- in a real browser ----------------------------------------------------------------------------------
-CHROMIUM = Path(os.environ.get("KNOWFORGE_CHROMIUM", "/usr/bin/chromium"))   # Debian's; another path may be given
-# headless, and nothing that reaches outside 127.0.0.1 (updates, sync, QUIC probes)
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
+# --- in a real browser (tests/browser.py) ---------------------------------------------------------------
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's chromium (``$KNOWFORGE_CHROMIUM`` names another) driven by Playwright (its Python
-    package carries the driver; no browser is downloaded). Skips, saying why, where either is
-    missing; CI (.ci/run) installs both. Asked for before the graph, so a skip builds nothing."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (pip install -e '.[dev]')")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    """Skips, saying why, where chromium or playwright is missing; asked for before the graph,
+    so a skip builds nothing."""
+    with launch_chromium() as chromium:
         yield chromium
-        chromium.close()
-
-
-class Tab:
-    """A browser page that records console errors, page errors and failed responses, and saves a
-    screenshot of each page it is asked to (under the test's tmp folder, and under
-    $KNOWFORGE_VIEW_SCREENSHOTS when set: how docs/view/ is made)."""
-
-    def __init__(self, browser, folder: Path):
-        self.page = browser.new_page(viewport={"width": 1360, "height": 900})
-        self.problems: list[str] = []
-        self.folder = folder
-        self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
-                     if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        self.page.on("response", lambda r: self.problems.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-
-    def shot(self, name: str) -> Path:
-        path = self.folder / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
-        extra = os.environ.get("KNOWFORGE_VIEW_SCREENSHOTS")
-        if extra:
-            Path(extra).mkdir(parents=True, exist_ok=True)
-            self.page.screenshot(path=str(Path(extra) / f"{name}.png"), full_page=False)
-        return path
-
-    def graph_nodes(self) -> int:
-        self.page.wait_for_function("window.kfGraph && window.kfGraph.nodes().length > 0", timeout=30_000)
-        return self.page.evaluate("window.kfGraph.nodes().length")
 
 
 def test_in_a_browser_runs_run_sample_and_entity_view(browser, view_graph, viewer, session_store, tmp_path):

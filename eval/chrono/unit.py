@@ -24,9 +24,9 @@ UNIT = EvalUnit(
     scorers=(ScorerSpec(CHECK_SCORER, score_check, official=score_check,
                         description="the object a completion names fuzzy-matches an object of the year (>= 70)"),),
     metrics=(MetricSpec("chrono_categories", metric_categories, "chronological categories per template",
-                        needs=CHECK, objects_because=BY_FACT),
+                        needs=CHECK, objects_because=BY_FACT, scale="percent"),
              MetricSpec("chronoprompt_gain", metric_chronoprompt_gain,
                         "Known % before and after ChroKnowPrompt (the paper's Table 3)", needs=CHRONOPROMPT,
-                        objects_because=BY_FACT)),
+                        objects_because=BY_FACT, scale="percent")),
     validity=(ValiditySpec("chrono", validity.check),),
 )

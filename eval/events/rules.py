@@ -26,12 +26,10 @@ results by event id. Every difference has an example in docs/fidelity.md.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
-from knowforge.errors import ConfigError, InputError
+from knowforge.errors import ConfigError
 from knowforge.eval.types import DEFAULT_SCORING, SCORING_MODES, Score
 from knowforge.models.types import BenchmarkItem
 
@@ -39,7 +37,6 @@ UNKNOWN = "unknown"
 US_ID = "Q30"
 US_LABEL = "United States"
 _TENDENCY_LETTER = re.compile(r"\(([ABC])\)")
-_CANDIDATE = re.compile(r"\(([A-C])\)")
 
 
 def check_mode(mode: str) -> str:
@@ -240,69 +237,6 @@ def score_tendency_item_official(item: BenchmarkItem, response: str) -> Score:
 
 
 # --- the released format ---------------------------------------------------------------------
-def parse_candidates(candidate: str) -> list[str]:
-    """"(A) x (B) y (C) z" → ["x", "y", "z"]."""
-    parts = _CANDIDATE.split(candidate)
-    # split gives ["", "A", " x ", "B", " y ", ...]
-    return [parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)]
-
-
 def candidate_string(choices: Sequence[str]) -> str:
     """["x", "y", "z"] → "(A) x (B) y (C) z" (the released ``candidate`` layout)."""
     return " ".join(f"({'ABC'[i]}) {c}" for i, c in enumerate(choices))
-
-
-def read_official(path: str | Path, *, benchmark: str | None = None) -> list[BenchmarkItem]:
-    """Read ELKEN's released JSON (a list of events) into items scored by the ELKEN rules, for
-    scoring files without a graph; ``knowforge generate events --import FILE`` is the way to
-    evaluate a release (tolerant of the real files' variants, the editing solvers run on it).
-
-    Fact questions use scorer "elken-fact", tendency questions "elken-tendency"; every item's
-    ``metadata`` keeps the event index, the answer record and the question type, so edit-level
-    reliability and the HELM export work per event. The benchmark (default ``elken-<file
-    stem>``) is part of every id, so two releases' questions never share one.
-    """
-    path = Path(path)
-    benchmark = benchmark or "elken-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem)
-    try:
-        events = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", path=str(path), line=exc.lineno) from exc
-    if not isinstance(events, list):
-        raise InputError("expected a JSON list of events", path=str(path))
-    items: list[BenchmarkItem] = []
-    for e_index, event in enumerate(events):
-        if not isinstance(event, Mapping) or "event" not in event:
-            raise InputError("an event needs an 'event' field", path=str(path), record=f"event {e_index}")
-        for part in ("fact", "tendency"):
-            for scope in ("qas", "local_qas"):
-                for q_index, qa in enumerate(event.get(part, {}).get(scope, [])):
-                    items.append(_item(benchmark, e_index, event, part, scope, q_index, qa, path))
-    return items
-
-
-def _item(benchmark, e_index, event, part, scope, q_index, qa, path) -> BenchmarkItem:
-    record = f"event {e_index} {part}.{scope}[{q_index}]"
-    try:
-        base = dict(id=f"{benchmark}:{e_index}:{part}:{scope}:{q_index}", benchmark=benchmark,
-                    context=event["event"],
-                    slices={"part": part, "scope": "in" if scope == "qas" else "out",
-                            "event_type": event.get("event_type")},
-                    metadata={"event_index": e_index, "event_id": str(event.get("id", e_index)),
-                              "event": event["event"]})
-        if part == "tendency":
-            choices = parse_candidates(qa["candidate"])
-            base["metadata"]["candidate"] = qa["candidate"]
-            return BenchmarkItem(**base, task=f"elken/tendency-{base['slices']['scope']}",
-                                 form="multi-choice", question=qa["question"], choices=choices,
-                                 answers=[qa["answer"]], answer_index="ABC".index(qa["answer"]),
-                                 scorer="elken-tendency")
-        answer = qa["answer"]
-        record_answer = {"id": answer.get("id"), "name": answer["name"], "alias": list(answer.get("alias") or [])}
-        base["metadata"].update(name=answer["name"], aliases=record_answer["alias"], answer=record_answer,
-                                rel_id=qa.get("rel_id"), question_type=qa.get("type"))
-        return BenchmarkItem(**base, task=f"elken/fact-{base['slices']['scope']}", form="generation",
-                             question=qa["question"], answers=fact_labels(answer["name"], record_answer["alias"]),
-                             unknown=is_unknown_answer(record_answer, "knowforge"), scorer="elken-fact")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(f"malformed question: {exc}", path=str(path), record=record) from exc

@@ -146,25 +146,7 @@ def _gold_bool(item: BenchmarkItem) -> bool:
     raise InputError("a CSJ item needs a true/false answer", record=item.id)
 
 
-# --- the released benchmark files --------------------------------------------------------------
-def read_official(path: str | Path, task: str | None = None, *, year: int | None = None) -> list[BenchmarkItem]:
-    """Read a released COMA / COST / CSJ JSONL file into items scored by the NewTerm rules.
-
-    ``task`` defaults to the file name's prefix (``COMA_clean.jsonl`` → COMA).
-    """
-    path = Path(path)
-    task = (task or path.stem.split("_")[0]).upper()
-    if task not in TASKS:
-        raise InputError(f"unknown NewTerm task {task!r}; expected one of {', '.join(TASKS)}", path=str(path))
-    items = []
-    for line_no, row in _json_lines(path):
-        try:
-            items.append(_item(row, task, line_no, year))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"malformed {task} record: {exc}", path=str(path), line=line_no) from exc
-    return items
-
-
+# --- JSON lines -------------------------------------------------------------------------------
 def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, parsed JSON) of each non-blank line; bad JSON names the file and line."""
     with path.open(encoding="utf-8") as handle:
@@ -175,29 +157,6 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 yield line_no, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"not valid JSON: {exc.msg}", path=str(path), line=line_no) from exc
-
-
-def _item(row: dict, task: str, line_no: int, year: int | None) -> BenchmarkItem:
-    slices = {"term_type": row["type"], "task": task}
-    if year is not None:
-        slices["year"] = year
-    base = dict(id=f"newterm:{task}:{line_no}", benchmark="newterm", task=f"newterm/{task}",
-                question=row["question"], slices=slices,
-                metadata={"term": row["term"], "meaning": row["meaning"], "type": row["type"]})
-    if task == "CSJ":
-        if not isinstance(row["gold"], bool):
-            raise ValueError("CSJ gold must be true or false")
-        return BenchmarkItem(**base, form="true-false", answers=["true" if row["gold"] else "false"],
-                             scorer="newterm-csj")
-    choices = list(row["choices"])
-    gold = int(row["gold"])
-    if len(choices) != 4 or not 0 <= gold < 4:
-        raise ValueError("expected 4 choices and gold in 0..3")
-    if "split" in row:
-        base["slices"]["split"] = row["split"]
-        base["metadata"]["split"] = row["split"]
-    return BenchmarkItem(**base, form="multi-choice", choices=choices, answer_index=gold,
-                         answers=[choices[gold]], scorer="newterm-choice")
 
 
 # --- result files (what evaluation.py writes, get_results.py reads) ------------------------------

@@ -74,6 +74,23 @@ def read_release(files, progress=None) -> tuple[dict, list[str], Counter]:
     return parsed, problems, skipped
 
 
+def release_items(parsed: dict, *, benchmark: str, year: int | None, run_id: str | None = None) -> list:
+    """The questions of the release records ``read_release`` returned, as the import writes
+    them (one ``BenchmarkItem`` per line of a question file, in file and line order)."""
+    items = []
+    for spec, rows in parsed.items():
+        if spec.kind != "question":
+            continue
+        stem = spec.name.rsplit(".", 1)[0]
+        for lineno, r in rows:
+            extra = {"sample": spec.sample} if spec.sample else {}
+            items.append(make_item(r, benchmark=benchmark, task=spec.task, variant=spec.variant, file=spec.name,
+                                   position=lineno, year=year, item_id=f"{benchmark}:{stem}:{lineno:05d}",
+                                   extra_slices=extra,
+                                   extra_metadata={"generation_run": run_id} if run_id else {}))
+    return items
+
+
 def import_release(store: Store, paths, params: NewTermParams, progress=None) -> GenerationSummary:
     started = time.monotonic()
     paths = [Path(p) for p in paths]
@@ -133,23 +150,14 @@ def import_release(store: Store, paths, params: NewTermParams, progress=None) ->
         graph.write_release_records(store, bid, release_rows)
         graph.write_related(store, related_rows)
 
-        built, links = [], []
-        for spec, rows in parsed.items():
-            if spec.kind != "question":
-                continue
-            stem = spec.name.rsplit(".", 1)[0]
-            for lineno, r in rows:
-                extra = {"sample": spec.sample} if spec.sample else {}
-                item = make_item(r, benchmark=bid, task=spec.task, variant=spec.variant, file=spec.name,
-                                 position=lineno, year=year, item_id=f"{bid}:{stem}:{lineno:05d}",
-                                 extra_slices=extra, extra_metadata={"generation_run": run_id})
-                built.append(item)
-                eid = item.metadata["entry_id"]
-                ranks = phrases.get(eid, {})
-                distractors = [{"rank": ranks[c.lower()], "position": i} for i, c in enumerate(item.choices)
-                               if i != item.answer_index and c.lower() in ranks]
-                links.append({"question_id": item.id, "entry_id": eid, "run_id": run_id, "verdict": {},
-                              "distractors": distractors})
+        built, links = release_items(parsed, benchmark=bid, year=year, run_id=run_id), []
+        for item in built:
+            eid = item.metadata["entry_id"]
+            ranks = phrases.get(eid, {})
+            distractors = [{"rank": ranks[c.lower()], "position": i} for i, c in enumerate(item.choices)
+                           if i != item.answer_index and c.lower() in ranks]
+            links.append({"question_id": item.id, "entry_id": eid, "run_id": run_id, "verdict": {},
+                          "distractors": distractors})
         write_questions(store, built)
         graph.link_questions(store, links)
 

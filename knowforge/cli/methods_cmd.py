@@ -107,7 +107,12 @@ def methods_cmd(method, task, solvers, benchmarks, as_json, home):
     for name, error in registry.load_errors().items():
         console.print(f"{name}: failed to load: {error}", style="red", markup=False, highlight=False)
     from knowforge.eval.registry import load_errors as evaluation_errors
+    from knowforge.eval.registry import namespaced
 
     # a method that loaded but whose evaluation side did not (refused on a name clash, or broken)
     for name, error in evaluation_errors().items():
         console.print(f"{name}: cannot be evaluated: {error}", style="red", markup=False, highlight=False)
+    # a plug-in name another method declares too: registered under its owner's name
+    for name, notes in namespaced().items():
+        for note in notes:
+            click.echo(f"{name}: namespaced: {note}", err=True)     # one line each, never wrapped

@@ -25,7 +25,12 @@ class FileScoringGroup(click.Group):
     def get_command(self, ctx, name):
         from knowforge.eval.registry import registry
 
-        spec = registry().file_scorings.get(name)
+        from knowforge.errors import ConfigError
+
+        try:
+            spec = registry().lookup("file scoring", name)
+        except ConfigError as exc:       # two plug-ins' bare name: click says no such command
+            raise click.UsageError(str(exc)) from exc
         return None if spec is None else _score_command(name, spec.description)
 
 
