@@ -69,7 +69,7 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              "setting": (extra or {}).get("setting", "zero-shot"), "chat": options.chat,
              "template_version": TEMPLATE_VERSION, "knowforge_version": __version__,
              "git_revision": git_revision(), "started_at": started_at,
-             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+             "finished_at": datetime.now(UTC).isoformat(timespec="milliseconds"),
              "benchmark": ",".join(benchmarks), "tasks": sorted({i.task for i in items}),
              "items": summary["items"], "samples": summary["samples"], "accuracy": summary["accuracy"],
              "errors": summary["errors"], "cached_samples": summary["cached"],
@@ -113,7 +113,7 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     items' own benchmarks): a run never writes a question, and never attaches an answer to a
     question of another benchmark.
     """
-    started_at = started_at or datetime.now(UTC).isoformat(timespec="seconds")
+    started_at = started_at or datetime.now(UTC).isoformat(timespec="milliseconds")
     run_id = run_id or new_run_id()
     asked = {r.item_id for r in results} | {r.item_id for r in variants}
     items = [i for i in items if i.id in asked]

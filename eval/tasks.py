@@ -247,7 +247,9 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
             names = ", ".join(t.name for t in planned.tasks)
             raise InputError(f"{benchmark}: no items for {names}")
         label = solver_obj.component.label
-        started = datetime.now(UTC).isoformat(timespec="seconds")
+        # milliseconds: runs recorded in one second (answers from the cache) still sort in the order
+        # they ran, which is what "the latest run" and the validity tables read
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
         unit_key = cluster_key or group_key
         output = solver_obj.solve(chosen, SolveContext(backend=backend, options=options, store=store,
                                                        progress=progress, unit_key=unit_key))
