@@ -212,6 +212,7 @@ def test_an_ice_run_records_probe_answers_and_the_cli_prints_them(store, graph_e
     assert [a.answer_before for a in ft_answers] == [a.answer_before for a in answers]
     report = (run.report_dir / "report.md").read_text()
     assert "## Ripple in the model" in report and "moved % [95% CI]" in report
+    assert "collateral: of those, the model's answer changed anyway" in report      # its columns explained
 
     # the viewer colours each probed fact by what the model did, and the entities asked about
     drawing = draw_view(store, declared_views().find("events", "ripple"), event_id, {"run": run.run_id})
