@@ -140,7 +140,7 @@ def test_the_ripple_view_walks_what_knowforge_ripple_walks(store):
     for hops in (1, 2):                 # 2: the P31 path would reach a fact two hops away
         drawing = draw_view(store, declared, plan.id, {"hops": str(hops)})
         drawn = sorted((e["data"]["source"], e["data"]["target"]) for e in drawing.elements
-                       if e["data"].get("kind") == "candidate")
+                       if e["data"].get("kind") in ("declared", "candidate"))   # ripple's own two kinds
         walked = sorted((f.fact.subject_id, f.fact.object_id or f"value:{f.fact.fact_id}")
                         for f in ripple_event(store, plan.id, hops).facts)
         assert drawn == walked and walked

@@ -60,20 +60,26 @@ def ripple_drawing(store, key: str, *, hops: int = 1, run: str | None = None, li
         if col < column.get(node_id, col + 1):
             column[node_id] = col
 
+    def asked(node_id: str) -> tuple[str, str] | None:
+        """(worst outcome, what the probes found) of an entity the run asked about; None if unasked."""
+        kinds = outcomes.get(node_id)
+        if not kinds:
+            return None
+        counts = ", ".join(f"{sum(1 for k in kinds if k == o)} {o}" for o in _WORST if o in kinds)
+        return min(kinds, key=_WORST.index), f"{len(kinds)} probe(s): {counts}"
+
     event_node = f"event:{key}"
     place(event_node, 0, label=event["text"], kind="event", title=f"{event['type']} on {event['date']}")
     for slot in event["slots"]:
-        place(slot["id"], 1, label=slot["name"], kind="slot", entity=slot["id"], title=f"slot {slot['slot']}")
+        # a slot the run asked about is marked by what the model did (the slot's column says what it is)
+        found = asked(slot["id"])
+        place(slot["id"], 1, label=slot["name"], kind=found[0] if found else "slot", entity=slot["id"],
+              title=f"slot {slot['slot']}" + (f"; {found[1]}" if found else ""))
 
     def entity(node_id: str, name: str | None, col: int) -> None:
-        kinds = outcomes.get(node_id)
-        if kinds:
-            worst = min(kinds, key=_WORST.index)
-            counts = ", ".join(f"{sum(1 for k in kinds if k == o)} {o}" for o in _WORST if o in kinds)
-            place(node_id, col, label=name or node_id, kind=worst, entity=node_id,
-                  title=f"{len(kinds)} probe(s): {counts}")
-        else:
-            place(node_id, col, label=name or node_id, kind="entity", entity=node_id)
+        found = asked(node_id)
+        place(node_id, col, label=name or node_id, kind=found[0] if found else "entity", entity=node_id,
+              **({"title": found[1]} if found else {}))
 
     edges = [{"source": event_node, "target": s["id"], "label": s["slot"], "kind": "slot"} for s in event["slots"]]
 
@@ -103,7 +109,7 @@ def ripple_drawing(store, key: str, *, hops: int = 1, run: str | None = None, li
     for node_id, col in column.items():
         by_column.setdefault(col, []).append(node_id)
     for col, ids in by_column.items():
-        ids.sort(key=lambda n: (nodes[n]["kind"] != "slot", str(nodes[n].get("label")), n))
+        ids.sort(key=lambda n: (str(nodes[n].get("label")), n))
         top = -(len(ids) - 1) * ROW / 2
         for i, node_id in enumerate(ids):
             nodes[node_id].update(x=col * COLUMN, y=top + i * ROW)
