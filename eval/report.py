@@ -534,7 +534,7 @@ def render_markdown(report: Mapping, compare: Mapping | None, plots: Sequence[Pa
         lines += _plan_markdown(planning)
     for title, body in (extra_sections or {}).items():
         lines += [f"## {title}", ""] + _md_body(body) + [""]
-        legend = _section_legend(title, body, report)
+        legend = section_legend(title, body, report)
         if legend:
             lines += [legend, ""]
     if plots:
@@ -634,9 +634,11 @@ def _metric_meanings(rows: Sequence[Mapping]) -> list[str]:
     return out
 
 
-def _section_legend(title: str, body: Any, report: Mapping) -> str:
-    """The line under one of the engine's own sections: what its columns mean. (A method's
-    sections carry their own explanations.)"""
+def section_legend(title: str, body: Any, report: Mapping) -> str:
+    """The line under a section: what its columns mean. A method's section gives its own
+    (``{"rows": [...], "legend": "..."}``); the engine's own sections get theirs here."""
+    if isinstance(body, Mapping) and isinstance(body.get("legend"), str):
+        return body["legend"]
     if not isinstance(body, list):
         return ""
     run = report.get("run") or {}
@@ -672,7 +674,8 @@ def _md_body(body: Any) -> list[str]:
         return [body]
     if isinstance(body, Mapping) and isinstance(body.get("rows"), list):
         # a section that keeps its full record (for exports) beside the table a reader wants
-        return _md_body(body["rows"]) + ["", "The section's full record is in report.json."]
+        rest = set(body) - {"rows", "legend"}
+        return _md_body(body["rows"]) + (["", "The section's full record is in report.json."] if rest else [])
     if isinstance(body, list) and body and all(isinstance(r, Mapping) for r in body):
         cols = list(dict.fromkeys(k for r in body for k in r))
         return (["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

@@ -75,6 +75,8 @@ class TaskRun:
     chance: float | None = None           # the accuracy of random guesses on these items (None: open ones)
     intervals: dict[str, list[dict]] = field(default_factory=dict)   # task -> one row per metric number
     task_sizes: dict[str, int] = field(default_factory=dict)         # task -> its items in this run
+    solver_name: str = ""                 # the registered solver (its label may add its arguments)
+    unparsed: int = 0                     # answers nothing was parsed from (no request error): scored 0
 
 
 def plan_runs(tasks: Sequence[Task], solver: Component | None = None) -> list[PlannedRun]:
@@ -298,7 +300,8 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                             accuracy_stats={k: overall.get(k) for k in ("stderr", "ci", "ci_method", "units")}
                             | {"unit": (report.get("uncertainty") or {}).get("unit")},
                             chance=chance_of(output.items, output.samples), intervals=intervals,
-                            task_sizes=dict(sizes)))
+                            task_sizes=dict(sizes), solver_name=solver_obj.component.name,
+                            unparsed=sum(1 for s in output.samples if s.parsed is None and not s.error)))
         log.info("%s %s: accuracy %s over %d samples", benchmark, label, runs[-1].accuracy, n)
     return runs
 
@@ -368,7 +371,8 @@ def write_summary(out_dir: Path, *, benchmark: str, method: str, options: EvalOp
                                    **{f"accuracy_{k}": v for k, v in r.accuracy_stats.items()},
                                    "chance": r.chance, "items": r.items, "samples": r.samples,
                                    "report": str(r.report_dir), "metrics": r.metrics, "intervals": r.intervals,
-                                   "task_sizes": r.task_sizes,
+                                   "task_sizes": r.task_sizes, "solver_name": r.solver_name,
+                                   "unparsed": r.unparsed,
                                    "by": r.by} for r in runs}}
     summary["all_runs"] = _earlier_runs(out_dir / "summary.json") | {
         r["run_id"]: {"solver": solver, "model": options.model, "backend": options.backend,
@@ -440,6 +444,29 @@ def _with_chance(stats: dict) -> dict:
     return {**stats, "excludes_chance": excludes(stats.get("ci"), stats.get("chance"), stats.get("units"))}
 
 
+def _solver_legend(runs: dict) -> list[str]:
+    """What each solver column is (its registered description) and how many of its answers had
+    nothing it could parse, which it scores 0: a column of 0.0 whose every answer is unparsed
+    says the model did not write what the solver reads (a final "Answer: ..." line, a letter),
+    not what it knows."""
+    lines = ["Solvers (the columns):", ""]
+    for label, r in runs.items():
+        name = r.get("solver_name") or label.split(" ", 1)[0]
+        try:
+            text = f"{label}: {solver_spec(name).description}"
+        except ConfigError:              # a solver no longer installed: its label is all there is
+            text = label
+        unparsed, samples = r.get("unparsed") or 0, r.get("samples") or 0
+        if unparsed and unparsed == samples:
+            text += (f". None of its {samples} answers had what it parses, so every one scored 0: its 0.0 "
+                     "measures the answer format, not what the model knows (a small model rarely ends with the "
+                     "line or letter this solver reads)")
+        elif unparsed:
+            text += f". {unparsed} of its {samples} answers had nothing it could parse and scored 0"
+        lines.append(f"- {text}.")
+    return lines + [""]
+
+
 def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
     runs = summary["runs"]
     solvers = list(runs)
@@ -502,6 +529,7 @@ def render_summary(summary: dict, report_slices: Sequence[str]) -> str:
                      for s in solvers]) for v in values])
     lines.append("Runs: " + ", ".join(f"{s}: `{runs[s]['run_id']}`" for s in solvers))
     lines.append("")
+    lines += _solver_legend(runs)
     current = {r["run_id"] for r in runs.values()}
     earlier = {k: v for k, v in (summary.get("all_runs") or {}).items() if k not in current}
     if earlier:

@@ -16,8 +16,15 @@ The statements' contract (every one takes ``$key`` and the view's declared param
 * ``keys``: given ``$question_id`` or ``$entity_id`` (the other is null) and ``$limit``, rows
   ``{key, label}``: the keys of this view a question or an entity opens (sample and entity
   pages link to them).
+* ``choices`` (optional): given ``$limit``, rows ``{key, label}``: keys that exist, by key (the
+  views page offers them as a pick list beside the key box).
 * each ``ViewTable.statement``: rows of plain values, shown with their column names in order;
   it takes ``$key``, the view's parameters, ``$skip`` and ``$limit``.
+
+``build`` (optional) draws the graph in Python instead: a function ``(store, key, *, limit,
+**params) -> {nodes, edges, truncated?} | None`` (None: the key is not there) for a view that
+must show exactly what a library function computes (ELKEN's ripple view draws the walk of
+``knowforge ripple``, ``kg/ripple.py``); ``graph`` then names the statement it reads besides.
 
 ``bind`` gives every statement fixed parameters from the method's own configuration (the
 relations ripple analysis ignores), so a statement and the method's Python read one source.
@@ -99,6 +106,9 @@ class MethodView:
     # with every node at the x, y its statement returns: time along x; ``layout`` is "preset"),
     # "table" (no drawing: its ``tables`` are the view; ``graph`` is "")
     drawing: Literal["graph", "timeline", "table"] = "graph"
+    choices: str = ""         # statement listing keys that exist (the views page's pick list); "" for none
+    # draws the graph in Python (see the module docstring); None: ``graph``'s rows are the drawing
+    build: Callable[..., Mapping[str, Any] | None] | None = None
 
     def bound(self) -> dict[str, Any]:
         return dict(self.bind()) if self.bind is not None else {}
@@ -109,7 +119,8 @@ class MethodView:
     @property
     def statements(self) -> tuple[str, ...]:
         graph = () if self.drawing == "table" else (self.graph,)
-        return (*graph, self.keys, *(t.statement for t in self.tables))
+        choices = (self.choices,) if self.choices else ()
+        return (*graph, self.keys, *choices, *(t.statement for t in self.tables))
 
     @property
     def draws_graph(self) -> bool:

@@ -116,7 +116,8 @@ def test_serac_through_the_seam(store, items, tiny_model_dir, tiny_sentence_mode
     assert outcome.metrics["reliability"]["questions"] == len(inside)
     assert outcome.metrics["locality"]["questions"] == len(items) - len(inside)
     report = json.loads((outcome.report_dir / "report.json").read_text())
-    rows = report["extra"][SECTION]
+    rows = report["extra"][SECTION]["rows"]
+    assert "held-out pair accuracy" in report["extra"][SECTION]["legend"]
     held = next(r for r in rows if r["measure"] == "held-out pair accuracy")
     assert held["part"] == "fact" and held["paper"] == 0.691 and 0.0 <= held["value"] <= 1.0 and held["n"] > 0
     assert round(outcome.run["serac_heldout_accuracy_fact"], 4) == held["value"]

@@ -36,6 +36,26 @@ def batch_items(store):
     return [i for _, items in read_batch(store, "ev") for i in items]
 
 
+def questions_test_the_facts_they_ask_about(store, batch_items):
+    """An in-scope fact question TESTS the facts its event asserts for (subject, relation); an
+    out-of-scope one the source fact it asks about (what the validity report's seen vs unseen reads).
+    Checked inside test_contexts_per_method, which generates the same batch anyway."""
+    facts = {r["q"]: r["facts"] for r in store.user_query(
+        "MATCH (q:Question)-[:TESTS]->(f:Fact) RETURN q.id AS q, collect(f {.id, .layer, .subject_id, .relation, "
+        "asserted_by: [(e:Event)-[:ASSERTS]->(f) | e.id]}) AS facts")}
+    fact_questions = [i for i in batch_items if i.slices["part"] == "fact"]
+    assert {i.slices["scope"] for i in fact_questions} == {"in", "out"}
+    for item in fact_questions:
+        tested = facts.get(item.id)
+        assert tested and sorted(f["id"] for f in tested) == sorted(item.fact_ids), item.id
+        for f in tested:
+            assert (f["subject_id"], f["relation"]) == (item.metadata["subject"]["id"], item.slices["relation"])
+            if item.slices["scope"] == "in":
+                assert f["layer"] == "edit" and f["asserted_by"] == [item.metadata["event_id"]]
+            else:
+                assert f["layer"] in (None, "source") and f["asserted_by"] == []
+
+
 def _options(tmp_path: Path, model: Path) -> EvalOptions:
     return EvalOptions(backend="hf", model=str(model), max_tokens=6, cache_dir=tmp_path / "cache",
                        out_dir=tmp_path / "runs", device="cpu", silent=True)
@@ -71,7 +91,8 @@ def test_methods_through_the_tiny_model(store, batch_items, tiny_model, tmp_path
     assert variants == [{"v": "no-edit", "n": len(outside)}]
 
 
-def test_contexts_per_method(batch_items):
+def test_contexts_per_method(store, batch_items):
+    questions_test_the_facts_they_ask_about(store, batch_items)
     memory = memory_of(batch_items)
     assert len(memory.ids) == len({i.metadata["event_id"] for i in batch_items})
     ice = with_context(batch_items, "ice", memory)

@@ -228,6 +228,25 @@ def test_the_summary_shows_chance_intervals_and_which_exclude_chance():
     assert "500 resamples" in md and "`*`: above chance, its interval excludes chance" in md
 
 
+def test_summary_explains_each_solver_column_and_a_column_no_answer_of_could_be_parsed():
+    """Issue 34: every column explained once; a 0.0 whose every answer was unparsed says so (a
+    small model never ends its chain of thought with the line the solver scores)."""
+    def run(run_id, solver, unparsed):
+        return {"run_id": run_id, "items": 4, "samples": 4, "accuracy": 0.0 if unparsed == 4 else 0.5,
+                "solver_name": solver, "unparsed": unparsed, "metrics": {}, "intervals": {}, "by": {}}
+
+    summary = {"benchmark": "b:1", "model": "m", "backend": "hf", "items": 4, "scoring": "knowforge", "bootstrap": 0,
+               "runs": {"chain-of-thought": run("r1", "chain-of-thought", 4), "zero-shot": run("r2", "zero-shot", 1),
+                        "vanilla": run("r3", "vanilla", 0)}}
+    md = render_summary(summary, [])
+    legend = md.split("Solvers (the columns):", 1)[1]
+    assert ("- chain-of-thought: think step by step; the last line 'Answer: ...' is scored. None of its 4 answers "
+            "had what it parses, so every one scored 0: its 0.0 measures the answer format") in legend
+    assert "- zero-shot: an instruction for the item's form, then the question. 1 of its 4 answers had nothing " \
+           "it could parse and scored 0." in legend
+    assert "- vanilla: the question only.\n" in legend
+
+
 def test_table_marks_say_above_or_below_chance_and_no_variation():
     """Issue 34: ``*`` only above chance with the interval excluding it, ``↓`` below chance, and
     a zero-width interval reads "no variation (n = ...)", in the summary and in the report's

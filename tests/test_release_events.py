@@ -144,6 +144,11 @@ def test_import_stores_events_the_solvers_read_like_generated_ones(store, graph_
         "RETURN count(e) AS events, sum(COUNT { (e)-[:ASSERTS]->(:Fact {layer: 'edit'}) }) AS facts, "
         "sum(COUNT { (:Question)-[:TESTS]->(e) }) AS questions, collect(DISTINCT e.origin) AS origin")
     assert rows == [{"events": 40, "facts": 113, "questions": 566, "origin": ["imported"]}]
+    # an in-scope question TESTS the fact its event asserts (validity's seen vs unseen reads it)
+    tested = store.user_query("MATCH (:Event {batch: 'elken-train-fact-sample'})-[:ASSERTS]->(f:Fact)<-[:TESTS]-"
+                              "(q:Question) RETURN count(DISTINCT q) AS questions, count(DISTINCT f) AS facts")
+    inside = [i for i in items if i.task == "events/fact" and i.metadata["subject"].get("id")]
+    assert tested == [{"questions": len(inside), "facts": 113}] and all(len(i.fact_ids) == 1 for i in inside)
     # what ft fine-tunes on: the event text, then one statement per in-scope answer
     from knowforge.eval.events.editing import edit_statements, memory_of
 

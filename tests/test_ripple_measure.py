@@ -141,7 +141,7 @@ def test_the_ripple_view_walks_what_knowforge_ripple_walks(store):
     for hops in (1, 2):                 # 2: the P31 path would reach a fact two hops away
         drawing = draw_view(store, declared, plan.id, {"hops": str(hops)})
         drawn = sorted((e["data"]["source"], e["data"]["target"]) for e in drawing.elements
-                       if e["data"].get("kind") == "candidate")
+                       if e["data"].get("kind") in ("declared", "candidate"))   # ripple's own two kinds
         walked = sorted((f.fact.subject_id, f.fact.object_id or f"value:{f.fact.fact_id}")
                         for f in ripple_event(store, plan.id, hops).facts)
         assert drawn == walked and walked
@@ -213,6 +213,7 @@ def test_an_ice_run_records_probe_answers_and_the_cli_prints_them(store, graph_e
     assert [a.answer_before for a in ft_answers] == [a.answer_before for a in answers]
     report = (run.report_dir / "report.md").read_text()
     assert "## Ripple in the model" in report and "moved % [95% CI]" in report
+    assert "collateral: of those, the model's answer changed anyway" in report      # its columns explained
 
     # the viewer colours each probed fact by what the model did, and the entities asked about
     drawing = draw_view(store, declared_views().find("events", "ripple"), event_id, {"run": run.run_id})

@@ -19,7 +19,7 @@ from knowforge.eval.results import record_run
 from knowforge.eval.types import EvalOptions, SampleResult
 from knowforge.eval.validity import (AFTER, AFTER_CUTOFF, BEFORE, GENERATED, HELD_OUT, MIXED, SEEN, UNDATED,
                                      UNTESTED, cutoff_side, item_status, parse_cutoff, parse_date, separation,
-                                     validity_report, write_validity)
+                                     render_validity_markdown, validity_report, write_validity)
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts
 from knowforge.models.control import ControlCard, ControlConfig, record_model
@@ -215,7 +215,6 @@ def test_a_benchmark_that_does_not_separate_is_flagged(store, tmp_path):
     report = validity_report(store, run_id)
     assert report["runs"][0]["tasks"][0]["flagged"]
     assert any("seen − unseen: the interval includes 0 (+0.0 points" in f for f in report["flags"])
-    from knowforge.eval.validity import render_validity_markdown
     assert "| +0.0 ± " in render_validity_markdown(report)
 
 
@@ -252,6 +251,9 @@ def test_chrono_confusion_table_from_answers_in_the_graph(store, tmp_path):
     assert records["renamed"]["truth"] == HIDDEN_CHANGE and records["renamed"]["category"] == KNOWN
     assert table[CHANGED_AFTER]["facts"] == 1 and table[HIDDEN_CHANGE]["facts"] == 1
     assert [h["record_id"] for h in part["hidden_changes"]] == ["renamed"]
+    # printed as the graph names the record (benchmark:record), the key the viewer's timeline takes
+    assert part["hidden_changes"][0]["record"] == "b:1:renamed"
+    assert "- b:1:renamed (generation)" in render_validity_markdown(report)
     assert part["hidden_changes"][0]["objects"][2022] == ["Entity 5 FC"]
     targets = {t["target"]: t for t in part["targets"]}
     assert targets["generation: stable (seen) -> Known >= 60%"]["met"]
@@ -259,7 +261,6 @@ def test_chrono_confusion_table_from_answers_in_the_graph(store, tmp_path):
     # the old definition is still shown: the hidden change counted as a miss gives 1 of 2
     [old] = [t for t in part["targets"] if "hidden changes included" in t["target"]]
     assert old["facts"] == 2 and old["measured"] == 50.0 and old["met"] is None
-    from knowforge.eval.validity import render_validity_markdown
     markdown = render_validity_markdown(validity_report(store, run_id))
     assert "hidden from the check (1;" in markdown and "2022: Entity 5 FC" in markdown
 
@@ -310,6 +311,38 @@ def test_knowgen_with_and_without_context_and_elken_methods(store, tmp_path):
     assert "| question-level reliability % | edit-level reliability % | locality (answers unchanged by the edit) % |" in md
     assert "| ice | 6 | 83.3 | 50.0 | 90.0 |" in md and "| 75.0 |" in md and "| 25.0 |" in md
     assert not any(f"| {share:.3f} |" in md for share in (0.5, 5 / 6, 0.9, 0.75, 0.25))
+
+
+def test_elken_questions_count_in_seen_vs_unseen_and_an_editing_run_is_not_flagged(store, tmp_path):
+    """ELKEN's questions TEST facts (in-scope: the facts their event asserts, generated, unseen by
+    any model; out-of-scope: the source facts they ask about), so seen vs unseen covers them. A
+    run whose solver hands the model the tested facts (an editing method) answers unseen items by
+    design: its rows are shown and not flagged."""
+    model_dir = _graph(store, tmp_path)
+    inside = _items("in-", [["f:made"]] * 4, benchmark="events:e", task="events/fact", slices={"scope": "in"},
+                    metadata={"event_id": "ev1"})
+    outside = _items("out-", [["f:seen1"], ["f:seen2"], ["f:seen1"], ["f:seen2"]], benchmark="events:e",
+                     task="events/locality", slices={"scope": "out"}, metadata={"event_id": "ev1"})
+    none_run = _record(store, model_dir, inside + outside, [[0]] * 4 + [[1]] * 4, extra={"editing_method": "none"})
+    ice_run = _record(store, model_dir, inside + outside, [[1]] * 4 + [[0]] * 4,
+                      extra={"editing_method": "ice", "knowledge_given": True})
+    report = validity_report(store, none_run)
+    rows = {p["run_id"]: {t["task"]: t for t in p["tasks"]} for p in report["runs"]}
+    base = rows[none_run]["(all)"]
+    assert (base["seen_items"], base["unseen_items"], base["n " + GENERATED]) == (4, 4, 4)
+    assert base["gap"] == 1.0 and not base["flagged"]
+    assert rows[none_run]["events/fact"]["note"] == "no seen items"
+    edited = rows[ice_run]["(all)"]
+    assert edited["gap"] == -1.0 and not edited["flagged"] and "gives the model the tested facts" in edited["note"]
+    assert not any(ice_run in f or "(all)" in f for f in report["flags"])
+    # two numbers about the same out-of-scope questions, each named: locality (the edit left the
+    # answer unchanged; here no answer without the edit was recorded, so unchanged) and the
+    # events/locality accuracy against the gold
+    methods = {m["method"]: m for m in report["sections"]["elken"]["data"]["methods"]}
+    assert methods["none"]["locality"]["value"] == 1.0 and methods["none"]["locality accuracy"]["value"] == 1.0
+    assert methods["ice"]["locality"]["value"] == 1.0 and methods["ice"]["locality accuracy"]["value"] == 0.0
+    md = render_validity_markdown(report)
+    assert "| locality % | events/locality accuracy % |" in md and "neither a bug" in md
 
 
 def test_a_run_of_another_model_has_no_validity_but_gets_cutoff_slices(store, tmp_path):

@@ -204,6 +204,83 @@ def test_hops_change_the_ripple_and_bad_parameters_say_which(view_graph, viewer)
     assert status == 404 and "no view nomethod/none" in body
 
 
+def _drawn(body: str) -> list[dict]:
+    return json.loads(re.search(r'<script type="application/json" id="graph-elements">(.*?)</script>', body,
+                                re.S).group(1))
+
+
+def test_the_ripple_view_draws_what_knowforge_ripple_walks_in_columns(view_graph, viewer, session_store):
+    """The ripple view's facts are those of ``knowforge ripple EVENT --hops K`` (the same function,
+    kg/ripple.py), each once; its layout is placed, not forced: the event, then the slots, then
+    the other entities of the edits, then one column per hop, no two nodes in one place."""
+    from knowforge.generators.events.view import COLUMN
+    from knowforge.kg.relations import labelled
+    from knowforge.kg.ripple import ripple_event
+
+    key = view_graph.keys["events"]
+    for hops in (1, 2):
+        status, body = fetch(viewer, f"/view/events/ripple?key={q(key)}&hops={hops}")
+        assert status == 200
+        drawn = _drawn(body)
+        report = ripple_event(session_store, key, hops)
+        facts = [f for _, f in report.edited] + [r.fact for r in report.facts]
+        expected = {(f.subject_id, f.object_id or f"value:{f.fact_id}", labelled(f.relation, f.relation_label))
+                    for f in facts}
+        edges = [e["data"] for e in drawn if e["group"] == "edges" and e["data"]["kind"] != "slot"]
+        assert {(e["source"], e["target"], e["label"]) for e in edges} == expected
+        assert len(edges) == len(facts)                          # each fact once
+        kinds = Counter(e["kind"] for e in edges)
+        assert kinds["candidate"] == len(report.candidates) and kinds["declared"] == len(report.declared)
+        nodes = {e["data"]["id"]: e for e in drawn if e["group"] == "nodes"}
+        assert all("position" in n for n in nodes.values())
+        places = [(n["position"]["x"], n["position"]["y"]) for n in nodes.values()]
+        assert len(set(places)) == len(places)
+        assert nodes[f"event:{key}"]["position"]["x"] == 0
+        slots = [n for n in nodes.values() if n["data"]["kind"] == "slot"]
+        assert slots and all(n["position"]["x"] == COLUMN for n in slots)
+        walked = {f.fact.subject_id for f in report.facts} | {f.fact.object_id for f in report.facts if f.fact.object_id}
+        others = [n for i, n in nodes.items() if i in walked and n["data"]["kind"] not in ("slot", "event")]
+        assert others and all(n["position"]["x"] >= 2 * COLUMN for n in others)     # candidates apart from slots
+    # the same event draws the same picture
+    assert _drawn(fetch(viewer, f"/view/events/ripple?key={q(key)}&hops=2")[1]) == drawn
+
+
+def test_views_page_offers_the_ids_that_exist(view_graph, viewer, session_store):
+    status, body = fetch(viewer, "/views")
+    assert status == 200
+    for declared in declared_views().views:
+        name = f"{declared.method}-{declared.view.name}"
+        assert f'list="{name}-key"' in body, name
+        offered = re.search(rf'<datalist id="{name}-key"[^>]*>(.*?)</datalist>', body, re.S).group(1)
+        ids = [html.unescape(v) for v in re.findall(r'<option value="([^"]*)"', offered)]
+        assert view_graph.keys[declared.method] in ids and ids == sorted(ids), name
+        for key in ids[:2]:                                  # every offered id opens its view
+            assert fetch(viewer, f"{declared.path}?key={q(key)}")[0] == 200, (name, key)
+        if declared.view.param("run"):
+            runs = re.search(rf'<datalist id="{name}-run"[^>]*>(.*?)</datalist>', body, re.S).group(1)
+            assert set(view_graph.runs[declared.method]) <= {html.unescape(v) for v in
+                                                             re.findall(r'<option value="([^"]*)"', runs)}
+    events = session_store.user_query("MATCH (e:Event) RETURN count(e) AS n")[0]["n"]
+    assert f'<datalist id="events-ripple-key" data-offered="{events}">' in body
+
+
+def test_the_timeline_says_how_many_answers_it_does_not_list(view_graph, viewer, session_store):
+    run = view_graph.runs["chrono"][0]
+    key = view_graph.keys["chrono"]
+    status, body = fetch(viewer, f"/view/chrono/timeline?key={q(key)}&run={run}")
+    assert status == 200
+    samples = session_store.user_query(
+        "MATCH (q:Question)-[:PART_OF]->(:ChronoRecord {id: $key}) MATCH (:Run {id: $run})-[:GAVE]->(a)-[:ANSWERS]->(q) "
+        "RETURN q.id AS q, count(a) AS n ORDER BY q LIMIT 1", {"key": key, "run": run})[0]["n"]
+    assert samples > 5, "the ChroKnow run asks each question more than five times"
+    assert f"… and {samples - 5} more" in html.unescape(body)
+    # the id the validity report prints for a record (its benchmark, then the record's own id) is
+    # the id this form takes
+    [row] = session_store.user_query("MATCH (q:Question)-[:PART_OF]->(:ChronoRecord {id: $key}) "
+                                     "RETURN q.benchmark AS b, q.metadata_json AS m LIMIT 1", {"key": key})
+    assert f"{row['b']}:{json.loads(row['m'])['record_id']}" == key
+
+
 def test_bad_run_id_gives_a_404_page_naming_it(viewer):
     for path in ("/runs/run-nope", "/runs/run-nope/numbers", "/runs/run-nope/samples", "/runs/run-nope/sample?q=x&i=0",
                  "/runs/run-nope/plots/accuracy_by_task.svg", "/compare?run=run-nope&run=run-other"):
@@ -336,6 +413,52 @@ def test_report_sections_are_drawn_as_tables_headings_and_text():
     assert cell({"value": 0.5, "ci": [0.4, 0.6]}) == "0.5 [0.4, 0.6]" and "{" not in cell({"a": {"b": 1}})
 
 
+def test_compare_shows_task_metrics_as_the_run_pages_do():
+    """A task metric on the compare page: a share in % with the run's own interval (clipped to a
+    share's range), a number of another scale with its unit, the difference in points; a task
+    the run has no items of gives no row; a run recorded before intervals shows the value alone."""
+    from knowforge.view.compare import task_metrics
+
+    values = [{"task": "e/fact", "metric": "edit_reliability.question_level", "value": 0.25, "ci": [0.1, 0.4],
+               "ci_method": "bootstrap", "unit": "event_id", "units": 12},
+              {"task": "e/fact", "metric": "gap", "value": -0.2, "ci": [-1.3, 0.1]},
+              {"task": "e/fact", "metric": "tendency_level", "value": 2.13, "ci": [1.9, 2.4], "scale": "years"},
+              {"task": "e/empty", "metric": "accuracy", "value": 0.0, "ci": None}]
+    run = {"task_metric_values": json.dumps(values), "task_sizes": json.dumps({"e/fact": 8, "e/empty": 0})}
+    shown = task_metrics(run, None)
+    assert set(shown) == {("e/fact", "edit_reliability.question_level"), ("e/fact", "gap"),
+                          ("e/fact", "tendency_level")}
+    share = shown[("e/fact", "edit_reliability.question_level")]
+    assert share.text() == "25.0 [10.0, 40.0]" and share.method == "bootstrap over 12 event_id units"
+    assert shown[("e/fact", "gap")].text() == "-20.0 [-100.0, 10.0]"
+    assert shown[("e/fact", "tendency_level")].text() == "2.13 [1.9, 2.4] years"
+    assert share.minus(shown[("e/fact", "gap")]) == "+45.0"
+    old = task_metrics({}, {"extra": {"Task metrics": [{"task": "t", "metric": "accuracy", "value": 0.5,
+                                                         "ci": [0.2, 0.8]}]}})
+    assert old[("t", "accuracy")].text() == "50.0"
+
+
+def test_report_tables_keep_the_runs_own_tasks_and_explain_their_columns():
+    """A table row of a task the run has no items of is left out (``task_sizes`` 0); a method's
+    section shows its own legend, an engine section the report's."""
+    from knowforge.view.runs import report_tables
+
+    report = {"run": {"seed": 0, "metric_bootstrap": 100},
+              "extra": {"Task metrics": [{"task": "chrono/generation", "metric": "accuracy", "value": "50.0 ± 5.0"},
+                                         {"task": "chrono/mcqa", "metric": "accuracy", "value": "null"},
+                                         {"task": "chrono/tf", "metric": "accuracy", "value": "[]"}],
+                        "Ripple in the model": {"rows": [{"probes": "all", "moved": 3}], "legend": "moved: it moved"}}}
+    run = {"task_sizes": json.dumps({"chrono/generation": 4, "chrono/mcqa": 0, "chrono/tf": 0})}
+    tables = report_tables(report, run)
+    [metrics, legend] = tables["Task metrics"]
+    assert [r["task"] for r in metrics.rows] == ["chrono/generation"]
+    assert legend.kind == "text" and legend.text.startswith("task: the eval's task")
+    assert [b.kind for b in tables["Ripple in the model"]] == ["table", "text"]
+    assert tables["Ripple in the model"][1].text == "moved: it moved"
+    # a report of a run whose sizes are unknown keeps every row
+    assert len(report_tables(report, {})["Task metrics"][0].rows) == 3
+
+
 def test_clustered_runs_show_the_reports_cluster_intervals_or_none():
     """A run whose samples are clustered takes its report's interval per group (clipped to
     [0, 1]) and shows none where the report has none or is gone; a run of independent samples
@@ -454,13 +577,33 @@ def test_compare_runs_of_one_benchmark(view_graph, viewer, session_store):
     diffs = [v[gold] - v[base] for v in scores.values()]
     assert f"{100 * statistics.fmean(diffs):+.1f}" in body
     assert 'id="metric-deltas"' in body and "newterm_base" in body     # the reports' task metrics
-    # side by side, as the engine recorded them on each run, with the difference
-    recorded = [{(r["task"], r["metric"]): r["value"] for r in json.loads(session_store.user_query(
+    # side by side, as the engine recorded them on each run, as the run pages show them: a share in
+    # % with the run's own interval (the eval's cluster bootstrap), and the difference in points
+    recorded = [{(r["task"], r["metric"]): r for r in json.loads(session_store.user_query(
         "MATCH (r:Run {id: $id}) RETURN r.task_metric_values AS v", {"id": run})[0]["v"])} for run in (base, gold)]
+    table = re.search(r'<table class="sortable" id="metric-deltas">.*?</table>', body, re.S).group(0)
+    shown = {}
+    for row in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td>\n(.*?)</tr>", table, re.S):
+        shown[(html.unescape(row[0]), html.unescape(row[1]))] = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in
+                                                                 re.findall(r"<td[^>]*>(.*?)</td>", row[2])]
     key = ("newterm/COMA", "newterm_score")          # each run's own setting: Base 0, Gold 1 here
     b, g = recorded[0][key], recorded[1][key]
-    assert (f"<td>{key[0]}</td><td>{key[1]}</td>\n<td class=\"n\">{b:.4g}</td><td class=\"n\">{g:.4g}</td>"
-            f"<td class=\"n\">{g - b:+.4g}</td>") in body
+    cells = shown[key]
+    assert cells[0].startswith(f"{100 * b['value']:.1f}") and cells[1].startswith(f"{100 * g['value']:.1f}")
+    assert cells[2] == f"{100 * g['value'] - 100 * b['value']:+.1f}"
+    # (four items of a term or two: the engine records an interval only where it has two units)
+    with_ci = [(k, r) for k, r in recorded[0].items() if r.get("ci") and isinstance(r.get("value"), float)
+               and -1 <= r["value"] <= 1]
+    for k, r in with_ci:
+        low, high = (min(max(v, -1.0), 1.0) for v in r["ci"])
+        assert shown[k][0] == f"{100 * r['value']:.1f} [{100 * low:.1f}, {100 * high:.1f}]", (k, shown[k])
+    assert not [c for cells in shown.values() for c in cells if re.match(r"^-?0\.\d{2,}", c)]   # no raw fractions
+    sizes = []
+    for run in (base, gold):
+        recorded_sizes = session_store.user_query("MATCH (r:Run {id: $id}) RETURN r.task_sizes AS v", {"id": run})[0]["v"]
+        sizes.append(json.loads(recorded_sizes) if isinstance(recorded_sizes, str) else recorded_sizes or {})
+    empty = {t for t, n in sizes[0].items() if not n} & {t for t, n in sizes[1].items() if not n}
+    assert not empty & {t for t, _ in shown}                  # no row for a task neither run has items of
     status, body = fetch(viewer, f"/compare?run={base}&run={view_graph.runs['knowgen'][0]}")
     assert status == 400 and "different benchmarks" in body and base in body
     status, body = fetch(viewer, f"/compare?run={base}")

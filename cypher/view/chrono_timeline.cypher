@@ -21,9 +21,15 @@ CALL (r) {
        collect(DISTINCT a.parsed) AS said
   ORDER BY year
   LIMIT $limit
-  RETURN collect({year: year, answers: answers, score: score, said: said[..3],
-                  golds: reduce(acc = [], g IN CASE WHEN size(generation_golds) > 0 THEN generation_golds
-                                                    ELSE any_golds END | acc + [x IN g WHERE NOT x IN acc])[..4]})
+  WITH year, answers, score, said,
+       reduce(acc = [], g IN CASE WHEN size(generation_golds) > 0 THEN generation_golds ELSE any_golds END |
+              acc + [x IN g WHERE NOT x IN acc]) AS golds
+  ORDER BY year
+  RETURN collect({year: year, answers: answers, score: score,
+                  said: said[..3] + CASE WHEN size(said) > 3 THEN ['… and ' + toString(size(said) - 3) + ' more']
+                                         ELSE [] END,
+                  golds: golds[..4] + CASE WHEN size(golds) > 4 THEN ['… and ' + toString(size(golds) - 4) + ' more']
+                                           ELSE [] END})
          AS years
 }
 WITH r, s, relation, years,

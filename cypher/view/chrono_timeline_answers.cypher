@@ -5,6 +5,7 @@ OPTIONAL MATCH (:Run {id: $run})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q)
 WITH q, a ORDER BY a.sample_index
 WITH q, collect(a.parsed) AS said, avg(a.score) AS score, count(a) AS samples
 RETURN q.slice_year AS year, q.slice_template AS template, q.text AS question, q.answers AS gold,
-       said[..5] AS answers, samples, score
+       said[..5] + CASE WHEN size(said) > 5 THEN ['… and ' + toString(size(said) - 5) + ' more'] ELSE [] END
+         AS answers, samples, score
 ORDER BY year, template, q.id
 SKIP $skip LIMIT $limit

@@ -130,7 +130,10 @@ def chrono_records(questions: Mapping[str, Mapping], answers: Mapping[str, list[
             # the year's objects (a true/false item's answer is "true"/"false", not the object)
             years[year] = list(question_metadata(questions[qid]).get("golds") or questions[qid].get("answers") or [])
             statuses += [fact_status(f, model_cutoff) for f in facts.get(qid, [])]
+        benchmark = questions[qids[0]].get("benchmark")
         rows.append({"record_id": rid, "template": template, "categories": dict(sorted(categories.items())),
+                     # the graph's id of the record: what `knowforge view`'s timeline form takes
+                     "record": f"{benchmark}:{rid}" if benchmark else rid,
                      "objects": {y: years[y] for y in sorted(years)},
                      "category": classify_timeline(categories),
                      "truth": record_truth(years, statuses, model_cutoff),
@@ -258,7 +261,7 @@ def chrono_part(store, run: Mapping, ctx: ValidityContext) -> dict:
     out = {"run_id": run_id, "name": run.get("name"), "records": records,
            "confusion": {t: confusion_table(r for r in records if r["template"] == t)
                          for t in sorted({r["template"] for r in records})},
-           "hidden_changes": [{k: r[k] for k in ("record_id", "template", "category", "objects")}
+           "hidden_changes": [{k: r[k] for k in ("record_id", "record", "template", "category", "objects")}
                               for r in records if r["truth"] == HIDDEN_CHANGE]}
     dirs = [Path(run["report_dir"])] if run.get("report_dir") else []
     chrono_json = _find_chrono_json(run_id, [*dirs, *ctx.report_dirs])
@@ -279,7 +282,9 @@ def _markdown(part: Mapping) -> list[str]:
         lines += [f"Changes after the cutoff hidden from the check ({len(hidden)}; the cutoff year's object "
                   f"still matches every later year's under the check's rule, so they are not counted as "
                   f"misses):", ""]
-        lines += [f"- {h['record_id']} ({h['template']}): {h['category']}; "
+        lines += ["Each line names the record as the graph does (the key of `knowforge view`'s fact timeline, "
+                  "/view/chrono/timeline?key=...):", ""]
+        lines += [f"- {h.get('record') or h['record_id']} ({h['template']}): {h['category']}; "
                   + ", ".join(f"{y}: {'/'.join(o)}" for y, o in h["objects"].items()) for h in hidden] + [""]
     if part.get("chronoprompt"):
         lines += ["ChroKnowPrompt (Partial Known facts moved to Known, generation template):", ""]

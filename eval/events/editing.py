@@ -286,6 +286,11 @@ def make_judge(args: JudgeArgs, ctx: SolveContext) -> Backend | None:
                                     temperature=0.0, top_p=1.0))
 
 
+RETRIEVAL_LEGEND = (
+    "retrieval top-1 accuracy: the share of in-scope questions (in %) whose first retrieved memory entry is their "
+    "own event (ICE puts the right event in context: 100% by construction; no edit retrieves nothing: empty).")
+
+
 @dataclass(frozen=True)
 class EditingSolver:
     """``ice`` / ``bm25`` / ``dense`` / ``no-edit`` / ``ft``: answers with the method's edit in
@@ -359,9 +364,13 @@ class EditingSolver:
         loc = locality_metrics(edited, before, {k: r.raw for k, r in first.items()}, ctx.options.scoring)
         run_extra = {**run_extra, "editing_method": method, "question_level_reliability": rel["question_level"],
                      "edit_level_reliability": rel["edit_level"], "locality": loc["question_level"],
+                     # an editing method hands the model the edited facts (in its context or weights), so
+                     # the validity report's seen vs unseen of this run measures the edit, not what the
+                     # model was taught: shown, not flagged
+                     "knowledge_given": method != "none",
                      "retrieval_top1_accuracy": details.retrieval_top1_accuracy}
-        sections["ELKEN retrieval"] = [{"metric": "retrieval top-1 accuracy",
-                                        "value": details.retrieval_top1_accuracy}]
+        sections["ELKEN retrieval"] = {"legend": RETRIEVAL_LEGEND, "rows": [{"metric": "retrieval top-1 accuracy",
+                                        "value": details.retrieval_top1_accuracy}]}
         output = SolverOutput(items=edited, samples=after, variants=variants, run_extra=run_extra,
                               sections=sections, details={EDITING: details})
         return output if ripple is None else ripple.attach(output)

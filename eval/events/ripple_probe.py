@@ -126,6 +126,13 @@ CATEGORIES = ("edit", "logical_generalisation", "compositionality", "subject_ali
 MAX_HOPS = 3
 DEFAULT_MAX_PROBES = 200
 SECTION = "Ripple in the model"
+RIPPLE_LEGEND = (
+    "probes: the group of ripple probes (all, or by hop, category or relation); events: the events probed; "
+    "should move: probes of facts the event changes (the graph's answer after the event differs from before); "
+    "moved: of those, the model's answer changed too; missed: it stayed; should stay: probes of facts the event "
+    "leaves alone; collateral: of those, the model's answer changed anyway; kept: it stayed (counts of probes). "
+    "moved %: moved / should move; collateral %: collateral / should stay; each with its 95% interval, a "
+    "bootstrap over events. See `knowforge ripple EVENT --run RUN` for one event's probes.")
 PROBE_TASK = "events/ripple-probe"
 
 
@@ -652,7 +659,7 @@ class RippleRecorder:
                 previous(run_dir, run_id)
             record_probe_answers(store, run_id, answers, scoring)
 
-        sections = {**output.sections, SECTION: summary_table(summary)}
+        sections = {**output.sections, SECTION: {"rows": summary_table(summary), "legend": RIPPLE_LEGEND}}
         return replace(output, run_extra={**output.run_extra, **extra}, sections=sections, finalize=finalize)
 
 

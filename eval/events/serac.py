@@ -80,6 +80,13 @@ from knowforge.models.questions import read_items
 log = logging.getLogger(__name__)
 
 SECTION = "SERAC scope classifier"
+SCOPE_LEGEND = (
+    "measure: what is counted: held-out pair accuracy (the classifier on question pairs it was not trained on; "
+    "by kind of pair below it), run: decisions on this run's own questions (judged in scope, given their own "
+    "event, judged out of scope, all decisions right), then how it was trained (training, encoder, threshold, "
+    "the classifier files) and notes; part: fact or tendency questions; value: the share, in % (or the setting "
+    "itself); 95% interval: a bootstrap over events; n: pairs or questions counted; paper: the SERAC paper's "
+    "held-out figure, for comparison.")
 FORMAT = "knowforge-serac-scope/1"
 BUNDLED_ENCODER = "all-MiniLM-L6-v2"
 PAPER_ACCURACY = {"fact": 0.691, "tendency": 0.55}   # ELKEN, appendix B.1
@@ -656,7 +663,7 @@ class SeracSolver(EditingSolver):
         samples = [replace(s, metadata={**(s.metadata or {}), "serac": tags[s.item_id]}) for s in output.samples]
         rows, extra = scope_section(scope, edited)
         return replace(output, samples=samples, run_extra={**output.run_extra, **extra},
-                       sections={**output.sections, SECTION: rows})
+                       sections={**output.sections, SECTION: {"rows": rows, "legend": SCOPE_LEGEND}})
 
 
 __all__ = ["PAPER_ACCURACY", "Encoder", "Pair", "Questions", "ScopeClassifier", "SeracArgs", "SeracSolver", "Tally",

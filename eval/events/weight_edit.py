@@ -262,6 +262,20 @@ def edit_revision(base_revision: str | None, method: str, requests: Sequence, hp
     return f"{base_revision or 'base'}+{method}:{digest}"
 
 
+WEIGHT_EDITS_LEGEND = (
+    "method and mode: the editor (ROME, MEMIT) and how edits were applied (per-event: each event's edits alone, "
+    "the weights restored after; sequential: every event's edits accumulate in one model); template: how a fact "
+    "becomes an edit request; layers: the MLP layers edited; events: events of the run; requests: edit requests "
+    "(one per asserted fact); applied: requests the editor applied; skipped: requests it could not apply (listed "
+    "in the next section); facts covered by another request: facts a request of the same event already states; "
+    "covariance corpus: the text the layers' key covariance was estimated on; weights restored exactly: the "
+    "model's weights hash the same after the run as before (locality is asked of the unedited model).")
+DECAY_LEGEND = (
+    "events edited: how many of the batch's events were in the weights when asked (the last row: all, the run's "
+    "own reliability); requests applied: edit requests applied so far; questions: in-scope fact questions of "
+    "those events; question-level reliability: the share of them answered right (in %).")
+
+
 def decay_points(n: int) -> list[int]:
     """1, 2, 4, ... below ``n``, then ``n``."""
     points, k = [], 1
@@ -354,11 +368,12 @@ def weight_edit_answers(items: Sequence[BenchmarkItem], ctx: SolveContext, metho
                "events": len(memory.ids), "requests": requests, "applied": outcome.applied,
                "skipped": len(outcome.skipped), "facts covered by another request": covered,
                "covariance corpus": corpus.description, "weights restored exactly": restored}
-    sections: dict = {f"ELKEN weight edits ({method})": [summary],
+    sections: dict = {f"ELKEN weight edits ({method})": {"rows": [summary], "legend": WEIGHT_EDITS_LEGEND},
                       f"ELKEN weight edits: skipped requests ({method})": outcome.skipped
                       or "None: the editor applied every request."}
     if outcome.decay:
-        sections[f"ELKEN sequential edits: reliability as edits accumulate ({method})"] = outcome.decay
+        sections[f"ELKEN sequential edits: reliability as edits accumulate ({method})"] = {
+            "rows": outcome.decay, "legend": DECAY_LEGEND}
     run_extra = {"edit_mode": args.mode, "edit_requests": requests, "edit_requests_applied": outcome.applied,
                  "edit_requests_skipped": len(outcome.skipped), "weights_restored": restored}
     return samples, sections, run_extra

@@ -355,6 +355,20 @@ def gap_tests(items: Sequence[BenchmarkItem], by_setting: dict[str, list[Answer]
     return out
 
 
+COLUMNS_LEGEND = (
+    "task: NewTerm's task (COMA: the cause or effect of a sentence that uses the term, one of four; COST: the word "
+    "that fills the blank, the term among related terms; CSJ: does a sentence use the term sensibly, yes or no; "
+    "_clean: the human-checked subset of a release); category, year: the term's category and year; items: "
+    "questions; Base: the model asked as "
+    "it is; Gold: the same questions with the term's meaning in the prompt; gap (Base - Gold): Base minus Gold, "
+    "in points (how much the missing meaning costs). Scores in %, ± half the width of the 95% interval: a cluster "
+    "bootstrap over terms. Chance: 25% (one of four choices), CSJ 50% (balanced accuracy).")
+COMPARE_LEGEND = (
+    "The bootstrap resamples a term's Base and Gold answers together, so the gap's interval is a paired one. "
+    "p: Base vs Gold paired by term (a sign-flip test of the terms' score sums, McNemar when every term is one "
+    "right/wrong answer; CSJ: a permutation test swapping a term's Base and Gold answers); test: which.")
+
+
 def section_rows(rows: Sequence[dict], tests: dict[str, dict] | None = None) -> list[dict]:
     """Rows for the markdown report: each score in % ± half its 95% interval (the gap in
     points, signed), and the gap's p-value where a test was made."""
@@ -468,17 +482,14 @@ class NewTermSolver:
         sections: dict[str, Any] = {}
         if compare:
             sections["NewTerm: Base vs Gold by task (CSJ: balanced accuracy)"] = section_rows(table["task"], tests)
-            sections["NewTerm: how to read these tables"] = (
-                "Scores in %, ± half the width of the 95% interval: a cluster bootstrap over terms that "
-                "resamples a term's Base and Gold answers together, so the gap's interval is a paired one. "
-                "p: Base vs Gold paired by term (a sign-flip test of the terms' score sums, McNemar when every "
-                "term is one right/wrong answer; CSJ: a permutation test swapping a term's Base and Gold "
-                "answers). Chance: 25% (one of four choices), CSJ 50% (balanced accuracy).")
+            sections["NewTerm: how to read these tables"] = f"{COLUMNS_LEGEND} {COMPARE_LEGEND}"
             sections["NewTerm: Base vs Gold by term category"] = section_rows(table["category"])
             sections["NewTerm: Base vs Gold by year"] = section_rows(table["year"])
             sections["NewTerm: plot"] = f"![Base vs Gold by year](plots/{PLOT})"
         else:
-            sections[f"NewTerm: {setting.capitalize()} by task (CSJ: balanced accuracy)"] = section_rows(table["task"])
+            sections[f"NewTerm: {setting.capitalize()} by task (CSJ: balanced accuracy)"] = {
+                "rows": section_rows(table["task"]), "legend": COLUMNS_LEGEND
+                + f" Only the {setting.capitalize()} setting was asked (-S compare=false): the other column is empty."}
 
         def finalize(run_dir: Path, run_id: str) -> None:
             if compare:

@@ -12,6 +12,7 @@ TIMELINE_VIEW = MethodView(
     key="record",
     graph="view/chrono_timeline",
     keys="view/chrono_timeline_keys",
+    choices="view/chrono_timeline_choices",
     node_marks=(Mark("subject", "#1f77b4", "subject and relation", "round-rectangle"),
                 Mark("right", "#2ca02c", "year answered right"),
                 Mark("partial", "#ffbf00", "year partly right"),

@@ -42,6 +42,8 @@ from knowforge.kg.release_input import record_problem, release_file
 from knowforge.models.release_report import Variants
 from knowforge.models.types import BenchmarkItem
 
+from .layering import edit_fact_id
+from .paths import Target
 from .questions import TASK_FACT, TASK_LOCALITY, TASK_TENDENCY
 
 UNKNOWN = "unknown"
@@ -503,13 +505,28 @@ def _fact_item(qa: Any, *, benchmark: str, index: int, scope: str, n: int, event
                 "question_type": qa.get("type"), "rel_id": record.rel_id, "release": release, "record": qa}
     if isinstance(qa.get("alias"), list):
         metadata["subject_alias"] = qa["alias"]
-    return BenchmarkItem(
+    item = BenchmarkItem(
         id=release_question_id(benchmark, index, "fact", scope, n), benchmark=benchmark,
         task=TASK_FACT if in_scope else TASK_LOCALITY, form="generation", question=record.question,
         answers=answers, unknown=unknown, scorer="elken-fact", entity_ids=list(dict.fromkeys(entity_ids)),
         slices={"event_type": event_type, "relation": record.rel_id or UNKNOWN, "known": not unknown,
                 "needs_background": needs_background, "scope": "in" if in_scope else "out", "part": "fact"},
         metadata=metadata)
+    if in_scope and subject is not None and subject.id:
+        # the fact the import's event asserts for this answer (release_import.release_plan): what the
+        # question TESTS in the graph. An out-of-scope question's fact is not in the graph (its
+        # entities are stubs): it tests none.
+        item = item.model_copy(update={"fact_ids": [edit_fact_id(event_id, subject.id, item.slices["relation"],
+                                                                 release_target(item))]})
+    return item
+
+
+def release_target(item: BenchmarkItem) -> Target:
+    """The object an in-scope fact question of a release answers with (its event asserts it)."""
+    answer = item.metadata["answer"]
+    obj_id = answer["id"] if answer.get("id") and answer["id"] != "NA" else None
+    return (Target(None, "unknown", ("unknown",), unknown=True) if item.unknown
+            else Target(obj_id, answer["name"], tuple(answer.get("alias") or ())))
 
 
 def parse_options(candidate: str) -> list[tuple[str, str]]:

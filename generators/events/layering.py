@@ -20,6 +20,7 @@ from knowforge.kg.records import stable_id
 from knowforge.kg.store import Store
 
 from .instantiate import EventPlan
+from .paths import Target
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +30,17 @@ def plan_payload(plan: EventPlan) -> str:
     return json.dumps(asdict(plan), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def edit_fact_id(plan_id: str, subject_id: str | None, relation: str, obj: Target) -> str:
+    """The id of the fact an event asserts for one object of an impacted triplet: what the
+    event's in-scope question about (subject, relation) TESTS, written before the event is."""
+    key = obj.id or ("unknown" if obj.unknown else obj.name)
+    return stable_id("f:edit:", plan_id, subject_id, relation, key)
+
+
 def edit_fact_rows(plan: EventPlan) -> list[dict]:
     rows = []
     for impact in plan.impacts:
         for obj in impact.objects:
-            key = obj.id or ("unknown" if obj.unknown else obj.name)
             props = {"relation": impact.relation, "relation_label": impact.relation_label,
                      "start": plan.date, "start_precision": "day", "start_year": plan.year,
                      "temporal": True, "source": "events", "batch": plan.batch,
@@ -46,7 +53,7 @@ def edit_fact_rows(plan: EventPlan) -> list[dict]:
             else:
                 props.update(kind="attribute", value=obj.name, datatype="time",
                              point_in_time=obj.name, point_in_time_precision="day")
-            rows.append({"id": stable_id("f:edit:", plan.id, impact.subject.id, impact.relation, key),
+            rows.append({"id": edit_fact_id(plan.id, impact.subject.id, impact.relation, obj),
                          "event_id": plan.id, "subject_id": impact.subject.id,
                          "object_id": obj.id, "props": props})
     return rows

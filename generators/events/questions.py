@@ -17,6 +17,7 @@ from knowforge.kg.records import stable_id
 from knowforge.kg.store import Store
 
 from .instantiate import EventPlan, ImpactedTriplet
+from .layering import edit_fact_id
 from .paths import read_current
 from .templates import load_locality_relations, load_relations
 
@@ -27,6 +28,7 @@ TASK_TENDENCY = "events/tendency"
 
 @dataclass(frozen=True)
 class LocalFact:
+    fact_id: str
     subject_id: str
     subject_name: str
     relation: str
@@ -58,7 +60,10 @@ def in_scope_items(plan: EventPlan, benchmark: str) -> list[BenchmarkItem]:
             id=stable_id("q:", plan.id, "in", impact.subject.id, impact.relation),
             benchmark=benchmark, task=TASK_FACT, form="generation", question=question,
             answers=answers, unknown=impact.unknown, scorer="elken-fact",
-            fact_ids=[], entity_ids=[impact.subject.id] + [o.id for o in impact.objects if o.id],
+            # the facts the event asserts for (subject, relation): what the question tests (the
+            # validity report's seen vs unseen reads them: edited facts are unseen by any model)
+            fact_ids=[edit_fact_id(plan.id, impact.subject.id, impact.relation, o) for o in impact.objects],
+            entity_ids=[impact.subject.id] + [o.id for o in impact.objects if o.id],
             slices={"event_type": plan.type, "relation": impact.relation,
                     "known": not impact.unknown, "needs_background": impact.needs_background,
                     "scope": "in", "part": "fact"},
@@ -98,7 +103,7 @@ def read_local_facts(store: Store, plans: list[EventPlan],
                     if rec["unknown"] or not rec["object_name"]:
                         continue
                     facts.setdefault((slot.id, relation), LocalFact(
-                        slot.id, slot.entity, relation, rec["object_id"], rec["object_name"],
+                        rec["fact_id"], slot.id, slot.entity, relation, rec["object_id"], rec["object_name"],
                         tuple(rec["aliases"])))
         out[plan.id] = [facts[k] for k in sorted(facts)]
     return out
@@ -125,6 +130,7 @@ def locality_items(plan: EventPlan, facts: list[LocalFact], benchmark: str, seed
             benchmark=benchmark, task=TASK_LOCALITY, form="generation",
             question=texts[i],
             answers=_answers([(fact.object_name, fact.aliases)]), scorer="elken-fact",
+            fact_ids=[fact.fact_id],          # the source fact whose answer the event must leave alone
             entity_ids=[fact.subject_id] + ([fact.object_id] if fact.object_id else []),
             slices={"event_type": plan.type, "relation": fact.relation, "known": True,
                     "needs_background": False, "scope": "out", "part": "fact"},

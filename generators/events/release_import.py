@@ -35,7 +35,7 @@ from knowforge.models.undo import undone_on_failure
 from knowforge.models.method import GenerationSummary
 from knowforge.models.questions import read_benchmark, source_graph_hash, write_benchmark, write_questions
 
-from .elken_release import ReleaseEvent, default_release_name, read_elken_release
+from .elken_release import ReleaseEvent, default_release_name, read_elken_release, release_target
 from .instantiate import EventPlan, ImpactedTriplet, Slot
 from .layering import apply_events, edit_fact_rows, unapply_batch
 from .paths import Target
@@ -80,10 +80,7 @@ def release_plan(event: ReleaseEvent, *, batch: str, seed: int, date: str) -> Ev
             continue
         if subject["id"] not in slots:
             slots[subject["id"]] = Slot(f"subject{len(slots) + 1}", subject["id"], subject.get("name") or subject["id"])
-        answer = item.metadata["answer"]
-        obj_id = answer["id"] if answer.get("id") and answer["id"] != "NA" else None
-        target = (Target(None, "unknown", ("unknown",), unknown=True) if item.unknown
-                  else Target(obj_id, answer["name"], tuple(answer.get("alias") or ())))
+        target = release_target(item)
         release = item.metadata["release"]
         impacts.append(ImpactedTriplet(
             subject=Target(subject["id"], subject.get("name") or subject["id"]), relation=item.slices["relation"],

@@ -13,6 +13,7 @@ ENTITY_VIEW = MethodView(
     key="entity",
     graph="view/knowgen_entity",
     keys="view/knowgen_entity_keys",
+    choices="view/knowgen_entity_choices",
     node_marks=(Mark("artificial", "#d62728", "the artificial entity", "star"),
                 Mark("parent", "#1f77b4", "its parent", "round-rectangle"),
                 Mark("entity", "#9aa3af", "an entity a fact points at"),

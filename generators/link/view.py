@@ -13,6 +13,7 @@ STATEMENT_VIEW = MethodView(
     key="statement",
     graph="view/link_statement",
     keys="view/link_statement_keys",
+    choices="view/link_statement_choices",
     node_marks=(Mark("conclusion", "#d62728", "the conclusion", "star"),
                 Mark("graph", "#2ca02c", "premise from the graph", "round-rectangle"),
                 Mark("model", "#ff7f0e", "premise a model proposed", "diamond"),

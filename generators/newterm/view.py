@@ -13,6 +13,7 @@ TERM_VIEW = MethodView(
     key="term",
     graph="view/newterm_term",
     keys="view/newterm_term_keys",
+    choices="view/newterm_term_choices",
     node_marks=(Mark("term", "#d62728", "the new term", "star"),
                 Mark("meaning", "#1f77b4", "its meaning", "round-rectangle"),
                 Mark("synonym", "#2ca02c", "synonym"),

@@ -222,7 +222,9 @@ def entity(request: Request) -> Response:
 
 
 def views_index(request: Request) -> Response:
-    return render(request, "views.html", registry=_state(request).views)
+    state = _state(request)
+    choices = {d.path: graphs.view_choices(state.store, d) for d in state.views.views}
+    return render(request, "views.html", registry=state.views, choices=choices, choices_limit=graphs.CHOICES_LIMIT)
 
 
 def method_view(request: Request) -> Response:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .errors import BadRequest
 from .numbers import Estimate
-from .runs import PAGE_SIZE, read_report, read_run
+from .runs import PAGE_SIZE, empty_tasks, read_report, read_run
 
 
 @dataclass(frozen=True)
@@ -75,10 +75,75 @@ def compare_runs(store, run_ids: Sequence[str], page: int = 1, page_size: int = 
                       has_next=page * page_size < len(disagreeing), metrics=metric_deltas(runs))
 
 
-def task_metrics(run: Mapping, report: Mapping | None) -> dict[tuple[str, str], float]:
-    """The numeric task metrics of a run, by (task, metric number): the values the engine
-    records on the Run (``task_metric_values``), or, for a run recorded before it did, the
-    numeric rows of its report's "Task metrics" table; tables and text are left to the run page."""
+@dataclass(frozen=True)
+class MetricValue:
+    """One task metric of one run as the run recorded it: its value, its own 95% interval (the
+    eval's cluster bootstrap over the run's units, ``task_metric_values``; none where the run
+    recorded none) and its declared scale, which the display follows as the run page does: a
+    share (or a float in [-1, 1] of a metric that declares no scale) in %, its bounds clipped to
+    the metric's range; other numbers as they are, with their unit."""
+
+    value: float
+    low: float | None = None
+    high: float | None = None
+    scale: str | None = None
+    method: str = ""                     # how the interval was made ("bootstrap over 12 event units")
+
+    @property
+    def is_share(self) -> bool:
+        if self.scale is None:
+            return -1.0 <= self.value <= 1.0
+        return self.scale in ("share", "percent")
+
+    @property
+    def factor(self) -> float:
+        return 1.0 if self.scale == "percent" else 100.0
+
+    def text(self) -> str:
+        """``41.0 [38.2, 43.8]`` in % for a share; ``2.13 [1.9, 2.4] years`` otherwise."""
+        if self.is_share:
+            value = f"{self.factor * self.value:.1f}"
+            bounds = (f" [{self.factor * self.low:.1f}, {self.factor * self.high:.1f}]"
+                      if self.low is not None and self.high is not None else "")
+            return value + bounds
+        unit = f" {self.scale}" if self.scale not in (None, "count") else ""
+        bounds = f" [{self.low:.3g}, {self.high:.3g}]" if self.low is not None and self.high is not None else ""
+        return f"{self.value:.3g}{bounds}{unit}"
+
+    def minus(self, other: MetricValue) -> str:
+        """This value − ``other``'s: in points for shares, else in the metric's unit."""
+        if self.is_share and other.is_share:
+            return f"{self.factor * self.value - other.factor * other.value:+.1f}"
+        return f"{self.value - other.value:+.3g}"
+
+
+def _metric_value(row: Mapping) -> MetricValue | None:
+    value = row.get("value") if isinstance(row, Mapping) else None
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return None
+    scale = row.get("scale")
+    ci = row.get("ci")
+    low = high = None
+    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
+        low, high = float(ci[0]), float(ci[1])
+        if scale in ("share", "percent") or (scale is None and -1.0 <= value <= 1.0):
+            # a share, or a difference of shares, lies in [-1, 1] ([-100, 100] in %); the eval's
+            # percentile bootstrap keeps within a share's own [0, 1] already
+            top = 100.0 if scale == "percent" else 1.0
+            low, high = min(max(low, -top), top), max(min(high, top), -top)
+    method = ""
+    if low is not None:
+        method = str(row.get("ci_method") or "bootstrap")
+        if row.get("units") is not None:
+            method += f" over {row['units']} {row.get('unit') or 'unit'} units"
+    return MetricValue(float(value), low, high, scale if isinstance(scale, str) else None, method)
+
+
+def task_metrics(run: Mapping, report: Mapping | None) -> dict[tuple[str, str], MetricValue]:
+    """The numeric task metrics of a run, by (task, metric number), with their intervals: the
+    values the engine records on the Run (``task_metric_values``), or, for a run recorded before
+    it did, the numeric rows of its report's "Task metrics" table (no interval); tables and text
+    are left to the run page. A task the run has no items of (``task_sizes`` 0) has no row."""
     recorded = run.get("task_metric_values")
     if recorded:
         try:
@@ -86,23 +151,25 @@ def task_metrics(run: Mapping, report: Mapping | None) -> dict[tuple[str, str], 
         except ValueError:
             rows = []
     else:
-        rows = ((report or {}).get("extra") or {}).get("Task metrics") or []
+        rows = [{k: v for k, v in r.items() if k != "ci"} for r in
+                ((report or {}).get("extra") or {}).get("Task metrics") or [] if isinstance(r, Mapping)]
+    empty = empty_tasks(run, report)
     out = {}
     for row in rows if isinstance(rows, list) else []:
-        value = row.get("value") if isinstance(row, Mapping) else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            out[(str(row.get("task")), str(row.get("metric")))] = float(value)
+        shown = _metric_value(row)
+        if shown is not None and str(row.get("task")) not in empty:
+            out[(str(row.get("task")), str(row.get("metric")))] = shown
     return out
 
 
 def metric_deltas(runs: Sequence[Mapping]) -> list[dict]:
-    """Each task metric the runs' reports hold, per run, and each later run's difference with
-    the first (None where either lacks it)."""
+    """Each task metric the runs recorded, per run (with its own interval), and each later run's
+    difference with the first (None where either lacks it)."""
     values = [task_metrics(run, read_report(run)) for run in runs]
     keys = sorted({k for v in values for k in v})
     return [{"task": task, "metric": metric, "values": [v.get((task, metric)) for v in values],
              "deltas": [None if v.get((task, metric)) is None or values[0].get((task, metric)) is None
-                        else v[(task, metric)] - values[0][(task, metric)] for v in values[1:]]}
+                        else v[(task, metric)].minus(values[0][(task, metric)]) for v in values[1:]]}
             for task, metric in keys]
 
 
@@ -118,4 +185,4 @@ def _delta(group: str, qids: Sequence[str], scores: Mapping[str, Mapping[str, fl
 
 
 
-__all__ = ["Comparison", "Delta", "compare_runs", "metric_deltas", "task_metrics"]
+__all__ = ["Comparison", "Delta", "MetricValue", "compare_runs", "metric_deltas", "task_metrics"]

@@ -22,6 +22,7 @@ from .runs import read_run
 log = logging.getLogger(__name__)
 
 KEYS_LIMIT = 25                 # links offered per view on a sample or entity page
+CHOICES_LIMIT = 200             # ids offered per box on the views page (the box takes any other id too)
 TABLE_PAGE = 50
 
 
@@ -101,6 +102,31 @@ def declared_keys(store, declared: DeclaredView, *, question_id: str | None, ent
                       **declared.view.bound())
 
 
+@dataclass(frozen=True)
+class Choice:
+    key: str
+    label: str
+
+
+def view_choices(store, declared: DeclaredView, limit: int = CHOICES_LIMIT) -> dict[str, list[Choice]]:
+    """The ids the views page offers in a view's boxes: ``"key"`` from the view's ``choices``
+    statement (none when it declares none), and each run parameter's runs of the method's
+    benchmarks, newest first."""
+    view = declared.view
+    out: dict[str, list[Choice]] = {}
+    if view.choices:
+        out["key"] = [Choice(str(r["key"]), str(r["label"] or r["key"]))
+                      for r in store.read(view.choices, limit=limit, **view.bound())]
+    runs = None
+    for param in view.params:
+        if param.kind == "run":
+            if runs is None:
+                runs = [Choice(str(r["key"]), str(r["label"] or r["key"]))
+                        for r in store.read("view/method_runs", prefix=f"{declared.method}:", limit=limit)]
+            out[param.name] = runs
+    return out
+
+
 # --- one drawing ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ViewTableRows:
@@ -166,11 +192,17 @@ def draw_view(store, declared: DeclaredView, key: str, query: Mapping[str, str],
     view = declared.view
     fixed = view.bound()
     nodes, edges, left_out = [], [], 0
+    truncated = None
     if view.draws_graph:
-        rows = store.read(view.graph, key=key, limit=view.max_edges, **fixed, **params)
+        if view.build is not None:
+            drawn = view.build(store, key, limit=view.max_edges, **fixed, **params)
+            rows = [drawn] if drawn else []
+        else:
+            rows = store.read(view.graph, key=key, limit=view.max_edges, **fixed, **params)
         if not rows:
             raise NotFound(f"view {declared.method}/{view.name} found no {view.key} {key!r}")
         nodes, edges, left_out = graph_elements(rows[0].get("nodes") or [], rows[0].get("edges") or [])
+        truncated = rows[0].get("truncated")
     tables = []
     for table in view.tables:
         found = store.read(table.statement, key=key, skip=(page - 1) * TABLE_PAGE, limit=TABLE_PAGE + 1,
@@ -181,7 +213,8 @@ def draw_view(store, declared: DeclaredView, key: str, query: Mapping[str, str],
     if not view.draws_graph and page == 1 and not any(t.rows for t in tables):
         raise NotFound(f"view {declared.method}/{view.name} found no {view.key} {key!r}")
     return Drawing(declared, key, params, nodes + edges, len(nodes), len(edges),
-                   truncated=len(edges) + left_out >= view.max_edges, left_out=left_out, tables=tables,
+                   truncated=bool(truncated) if truncated is not None else len(edges) + left_out >= view.max_edges,
+                   left_out=left_out, tables=tables,
                    page=page, run=run)
 
 
@@ -231,5 +264,5 @@ def marks_style(view: MethodView) -> dict[str, Any]:
             "layout": view.layout}
 
 
-__all__ = ["DeclaredView", "Drawing", "ViewLink", "ViewRegistry", "declared_views", "draw_view", "graph_elements",
-           "marks_style", "view_links", "view_params"]
+__all__ = ["CHOICES_LIMIT", "Choice", "DeclaredView", "Drawing", "ViewLink", "ViewRegistry", "declared_views", "draw_view", "graph_elements",
+           "marks_style", "view_choices", "view_links", "view_params"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +117,8 @@ def run_page(store, run_id: str, cache: StatsCache | None = None, *,
         stats = with_run_intervals(stats, run, report)
     siblings = store.read("view/benchmark_runs", benchmark=run.get("benchmark"), run_id=run_id, limit=20)
     return RunPage(run=run, answers=answers, method=method_of(run.get("benchmark")), stats=stats,
-                   plots=list_plots(run), report=report, report_tables=report_tables(report), siblings=siblings)
+                   plots=list_plots(run), report=report, report_tables=report_tables(report, run),
+                   siblings=siblings)
 
 
 def run_numbers(store, run_id: str, cache: StatsCache | None = None) -> tuple[dict, RunStats]:
@@ -239,17 +240,41 @@ def balanced_accuracy_rows(entries: Mapping[str, Any]) -> list[dict]:
     return rows
 
 
-def report_tables(report: Mapping | None) -> dict[str, list[Block]]:
+def empty_tasks(run: Mapping | None, report: Mapping | None = None) -> set[str]:
+    """The tasks a run names but has no items of (``task_sizes`` 0): a table shows no row of them."""
+    sizes = (run or {}).get("task_sizes")
+    if sizes is None:
+        sizes = ((report or {}).get("run") or {}).get("task_sizes")
+    try:
+        sizes = json.loads(sizes) if isinstance(sizes, str) else sizes
+    except ValueError:
+        return set()
+    return {str(t) for t, n in sizes.items() if not n} if isinstance(sizes, Mapping) else set()
+
+
+def _own_rows(blocks: list[Block], empty: set[str]) -> list[Block]:
+    return [replace(b, rows=tuple(r for r in b.rows if str(r.get("task")) not in empty))
+            if b.kind == "table" and "task" in b.columns and empty else b for b in blocks]
+
+
+def report_tables(report: Mapping | None, run: Mapping | None = None) -> dict[str, list[Block]]:
     """The report's own sections that the graph cannot recompute, as blocks (tables, headings,
-    text): task metrics and the other sections an evaluator added, and balanced accuracy of
-    true/false tasks."""
+    text, each table's legend under it): task metrics and the other sections an evaluator
+    added, and balanced accuracy of true/false tasks. Rows of tasks the run has no items of are
+    left out (a report written before it left them out itself)."""
     if not report:
         return {}
+    from knowforge.eval.report import section_legend
+
+    empty = empty_tasks(run, report)
     out: dict[str, list[Block]] = {}
     if report.get("balanced_accuracy"):
-        out["Balanced accuracy (true/false tasks)"] = section_blocks(balanced_accuracy_rows(report["balanced_accuracy"]))
+        out["Balanced accuracy (true/false tasks)"] = section_blocks(balanced_accuracy_rows(
+            {t: v for t, v in report["balanced_accuracy"].items() if t not in empty}))
     for title, body in (report.get("extra") or {}).items():
-        out[title] = section_blocks(body)
+        blocks = _own_rows(section_blocks(body), empty)
+        legend = section_legend(title, body, report) if not isinstance(body, Mapping) else ""
+        out[title] = blocks + ([Block("text", text=legend)] if legend else [])
     return out
 
 
@@ -269,6 +294,6 @@ def plot_path(run: Mapping, name: str) -> Path:
 
 
 
-__all__ = ["Block", "INLINE_ANSWERS", "PAGE_SIZE", "RunPage", "RunRow", "RunsPage", "list_plots", "list_runs", "method_of",
+__all__ = ["Block", "INLINE_ANSWERS", "empty_tasks", "PAGE_SIZE", "RunPage", "RunRow", "RunsPage", "list_plots", "list_runs", "method_of",
            "markdown_blocks", "plot_path", "read_report", "read_run", "report_tables", "run_numbers", "run_page",
            "section_blocks"]
