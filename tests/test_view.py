@@ -124,6 +124,8 @@ def page_kind(path: str) -> str:
     return parts[0] or "runs-index"
 
 
+# an accuracy as the estimate macro prints it: an unsigned number, then its interval
+ACCURACY_CI = re.compile(r'<span class="num">\d[\d.]*</span> <span class="ci">\[(-?[\d.]+), (-?[\d.]+)\]</span>')
 LIMITS = {"sample": 3, "samples?": 3, "plots": 2, "view": 3, "entity": 6, "compare": 3}
 
 
@@ -133,7 +135,7 @@ def test_every_page_answers_200(view_graph, viewer, session_store):
     counts = "MATCH (n) RETURN count(n) AS nodes, COUNT { ()-->() } AS edges"
     before = session_store.user_query(counts)
     queue = ["/", "/views"]
-    seen, per_kind, failed, raw = set(), Counter(), [], []
+    seen, per_kind, failed, raw, out_of_range, checked = set(), Counter(), [], [], [], 0
     while queue:
         path = queue.pop(0)
         kind = page_kind(path)
@@ -150,8 +152,16 @@ def test_every_page_answers_200(view_graph, viewer, session_store):
             text = html.unescape(body)
             if "|---|" in text or "{'" in text:
                 raw.append(path)
+            # an accuracy (unsigned; a difference is printed with its sign) never has a bound
+            # outside [0, 100], the per-sample normal interval's "[-7.4, 22.8]" of a small run
+            for low, high in ACCURACY_CI.findall(body):
+                checked += 1
+                if not 0.0 <= float(low) <= float(high) <= 100.0:
+                    out_of_range.append((path, low, high))
     assert failed == []
     assert raw == [], f"pages showing Markdown table source or a Python dict: {raw}"
+    assert out_of_range == [], f"accuracy intervals outside [0, 100]: {out_of_range}"
+    assert checked >= 10, checked              # the pattern still finds the pages' accuracies
     for method in METHODS:
         assert per_kind[f"view/{method}"] >= 1, f"no page of {method}'s view was reached from its samples"
         for run in view_graph.runs[method]:
