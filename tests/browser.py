@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,16 @@ CHROMIUM = Path(os.environ.get("KNOWFORGE_CHROMIUM", "/usr/bin/chromium"))   # D
 # headless, and nothing that reaches outside 127.0.0.1 (updates, sync, QUIC probes)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def served_url(process: subprocess.Popen, timeout: float = 120) -> str:
+    """The ``http://127.0.0.1:PORT`` that a ``knowforge view`` process prints on stderr once it
+    serves (it picks its port itself with ``--port 0``)."""
+    line, deadline = "", time.monotonic() + timeout
+    while "http://" not in line:
+        assert time.monotonic() < deadline and process.poll() is None, line
+        line = process.stderr.readline()
+    return re.search(r"http://127\.0\.0\.1:\d+", line).group(0)
 
 
 @contextlib.contextmanager

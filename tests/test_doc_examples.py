@@ -30,7 +30,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +39,8 @@ from click.testing import CliRunner
 
 import newterm_llm
 from doc_examples import ROOT, Example, all_examples
+from browser import served_url
+from plugin_site import install_birthyear
 from knowforge import methods
 from knowforge.cli.main import cli
 from knowforge.kg.loaders.samples import samples_dir
@@ -382,7 +383,7 @@ def world(neo4j_server, session_store, tmp_path_factory):
     server, url = newterm_llm.serve()
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(root)
-        _install_tutorial_method(root / "site", mp)
+        install_birthyear(root / "site", mp)   # docs/tutorial.md's method, as a reader installs it
         for key, value in {"NEO4J_URI": settings.uri, "NEO4J_USER": settings.user,
                            "NEO4J_PASSWORD": settings.password, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "test",
                            "KNOWFORGE_CACHE_DIR": str(root / ".cache"), "KNOWFORGE_NEO4J_HOME": str(root / ".neo4j"),
@@ -392,19 +393,6 @@ def world(neo4j_server, session_store, tmp_path_factory):
     methods.refresh()            # the tutorial's method leaves with the world
     server.shutdown()
     server.server_close()
-
-
-def _install_tutorial_method(site: Path, mp: pytest.MonkeyPatch) -> None:
-    """docs/tutorial.md's method (the very files it shows: tests/plugins/kf_birthyear) installed
-    as pip would install it, so its commands run as a reader runs them."""
-    plugin = ROOT / "tests" / "plugins" / "kf_birthyear"
-    shutil.copytree(plugin, site / plugin.name)
-    dist = site / "kf_birthyear-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-birthyear\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[knowforge.methods]\nbirthyear = kf_birthyear.method:METHOD\n")
-    mp.syspath_prepend(str(site))
-    methods.refresh()
 
 
 def test_every_example_runs_here_or_is_skipped_with_a_reason():
@@ -463,11 +451,7 @@ def test_the_viewer_examples(world):
         process = subprocess.Popen([str(Path(sys.executable).parent / "knowforge"), *argv],
                                    stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=os.environ)
         try:
-            line, deadline = "", time.monotonic() + 120
-            while "http://" not in line:
-                assert time.monotonic() < deadline and process.poll() is None, line
-                line = process.stderr.readline()
-            url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+            url = served_url(process) + "/"
             with urllib.request.urlopen(url, timeout=60) as response:
                 assert response.status == 200 and b"run" in response.read()
         finally:

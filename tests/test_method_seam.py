@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner
+from plugin_site import PLUGIN, install_birthyear
 from scripted_openai import ScriptedCompletions, serving
 
 from knowforge import methods
@@ -19,7 +19,6 @@ from knowforge.cli.main import cli
 from knowforge.models.method import check_method
 from knowforge.models.task import Component, Task
 
-PLUGIN = Path(__file__).parent / "plugins" / "kf_birthyear"
 SAMPLE = Path(__file__).resolve().parents[1] / "kg" / "samples" / "wikidata" / "entities.json"
 
 
@@ -28,16 +27,7 @@ def birthyear_plugin(tmp_path, monkeypatch):
     """Install tests/plugins/kf_birthyear/ (graph side + evaluation side + its Cypher) as a
     distribution with one entry point, the way pip would (a package and a .dist-info with
     entry_points.txt on sys.path)."""
-    site = tmp_path / "site"
-    site.mkdir()
-    shutil.copytree(PLUGIN, site / PLUGIN.name)
-    dist = site / "kf_birthyear-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kf-birthyear\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[knowforge.methods]\nbirthyear = kf_birthyear.method:METHOD\n")
-    monkeypatch.syspath_prepend(str(site))
-    methods.refresh()
-    yield site
+    yield install_birthyear(tmp_path / "site", monkeypatch)
     methods.refresh()
 
 
@@ -200,9 +190,8 @@ def _draws_its_view(settings, site: Path, probe: dict, tmp_path: Path) -> None:
     import os
     import subprocess
     import sys
-    import time
 
-    from browser import Tab, launch_chromium
+    from browser import Tab, launch_chromium, served_url
 
     # the viewer process finds the plug-in where pip would have put it: on its path
     path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)
@@ -211,11 +200,7 @@ def _draws_its_view(settings, site: Path, probe: dict, tmp_path: Path) -> None:
     process = subprocess.Popen([str(Path(sys.executable).parent / "knowforge"), "view", "--port", "0"],
                                env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
-        line, deadline = "", time.monotonic() + 120
-        while "http://" not in line:
-            assert time.monotonic() < deadline and process.poll() is None, line
-            line = process.stderr.readline()
-        base = re.search(r"http://127\.0\.0\.1:\d+", line).group(0)
+        base = served_url(process)
         with launch_chromium() as chromium:
             tab = Tab(chromium, tmp_path)
             tab.page.goto(f"{base}/view/birthyear/person?key={probe['person']}")
