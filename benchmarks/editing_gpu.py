@@ -101,6 +101,9 @@ def main() -> None:
     parser.add_argument("--memit-requests", type=int, default=100)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--smoke", action="store_true", help="a 2-layer model on the CPU (checks the script)")
+    parser.add_argument("--dtype", choices=("bfloat16", "float16", "float32"), default=None,
+                        help="the model's dtype (default: bfloat16 on a GPU, float32 on the CPU); "
+                             "'--smoke --dtype bfloat16' checks the GPU's dtype path on the CPU")
     args = parser.parse_args()
     if args.smoke:
         args.layers, args.hidden, args.mlp, args.heads, args.vocab = 2, 64, 128, 4, 1200
@@ -111,7 +114,7 @@ def main() -> None:
 
     editing = _import_editing()
     device = "cuda" if torch.cuda.is_available() and not args.smoke else "cpu"
-    dtype = torch.bfloat16 if device == "cuda" else torch.float32
+    dtype = getattr(torch, args.dtype) if args.dtype else (torch.bfloat16 if device == "cuda" else torch.float32)
     cuda = device == "cuda"
     out: dict = {"device": torch.cuda.get_device_name() if cuda else "cpu", "torch": torch.__version__,
                  "shape": dict(layers=args.layers, hidden=args.hidden, mlp=args.mlp, heads=args.heads, vocab=args.vocab),
