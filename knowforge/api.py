@@ -36,6 +36,9 @@ The names, grouped:
   ``ScorerSpec``, ``Score``,
   ``SampleResult``, ``RunExportSpec``, ``RunExport``, ``RecordedRun``, ``FileScoringSpec``,
   ``RunViewSpec``, ``ValiditySpec``, ``ValidityContext``, ``ValiditySection``;
+* the control model's practice of the method's prompts: ``ControlPractice`` (declared as
+  ``Method(control_practice=...)``), ``PracticeData`` (the trained facts it renders from),
+  ``Example``, ``ExampleBuilder``, ``qa_prompt`` (the engine's question form), ``EOS``;
 * helpers a solver or metric composes: ``solve_prompted`` (the engine's prompted ask-and-score
   step), ``accuracy``, ``run_answers`` (a recorded run's answers);
 * the records: ``Scoring``, ``RunRecord``, ``Report``.
@@ -59,6 +62,7 @@ from knowforge.eval.unit import (EvalUnit, FileScoringSpec, MetricInput, MetricS
                                  SolverOutput, SolverSpec, Totals, UnitCopy, ValidityContext, ValiditySection,
                                  ValiditySpec)
 from knowforge.kg.cypher import validate_label
+from knowforge.models.control_data import EOS, ControlPractice, Example, ExampleBuilder, PracticeData, qa_prompt
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams, Progress
 from knowforge.models.questions import read_items, source_graph_hash, write_benchmark, write_questions
 from knowforge.models.task import Component, ItemFilter, Task
@@ -75,6 +79,8 @@ __all__ = [
     "EvalUnit", "FileScoringSpec", "MetricInput", "MetricSpec", "NoArgs", "RecordedRun", "Remappable", "RunExport",
     "RunExportSpec", "RunViewSpec", "SampleResult", "Score", "ScorerSpec", "SolveContext", "SolverDetail",
     "SolverOutput", "SolverSpec", "Totals", "UnitCopy", "ValidityContext", "ValiditySection", "ValiditySpec",
+    # the control model's practice
+    "ControlPractice", "EOS", "Example", "ExampleBuilder", "PracticeData", "qa_prompt",
     # helpers
     "accuracy", "run_answers", "solve_prompted",
     # the records

@@ -77,11 +77,16 @@ class ControlConfig(BaseModel):
     device: str = "cpu"
 
     def data_config(self) -> DataConfig:
-        return DataConfig(cutoff=self.cutoff, seed=self.seed, holdout=self.holdout, year_span=self.year_span,
-                          timeless_years=self.timeless_years, instruction_share=self.instruction_share,
-                          context_share=self.context_share, local_share=self.local_share,
-                          chrono_passes=self.chrono_passes, event_practice=self.event_practice,
-                          stable_years=self.stable_years, changing_passes=self.changing_passes)
+        # The practice options keep their historical field names here (year_span, chrono_passes,
+        # event_practice, ...): renaming them would change every config hash, and with it the id
+        # of every trained and cached control model, for the same examples.
+        return DataConfig(cutoff=self.cutoff, seed=self.seed, holdout=self.holdout,
+                          instruction_share=self.instruction_share, context_share=self.context_share,
+                          local_share=self.local_share,
+                          practice={"chrono": {"year_span": self.year_span, "timeless_years": self.timeless_years,
+                                               "passes": self.chrono_passes, "stable_years": self.stable_years,
+                                               "changing_passes": self.changing_passes},
+                                    "events": {"examples": self.event_practice}})
 
     def config_hash(self) -> str:
         """sha256 of the config minus ``device`` (where it ran does not change what it is)."""
@@ -102,6 +107,7 @@ class ControlCard(BaseModel):
     facts_hash: str                 # hash of the source facts it was split from
     config: ControlConfig
     counts: dict[str, int] = Field(default_factory=dict)        # membership and example kinds
+    practices: list[str] = Field(default_factory=list)          # the methods whose practice it had
     parameters: int = 0
     train: dict = Field(default_factory=dict)                   # steps, epochs, tokens, seconds, losses
 
@@ -113,9 +119,12 @@ def facts_hash(facts: list[SourceFact]) -> str:
     return digest.hexdigest()
 
 
-def model_id(config: ControlConfig, graph_hash: str) -> str:
-    """``control-<cutoff>-s<seed>-<8 hex>``: the same config on the same facts, the same id."""
-    digest = hashlib.sha256(f"{config.config_hash()}:{graph_hash}".encode()).hexdigest()[:8]
+def model_id(config: ControlConfig, graph_hash: str, plugin_practices: list[str] | tuple[str, ...] = ()) -> str:
+    """``control-<cutoff>-s<seed>-<8 hex>``: the same config on the same facts, the same id.
+    ``plugin_practices``: installed plug-ins whose practice joins the training (they change what
+    the model is taught, so they change its id; without any, the id is as it always was)."""
+    key = f"{config.config_hash()}:{graph_hash}" + (f":{','.join(plugin_practices)}" if plugin_practices else "")
+    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
     return f"control-{config.cutoff}-s{config.seed}-{digest}"
 
 
@@ -192,7 +201,10 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
         raise ConfigError("the graph has no source facts to train on (load some: `knowforge load samples`)")
     membership = split_facts(facts, cutoff=config.cutoff, holdout=config.holdout, seed=config.seed)
     graph_hash = facts_hash(facts)
-    mid = model_id(config, graph_hash)
+    from .methods import control_practices, plugin_practices
+
+    practices = control_practices()
+    mid = model_id(config, graph_hash, plugin_practices())
     trained_ids = [fid for fid, m in sorted(membership.items()) if m == TRAINED]
     existing = read_card(out) if reuse else None
     if existing is not None and existing.model_id == mid and (out / "config.json").is_file():
@@ -208,7 +220,7 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
         return kept
     data_config, phrasings = config.data_config(), load_phrasings()
     fixed = fixed_examples(facts, membership, data_config, phrasings)
-    first = epoch_examples(facts, membership, data_config, phrasings, epoch=0)
+    first = epoch_examples(facts, membership, data_config, phrasings, epoch=0, practices=practices)
     examples = fixed + first
     counts = Counter(membership.values())
     log.info("%s: %d facts trained, %d held out, %d after the cutoff; %d examples per epoch", mid,
@@ -222,7 +234,7 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
     def epoch_data(epoch: int):
         drawn = first_tokens if epoch == 0 else [
             tokenise(tokenizer, e.text, e.spans)
-            for e in epoch_examples(facts, membership, data_config, phrasings, epoch=epoch)]
+            for e in epoch_examples(facts, membership, data_config, phrasings, epoch=epoch, practices=practices)]
         return fixed_tokens + drawn
 
     model = init_model(config, tokenizer).to(config.device)
@@ -241,7 +253,7 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
     tokenizer.save_pretrained(out)
     card = ControlCard(
         model_id=mid, cutoff=config.cutoff, seed=config.seed, config_hash=config.config_hash(),
-        facts_hash=graph_hash, config=config,
+        facts_hash=graph_hash, config=config, practices=sorted(practices),
         counts={"facts": len(facts), TRAINED: counts[TRAINED], HELD_OUT: counts[HELD_OUT],
                 AFTER_CUTOFF: counts[AFTER_CUTOFF], "examples": len(examples),
                 **{f"examples_{k}": v for k, v in sorted(Counter(e.kind for e in examples).items())},

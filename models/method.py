@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from .control_data import ControlPractice
 from .task import Task
 from .types import BenchmarkItem
 from .view import MethodView
@@ -146,6 +147,11 @@ class Method:
     cypher: str | None = None
     labels: tuple[str, ...] = ()
     relationship_types: tuple[str, ...] = ()
+    # How the control model practises this method's prompts (``models/control_data.py``): its
+    # examples join every epoch of a control model's training, and its options are the
+    # ``DataConfig.practice[<method>]`` mapping. None: the model practises the engine's generic
+    # forms only (statements, questions, reading a context).
+    control_practice: ControlPractice | None = None
 
     def task(self, name: str) -> Task:
         full = name if "/" in name else f"{self.name}/{name}"

@@ -23,6 +23,7 @@ from importlib.metadata import entry_points
 
 from knowforge.errors import ConfigError, KnowforgeError
 from knowforge.kg.cypher import GraphSide, list_statements, load_cypher, register_package, unregister_package
+from .control_data import ControlPractice
 from .method import Method, check_method
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,18 @@ def is_builtin(name: str) -> bool:
     """Whether method ``name`` is one of knowforge's own (published by knowforge's pyproject):
     on a name clash the built-in keeps its names and the plug-in is refused."""
     return distribution(name) == BUILTIN_DISTRIBUTION
+
+
+def control_practices() -> dict[str, ControlPractice]:
+    """The control-model practice each installed method declares, by method name."""
+    return {name: m.control_practice for name, m in sorted(available().items()) if m.control_practice is not None}
+
+
+def plugin_practices() -> list[str]:
+    """The installed methods outside knowforge that declare a control-model practice: a control
+    model's id names them, since they change what it is taught (knowforge's own are part of the
+    version, as the rest of the training code is)."""
+    return sorted(name for name in control_practices() if not is_builtin(name))
 
 
 def get_method(name: str) -> Method:

@@ -17,8 +17,10 @@ from knowforge.eval.events.judge import event_context as _event_context
 from knowforge.eval.prompts import render_prompt
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts
+from knowforge.generators.chrono.control_practice import changing_facts
+from knowforge.generators.events.control_practice import load_templates as load_event_practice
 from knowforge.models.control_data import (AFTER_CUTOFF, EOS, HELD_OUT, TRAINED, DataConfig, SourceFact,
-                                           build_examples, changing_facts, epoch_examples, load_phrasings,
+                                           build_examples, epoch_examples, load_phrasings,
                                            split_facts, statement, time_phrase)
 from knowforge.models.types import BenchmarkItem
 
@@ -138,10 +140,11 @@ def test_event_practice_is_written_in_elkens_own_event_sentences():
     from knowforge.generators.events.templates import load_relations, load_templates
 
     phrasings = load_phrasings()
+    practice = load_event_practice()
     templates = load_templates()
     relations = load_relations()
-    assert {p.type for p in phrasings.event_practice} == set(templates) and len(templates) == 16
-    for p in phrasings.event_practice:
+    assert {p.type for p in practice.events} == set(templates) and len(templates) == 16
+    for p in practice.events:
         assert p.text == templates[p.type].text, p.type
         for _, relation, _ in p.asks:
             assert phrasings.questions[relation] == relations[relation].question, (p.type, relation)
@@ -150,12 +153,13 @@ def test_event_practice_is_written_in_elkens_own_event_sentences():
 def test_event_practice_examples_read_the_event_with_invented_names():
     phrasings = load_phrasings()
     split = split_facts(FACTS, cutoff=2020, holdout=0.0, seed=0)
-    config = DataConfig(cutoff=2020, event_practice=64, local_share=0.5, instruction_share=0.5)
+    config = DataConfig(cutoff=2020, local_share=0.5, instruction_share=0.5, practice={"events": {"examples": 64}})
     examples = epoch_examples(FACTS, split, config, phrasings, epoch=0)
     events = [e for e in examples if e.kind == "event"]
     inside = [e for e in events if not e.fact_ids]
     assert len(inside) == 64 and len(events) > 64                     # plus out-of-scope twins
-    texts = {p.text.split("{")[0] for p in phrasings.event_practice}
+    practice = load_event_practice()
+    texts = {p.text.split("{")[0] for p in practice.events}
     graph_names = {f.subject for f in FACTS} | {f.display() for f in FACTS}
     types_seen = set()
     for e in inside:
@@ -169,7 +173,7 @@ def test_event_practice_examples_read_the_event_with_invented_names():
         assert answer == "unknown" or answer in event, (event, question, answer)
         assert not any(name in event for name in graph_names)
         assert not re.search(r"20(2[1-9]|[3-9]\d)", e.text)              # no year after the cutoff
-        types_seen |= {p.type for p in phrasings.event_practice if p.text.split("{")[0] in event}
+        types_seen |= {p.type for p in practice.events if p.text.split("{")[0] in event}
         assert any(t in event for t in texts)
     assert len(types_seen) >= 12                                       # the types take turns
     for e in events:
@@ -192,13 +196,14 @@ def test_changing_facts_get_extra_passes_and_stable_facts_fewer_years():
         return Counter(fid for e in chrono for fid in e.fact_ids)
 
     base = blocks(DataConfig(cutoff=2020))
-    more = blocks(DataConfig(cutoff=2020, changing_passes=1))
+    more = blocks(DataConfig(cutoff=2020, practice={"chrono": {"changing_passes": 1}}))
     assert {fid: more[fid] - base[fid] for fid in more if more[fid] != base[fid]} == {
         "f01": len(FACTS[0].years_known(2020, 12)), "f02": len(FACTS[1].years_known(2020, 12))}
-    few = blocks(DataConfig(cutoff=2020, stable_years=2))
+    few = blocks(DataConfig(cutoff=2020, practice={"chrono": {"stable_years": 2}}))
     assert base["f04"] == 2 * 10 and few["f04"] == 2 * 2             # Tim Cook 2011-2020, two passes
     assert few["f01"] == base["f01"] and few["f02"] == base["f02"]    # changing facts keep every year
-    chrono = [e for e in epoch_examples(FACTS, split, DataConfig(cutoff=2020, stable_years=2), epoch=0)
+    chrono = [e for e in epoch_examples(FACTS, split, DataConfig(cutoff=2020, practice={"chrono": {"stable_years": 2}}),
+                                        epoch=0)
               if e.kind == "chrono" and "f04" in e.fact_ids]
     assert any("In 2020, Apple" in e.text for e in chrono)            # the cutoff year is always kept
 

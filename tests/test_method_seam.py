@@ -472,3 +472,33 @@ def test_the_tutorial_shows_the_test_plugin_word_for_word():
     for path, excerpt in excerpts:
         assert path.startswith("tests/plugins/kf_birthyear/"), path
         assert excerpt in (root / path).read_text(encoding="utf-8"), f"{path}: the tutorial's excerpt is not in it"
+
+
+def test_a_plugins_control_practice_joins_the_control_models_training(birthyear_plugin):
+    """Issue 35 item 6: a method declares how the control model practises its prompts. The
+    plug-in's practice renders its question from the taught birth years; the built-ins' examples
+    stay exactly as they were (it draws after them); the model's id names the plug-in."""
+    from knowforge.api import EOS
+    from knowforge.models.control import ControlConfig, model_id
+    from knowforge.models.control_data import DataConfig, SourceFact, epoch_examples, split_facts
+    from knowforge.models.methods import control_practices, plugin_practices
+
+    facts = [SourceFact(id=f"b{i}", subject_id=f"Q{i}", subject=f"Person {i}", relation="P569",
+                        label="date of birth", kind="attribute", object=f"{1900 + i}-05-0{1 + i % 9}")
+             for i in range(40)]
+    split = split_facts(facts, cutoff=2020, holdout=0.2, seed=0)
+    practices = control_practices()
+    assert {"chrono", "events", "birthyear"} <= set(practices) and plugin_practices() == ["birthyear"]
+    config = DataConfig(cutoff=2020, practice={"birthyear": {"share": 1.0}})
+    with_plugin = epoch_examples(facts, split, config, epoch=0, practices=practices)
+    builtins = {k: v for k, v in practices.items() if k != "birthyear"}
+    without = epoch_examples(facts, split, config, epoch=0, practices=builtins)
+    own = [e for e in with_plugin if e.kind == "birthyear"]
+    assert [e for e in with_plugin if e.kind != "birthyear"] == without
+    taught = {f.id for f in facts if split[f.id] == "trained"}
+    assert {e.fact_ids[0] for e in own} == taught and 0 < len(taught) < len(facts)
+    for e in own:
+        i = int(e.fact_ids[0][1:])
+        assert e.text == f"Question: In what year was Person {i} born?\nAnswer: {1900 + i}{EOS}"
+        assert e.text[e.spans[0][0]:e.spans[0][1]] == f" {1900 + i}{EOS}"          # the answer carries the loss
+    assert model_id(ControlConfig(cutoff=2020), "g", plugin_practices()) != model_id(ControlConfig(cutoff=2020), "g")

@@ -19,6 +19,7 @@ from knowforge.models.task import Component, ItemFilter, Task
 
 from .build import (DOMAINS, ChronoConfig, build_benchmark, drop_benchmark, import_benchmark, load_items,
                     write_chroknowbench)
+from .control_practice import PRACTICE
 from .templates import TEMPLATES
 from .view import VIEWS
 
@@ -154,6 +155,7 @@ METHOD = Method(
               "export": ("knowforge export chrono --name general --format chroknowbench --out exports/chrono",
                          "knowforge export chrono --name chrono:bio --format jsonl --out exports/")},
     views=VIEWS,
+    control_practice=PRACTICE,
 )
 
 __all__ = ["DOMAINS", "METHOD", "ChronoParams"]

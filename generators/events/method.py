@@ -19,6 +19,7 @@ from knowforge.models.method import ExportFormat, GenerationSummary, Method, Met
 from knowforge.models.task import Component, ItemFilter, Task
 
 from .build import generate_events, read_batch
+from .control_practice import PRACTICE
 from .elken_io import to_elken_event, write_elken
 from .instantiate import DEFAULT_DATE
 from .questions import TASK_FACT, TASK_LOCALITY, TASK_TENDENCY
@@ -141,4 +142,5 @@ METHOD = Method(
               "export": ("knowforge export events --name e0 --format elken --out exports/events.json",
                          "knowforge export events --name e0 --format lm-eval --out exports/e0-lm-eval")},
     views=VIEWS,
+    control_practice=PRACTICE,
 )

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from knowforge.api import (BenchmarkItem, Component, ExportFormat, GenerationSummary, ItemFilter, Mark, Method,
-                           MethodParams, MethodView, Task, ViewTable, read_items, source_graph_hash, write_benchmark,
-                           write_questions)
+from knowforge.api import (EOS, BenchmarkItem, Component, ControlPractice, Example, ExampleBuilder, ExportFormat,
+                           GenerationSummary, ItemFilter, Mark, Method, MethodParams, MethodView, PracticeData, Task,
+                           ViewTable, qa_prompt, read_items, source_graph_hash, write_benchmark, write_questions)
 
 DATE_OF_BIRTH = "P569"
 _YEAR = re.compile(r"^([+-]?)(\d{1,4})")
@@ -95,6 +95,23 @@ def write_years(store, name, items, out: Path) -> list[Path]:
     return [path]
 
 
+def practice(data: PracticeData, rng: random.Random) -> list[Example]:
+    """The control model practises this method's question on the birth years it is taught:
+    "Question: In what year was Ada Lovelace born?\nAnswer: 1815", one in ``share`` of them an
+    epoch (the method's option, ``DataConfig.practice["birthyear"]``)."""
+    share = float(data.config.options("birthyear").get("share", 0.5))
+    out = []
+    for fact in data.trained:
+        year = birth_year(fact.object) if fact.relation == DATE_OF_BIRTH else None
+        if year is None or rng.random() >= share:
+            continue
+        b = ExampleBuilder()
+        b.add(qa_prompt(data.phrasings, f"In what year was {fact.subject} born?", instruction=False))
+        b.add(f" {year}{EOS}", train=True)
+        out.append(b.example("birthyear", [fact.id]))
+    return out
+
+
 METHOD = Method(
     name="birthyear", title="Birth years", description="When were people born: read from the graph's P569 facts.",
     params=BirthYearParams, generate=generate, items=lambda store, name: read_items(store, f"birthyear:{name}"),
@@ -115,4 +132,5 @@ METHOD = Method(
                                   Mark("question", "#ff7f0e", "a question")),
                       edge_marks=(Mark("born", "#333333", "date of birth"), Mark("asks", "#999999", "asks", "dashed")),
                       tables=(ViewTable("Questions", "birthyear/view_person_questions"),)),),
+    control_practice=ControlPractice(practice),
 )
