@@ -89,6 +89,16 @@ def test_questions_are_merged_across_runs(store):
     assert {"solver", "limit", "ci"} <= set(rows[0])
     assert list_runs(store, benchmark="other") == [] and list_runs(store, method="b") == []
     assert len(run_answers(store, second)) == 5
+    # the same run recorded again (a re-run after a crash): nothing is doubled, and the answers
+    # take the new values
+    options = EvalOptions(model="scripted-1", seed=3)
+    redo = evaluate_items(items, ScriptedBackend({**SCRIPT, "Capital of Peru?": "Quito"}), options)
+    assert record_run(store, options, items, redo, run_id=second) == second
+    again = store.user_query("MATCH (:Run {id: $id})-[g:GAVE]->(a:Answer)-[:ANSWERS]->(q:Question) "
+                             "RETURN q.id AS q, count(g) AS links, collect(a.raw) AS raw ORDER BY q", {"id": second})
+    assert [r["links"] for r in again] == [1] * 5
+    assert store.user_query("MATCH (a:Answer) RETURN count(a) AS a")[0]["a"] == 10
+    assert any(r["raw"] == ["Quito"] for r in again)
 
 
 def test_a_run_never_writes_questions_nor_answers_another_benchmarks(store):
