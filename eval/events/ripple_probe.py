@@ -76,8 +76,9 @@ errors). A weight editor (ROME, MEMIT) calls ``measure`` inside its per-event lo
 the base model, after = the model with the event's edits applied, then restores the weights.
 
 Inside a solver the option ``-S ripple_hops=K`` (K = 1..3; 0, the default, is off;
-``-S ripple_max_probes=N`` caps the probes of an event, default 200, and counts the rest) turns
-it on through ``RippleRecorder``::
+``-S ripple_max_probes=N`` caps the probes of an event, default 200, and counts the rest;
+``-S ripple_events=N`` probes only the run's first N events) turns it on through
+``RippleRecorder``::
 
     recorder = RippleRecorder.start(args, ctx, items)       # None unless ripple_hops > 0
     recorder.measure_event(event_id, answer_after)          # per event (weights edited), or
@@ -88,6 +89,16 @@ it on through ``RippleRecorder``::
 The solver's arguments model inherits ``RippleArgs``. The answers are recorded in the graph with
 the run, ``(:Run)-[:PROBED]->(:RippleProbe)-[:PROBES]->(:Fact)`` (``record_probe_answers``;
 ``read_probe_answers`` reads them back), and ``knowforge ripple EVENT --run RUN`` prints them.
+
+Every editing solver probes with the model it answers with after the edit: no edit, the plain
+model (its "moved" share is the base rate: probes whose answer after the base model already
+gives); ICE, the event in context; BM25 and dense, the event each probe question retrieves;
+SERAC, its scope classifier's decision on each probe question (the retrieved event in context,
+or none); FT, ROME and MEMIT, the edited weights, one event at a time.
+
+Two runs' probes of the same events pair up (``paired_ripple``): the difference of their
+moved and collateral shares, overall and by hop, with a 95% interval from a bootstrap over
+the events both probed.
 """
 
 from __future__ import annotations
@@ -297,6 +308,52 @@ def ripple_summary(answers: Sequence[ProbeAnswer], *, resamples: int = 1000, see
     """Every breakdown at once: overall, by hop, by category, by relation."""
     return [row for by in (None, "hop", "category", "relation")
             for row in summarise(answers, by, resamples=resamples, seed=seed)]
+
+
+def paired_ripple(answers: Sequence[ProbeAnswer], other: Sequence[ProbeAnswer], *, resamples: int = 1000,
+                  seed: int = 0) -> list[dict[str, Any]]:
+    """This run's probes minus ``other``'s on the probes both asked (the same event and probe
+    key): per group (all, then each hop), the moved share of should-move probes and the
+    collateral share of should-stay probes in both runs and their difference, with a 95%
+    interval from a bootstrap over the paired events. Pure."""
+    theirs = {(a.probe.event_id, a.probe.key): a for a in other}
+    pairs = [(a, theirs[(a.probe.event_id, a.probe.key)]) for a in answers
+             if (a.probe.event_id, a.probe.key) in theirs]
+    groups: dict[str, list[tuple[ProbeAnswer, ProbeAnswer]]] = defaultdict(list)
+    for mine, its in pairs:
+        groups["all"].append((mine, its))
+        groups[f"hop {mine.probe.hop}"].append((mine, its))
+    rows = []
+    for key in sorted(groups, key=lambda k: (k != "all", k)):
+        row: dict[str, Any] = {"group": key, "pairs": len(groups[key]),
+                               "events": len({m.probe.event_id for m, _ in groups[key]})}
+        for share, expectation, outcome in (("moved", MOVE, "moved"), ("collateral", STAY, "collateral")):
+            per_event: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+            for mine, its in groups[key]:
+                if mine.probe.expectation != expectation:
+                    continue
+                counts = per_event[mine.probe.event_id]
+                counts[0] += mine.outcome == outcome
+                counts[1] += its.outcome == outcome
+                counts[2] += 1
+            keys = sorted(per_event)
+            n = sum(per_event[k][2] for k in keys)
+            row[f"{share}_n"] = n
+            if not n:
+                row.update({share: None, f"{share}_other": None, f"{share}_difference": None,
+                            f"{share}_ci": None})
+                continue
+            diff = [per_event[k][0] - per_event[k][1] for k in keys]
+            sizes = [per_event[k][2] for k in keys]
+            ci = None
+            if resamples >= 2 and len(keys) >= 2:
+                est = bootstrap_ratio(diff, sizes, resamples=resamples, seed=seed)
+                ci = list(est.ci) if est.ci else None
+            row.update({share: sum(per_event[k][0] for k in keys) / n,
+                        f"{share}_other": sum(per_event[k][1] for k in keys) / n,
+                        f"{share}_difference": sum(diff) / n, f"{share}_ci": ci})
+        rows.append(row)
+    return rows
 
 
 def _pct(value: float | None, ci: Sequence[float] | None) -> str:
@@ -569,6 +626,9 @@ class RippleArgs(BaseModel):
 
     ripple_hops: int = Field(0, ge=0, le=MAX_HOPS)
     ripple_max_probes: int = Field(DEFAULT_MAX_PROBES, ge=1)
+    # probe only the run's first N events (in the items' order; 0: all): the probes are asked
+    # beside the questions, and a small first N keeps their cost bounded on a large batch
+    ripple_events: int = Field(0, ge=0)
 
 
 @dataclass
@@ -596,6 +656,9 @@ class RippleRecorder:
         if not texts:
             raise ConfigError("-S ripple_hops probes events, and these items name none (metadata event_id)")
         limit = getattr(args, "ripple_max_probes", DEFAULT_MAX_PROBES)
+        first = getattr(args, "ripple_events", 0)
+        if first:
+            texts = dict(list(texts.items())[:first])
         # the event as the run's items state it (an LLM paraphrase, where the batch has one), so
         # an edit given in context reads the same text for the probes as for the questions
         sets = {e: build_probes(ctx.store, e, hops, max_probes=limit) for e in texts}
@@ -621,7 +684,9 @@ class RippleRecorder:
 
     def measure_event(self, event_id: str, answer_after: Answerer) -> list[ProbeAnswer]:
         """One event's probes: the unedited model before, ``answer_after`` (the event's edit
-        applied) after."""
+        applied) after; none for an event past ``ripple_events``."""
+        if event_id not in self.sets:
+            return []
         found = measure(self.sets[event_id], self._before_answerer(), answer_after,
                         scoring=self.ctx.options.scoring)
         self.answers += found
@@ -645,7 +710,7 @@ class RippleRecorder:
         summary = ripple_summary(self.answers, resamples=options.bootstrap, seed=options.seed)
         overall = summary[0] if summary else {}
         by_hop = {r["group"]: r for r in summary if r["by"] == "hop"}
-        extra = {"ripple_hops": self.hops, "ripple_probes": len(self.answers),
+        extra = {"ripple_hops": self.hops, "ripple_probes": len(self.answers), "ripple_events": len(self.sets),
                  "ripple_left_out": sum(s.left_out for s in self.sets.values()),
                  "ripple_moved_share": overall.get("moved_share"),
                  "ripple_collateral_share": overall.get("collateral_share"),
@@ -664,7 +729,7 @@ class RippleRecorder:
 
 
 __all__ = ["show_run_ripple", "CATEGORIES", "OUTCOMES", "Probe", "ProbeAnswer", "ProbeSet", "RippleArgs", "RippleRecorder",
-           "answer_prompted", "build_probes", "classify", "judge_moved", "measure", "outcome_of", "probe_items",
+           "answer_prompted", "build_probes", "classify", "paired_ripple", "judge_moved", "measure", "outcome_of", "probe_items",
            "probe_rows", "probed_events", "read_probe_answers", "record_probe_answers", "ripple_summary", "run_ripple",
            "summarise", "summary_table"]
 

@@ -431,7 +431,8 @@ def _sequential(event_ids, by_event, edits, editor, base, ctx, method, hparams, 
 class WeightEditingSolver(EditingSolver):
     """``rome`` / ``memit``: ELKEN's editing solver with the event's triplets in the weights."""
 
-    def edited_answers(self, items, edited, ctx, ripple: RippleRecorder | None = None):
+    def edited_answers(self, items, edited, ctx, ripple: RippleRecorder | None = None, probe_context=None):
+        # the edit is in the weights: probes are asked without context, as the questions are
         return weight_edit_answers(items, ctx, self.method, self.args, ripple)
 
 
