@@ -312,34 +312,31 @@ class Demo:
         # each method's reliability and locality with their 95% intervals (a bootstrap over events), and its
         # paired difference from no edit on the same questions; fact questions are open, so their chance
         # level is about 0: the comparison with no edit is what tells
-        from knowforge.eval.events.ripple_probe import paired_ripple, read_probe_answers, ripple_summary
+        from knowforge.eval.events.validity import methods_of, table_markdown
+        from knowforge.eval.results import load_run
 
-        noedit = None
         cpu: dict[str, float] = {}
-        rows: list[dict] = []
+        runs: list[str] = []
         for method in EVENT_METHODS:
             weights = method in ("rome", "memit")
             started = time.process_time()
             evaluation = self.evaluate(f"events:{EVENT_BATCH}", out / "runs", solver=method, max_tokens=8,
                                        batch_size=32, limit=WEIGHT_EVENTS if weights else None,
                                        solver_args=WEIGHT_ARGS if weights else RIPPLE_ARGS)
-            summary = json.loads((evaluation.summary_dir / "summary.json").read_text(encoding="utf-8"))
-            [run] = summary["runs"].values()       # one solver per evaluation; its label names its -S args
-            compared = None
-            probes = read_probe_answers(self.store, run["run_id"])
-            if noedit is None:
-                noedit = (run["run_id"], probes)
-            else:
-                self.kf("report", run["run_id"], "--compare", noedit[0], "--out", str(out / f"compare-{method}"),
+            [run] = evaluation.runs           # one solver per evaluation
+            runs.append(run.run_id)
+            if len(runs) > 1:                 # the run's report beside no edit's (the first method)
+                self.kf("report", run.run_id, "--compare", runs[0], "--out", str(out / f"compare-{method}"),
                         quiet=True)
-                compared = json.loads((out / f"compare-{method}" / "report.json").read_text(encoding="utf-8"))
-            ripple = {r["group"]: r for r in ripple_summary(probes, resamples=1000) if r["by"] in ("all", "hop")}
-            paired = {r["group"]: r for r in paired_ripple(probes, noedit[1], resamples=1000)} \
-                if compared is not None else {}
             cpu[method] = time.process_time() - started
-            rows.append(elken_row(method, run, compared, ripple, paired))
-            self.say(f"{method}: evaluated ({rows[-1]['events']} events, {len(probes)} ripple probes)")
-        self.say(elken_table(rows))
+        # the validity report's table of these runs (the validity step prints it again with its checks)
+        *_, table = methods_of(self.store, [load_run(self.store, r) for r in runs])
+        self.say("\n".join(table_markdown(table)))
+        self.say(f"(% [95% interval], a bootstrap over events; − no edit: the paired gap in points ± half its 95% "
+                 f"interval; locality: out-of-scope answers the edit left unchanged, 100% for no edit by construction; "
+                 f"ripple: the probes of the first {WEIGHT_EVENTS} events up to {RIPPLE_ARGS['ripple_hops']} hops, "
+                 "asked of each method's model after the edit (no edit's moved share is the base rate: probes whose "
+                 "answer after the base model already gives); fact questions are open: chance is about 0)")
         # each method's evaluation (its answers, ripple probes, report and comparison with no edit):
         # what an editing method adds to the demo's time
         self.say(f"{CPU_LINE} " + ", ".join(f"{m} {s:.1f}" for m, s in cpu.items()))
@@ -523,73 +520,6 @@ def elken_summary(events: list[dict]) -> str:
         line += f"\ne.g. {e['event']!r}: " + "; ".join(f"{q['question']} -> {q['answer']['name']}"
                                                       for q in e["fact"]["qas"][:3])
     return line
-
-
-def ci_text(value: float | None, ci: Sequence[float] | None, sign: str = "", count: str = "") -> str:
-    """A share in % with its 95% interval in brackets ('-' for none); ``count``: "k/n" after it."""
-    if value is None:
-        return "-"
-    text = f"{100 * value:{sign}.1f}" + (f" [{100 * ci[0]:{sign}.1f}, {100 * ci[1]:{sign}.1f}]" if ci else "")
-    return text + (f" ({count})" if count else "")
-
-
-def elken_row(method: str, run: dict, compared: dict | None, ripple: dict, paired: dict) -> dict:
-    """One method's cells of the demo's ELKEN table: reliability (in scope) and locality (out of
-    scope) with their intervals and paired gaps to no edit (report --compare), the ripple's
-    should-move-and-moved share at hops 1 and 2 and its collateral (should stay, moved), each
-    with its interval and its paired gap to no edit on the same probes."""
-    rows = {(t, r["name"]): r for t, rs in run["intervals"].items() for r in rs}
-    by_task = (compared or {}).get("compare", {}).get("paired", {}).get("by_task", {})
-
-    def metric(task: str, name: str) -> str:
-        r = rows.get((task, name))
-        return ci_text(r.get("value"), r.get("ci")) if r else "-"
-
-    def gap(task: str) -> str:
-        diff = by_task.get(task)
-        return ci_text(diff["difference"], diff.get("ci"), "+") if diff else "-"
-
-    def share(group: str, which: str) -> str:
-        r = ripple.get(group)
-        if not r or r.get(f"{which}_share") is None:
-            return "-"
-        n = r["should_move"] if which == "moved" else r["should_stay"]
-        return ci_text(r[f"{which}_share"], r[f"{which}_ci"], count=f"{r[which]}/{n}")
-
-    def shared_gap(group: str, which: str) -> str:
-        r = paired.get(group)
-        return ci_text(r[f"{which}_difference"], r[f"{which}_ci"], "+") if r and r.get(f"{which}_difference") \
-            is not None else "-"
-
-    return {"method": method, "events": run.get("accuracy_units") or "-",
-            "reliability": metric("events/fact", "edit_reliability.question_level"),
-            "reliability gap": gap("events/fact"),
-            "locality": metric("events/locality", "locality.question_level"),
-            "locality gap": gap("events/locality"),
-            "hop 1 moved": share("1", "moved"), "hop 1 gap": shared_gap("hop 1", "moved"),
-            "hop 2 moved": share("2", "moved"), "hop 2 gap": shared_gap("hop 2", "moved"),
-            "collateral": share("all", "collateral"), "collateral gap": shared_gap("all", "collateral")}
-
-
-ELKEN_COLUMNS = (("method", "method"), ("events", "events"), ("reliability", "reliability (in scope)"), ("reliability gap", "− no edit"),
-                 ("locality", "locality (out of scope)"), ("locality gap", "− no edit"),
-                 ("hop 1 moved", "ripple hop 1: should move, moved"), ("hop 1 gap", "− no edit"),
-                 ("hop 2 moved", "ripple hop 2: should move, moved"), ("hop 2 gap", "− no edit"),
-                 ("collateral", "collateral: should stay, moved"), ("collateral gap", "− no edit"))
-
-
-def elken_table(rows: Sequence[dict]) -> str:
-    """The demo's one ELKEN table: every method, its measures with their 95% intervals and the
-    paired gaps to no edit (a markdown table, so docs can quote it as printed)."""
-    lines = ["| " + " | ".join(title for _, title in ELKEN_COLUMNS) + " |",
-             "|" + "---|" * len(ELKEN_COLUMNS)]
-    lines += ["| " + " | ".join(str(row[key]) for key, _ in ELKEN_COLUMNS) + " |" for row in rows]
-    lines.append("(% [95% interval], a bootstrap over events; − no edit: the paired difference in points on the questions, "
-                 "or ripple probes, both runs asked [95% interval]; ripple (k/n): probes of the first "
-                 f"{WEIGHT_EVENTS} events, asked of each method's model after the edit; no edit's moved share is the "
-                 "base rate, the probes whose answer after the base model already gives; the fact questions are open: "
-                 "chance is about 0)")
-    return "\n".join(lines)
 
 
 def newterm_table(summary: dict) -> str:

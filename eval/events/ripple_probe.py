@@ -96,9 +96,9 @@ gives); ICE, the event in context; BM25 and dense, the event each probe question
 SERAC, its scope classifier's decision on each probe question (the retrieved event in context,
 or none); FT, ROME and MEMIT, the edited weights, one event at a time.
 
-Two runs' probes of the same events pair up (``paired_ripple``): the difference of their
-moved and collateral shares, overall and by hop, with a 95% interval from a bootstrap over
-the events both probed.
+The validity report's ELKEN table (``knowforge.eval.events.validity.method_table``) pairs each
+method's probes with no edit's, event by event: the gap in the moved share at hops 1 and 2 and
+in the collateral share, with its 95% interval.
 """
 
 from __future__ import annotations
@@ -308,52 +308,6 @@ def ripple_summary(answers: Sequence[ProbeAnswer], *, resamples: int = 1000, see
     """Every breakdown at once: overall, by hop, by category, by relation."""
     return [row for by in (None, "hop", "category", "relation")
             for row in summarise(answers, by, resamples=resamples, seed=seed)]
-
-
-def paired_ripple(answers: Sequence[ProbeAnswer], other: Sequence[ProbeAnswer], *, resamples: int = 1000,
-                  seed: int = 0) -> list[dict[str, Any]]:
-    """This run's probes minus ``other``'s on the probes both asked (the same event and probe
-    key): per group (all, then each hop), the moved share of should-move probes and the
-    collateral share of should-stay probes in both runs and their difference, with a 95%
-    interval from a bootstrap over the paired events. Pure."""
-    theirs = {(a.probe.event_id, a.probe.key): a for a in other}
-    pairs = [(a, theirs[(a.probe.event_id, a.probe.key)]) for a in answers
-             if (a.probe.event_id, a.probe.key) in theirs]
-    groups: dict[str, list[tuple[ProbeAnswer, ProbeAnswer]]] = defaultdict(list)
-    for mine, its in pairs:
-        groups["all"].append((mine, its))
-        groups[f"hop {mine.probe.hop}"].append((mine, its))
-    rows = []
-    for key in sorted(groups, key=lambda k: (k != "all", k)):
-        row: dict[str, Any] = {"group": key, "pairs": len(groups[key]),
-                               "events": len({m.probe.event_id for m, _ in groups[key]})}
-        for share, expectation, outcome in (("moved", MOVE, "moved"), ("collateral", STAY, "collateral")):
-            per_event: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-            for mine, its in groups[key]:
-                if mine.probe.expectation != expectation:
-                    continue
-                counts = per_event[mine.probe.event_id]
-                counts[0] += mine.outcome == outcome
-                counts[1] += its.outcome == outcome
-                counts[2] += 1
-            keys = sorted(per_event)
-            n = sum(per_event[k][2] for k in keys)
-            row[f"{share}_n"] = n
-            if not n:
-                row.update({share: None, f"{share}_other": None, f"{share}_difference": None,
-                            f"{share}_ci": None})
-                continue
-            diff = [per_event[k][0] - per_event[k][1] for k in keys]
-            sizes = [per_event[k][2] for k in keys]
-            ci = None
-            if resamples >= 2 and len(keys) >= 2:
-                est = bootstrap_ratio(diff, sizes, resamples=resamples, seed=seed)
-                ci = list(est.ci) if est.ci else None
-            row.update({share: sum(per_event[k][0] for k in keys) / n,
-                        f"{share}_other": sum(per_event[k][1] for k in keys) / n,
-                        f"{share}_difference": sum(diff) / n, f"{share}_ci": ci})
-        rows.append(row)
-    return rows
 
 
 def _pct(value: float | None, ci: Sequence[float] | None) -> str:
@@ -729,7 +683,7 @@ class RippleRecorder:
 
 
 __all__ = ["show_run_ripple", "CATEGORIES", "OUTCOMES", "Probe", "ProbeAnswer", "ProbeSet", "RippleArgs", "RippleRecorder",
-           "answer_prompted", "build_probes", "classify", "paired_ripple", "judge_moved", "measure", "outcome_of", "probe_items",
+           "answer_prompted", "build_probes", "classify", "judge_moved", "measure", "outcome_of", "probe_items",
            "probe_rows", "probed_events", "read_probe_answers", "record_probe_answers", "ripple_summary", "run_ripple",
            "summarise", "summary_table"]
 
