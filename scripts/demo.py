@@ -53,8 +53,9 @@ EVENT_METHODS = ("no-edit", "ice", "bm25", "ft", "serac", "rome", "memit")
 # the edit (RIPPLE_ARGS), so each method's ripple pairs with no edit's probe by probe
 WEIGHT_EVENTS = 8
 RIPPLE_ARGS = {"ripple_hops": 2, "ripple_max_probes": 20, "ripple_events": WEIGHT_EVENTS}
-# ROME's and MEMIT's covariance statistics over the first STATS_TEXTS texts of the control model's
-# training text, not all 9,910 (docs/editing.md: the cost and the effect, measured)
+# ROME's and MEMIT's covariance statistics over STATS_TEXTS of the control model's 9,910 training
+# texts, a seeded random sample (the solver reads that text shuffled): a fifth of the cost, C within
+# 4% (docs/editing.md: the cost and the effect, measured)
 STATS_TEXTS = 2000
 WEIGHT_ARGS = {**RIPPLE_ARGS, "hparams": {"mom2_n_samples": STATS_TEXTS}}
 EVENT_TYPES = ("win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,"
