@@ -15,11 +15,14 @@ from events_subgraph import build_subgraph, evaluate_editing
 from knowforge.errors import ConfigError
 from knowforge.eval.events.editing import Memory, memory_of
 from knowforge.eval.events.judge import event_context
+from knowforge.eval.events.ripple_probe import RippleRecorder, probe_items, read_probe_answers
 from knowforge.eval.events.serac import (SECTION, Pair, Questions, ScopeClassifier, SeracArgs, decide_scope,
                                          fit_logistic, pair_features, scope_pairs)
+from knowforge.eval.solvers import solve_prompted
 from knowforge.eval.types import EvalOptions
 from knowforge.eval.unit import SolveContext
 from knowforge.generators.events.build import generate_events, read_batch
+from knowforge.models.backends import make_backend
 from knowforge.models.task import Component
 
 pytestmark = pytest.mark.hf
@@ -101,15 +104,22 @@ def test_serac_through_the_seam(store, items, tiny_model_dir, tiny_sentence_mode
     """Cross-fitted classifiers trained, saved and reloaded with the same decisions; the
     recorded prompt of every answer carries the retrieved edit exactly when the question was
     judged in scope; ELKEN's metrics read the run as any editing run's (the HELM export and
-    metric.py's numbers: tests/test_elken_roundtrip.py)."""
+    metric.py's numbers: tests/test_elken_roundtrip.py); with ``-S ripple_hops``, the ripple
+    probes get the classifier's decision too."""
     options = _options(tmp_path, tiny_model_dir, log_samples=True)
-    ctx = SolveContext(backend=None, options=options, store=store)
-    # a threshold at the median score makes sure the run holds both decisions
+    ctx = SolveContext(backend=make_backend(options), options=options, store=store)
     probe = decide_scope(items, SeracArgs(encoder=str(tiny_sentence_model)), ctx)
     assert [f["status"] for f in probe.files] == ["trained", "trained"]        # 2 folds, fact questions only
     assert all((tmp_path / "cache" / "serac" / Path(f["file"]).name).is_file() for f in probe.files)
-    threshold = float(np.median(sorted(set(probe.score.values()))))
-    args = {"encoder": str(tiny_sentence_model), "threshold": threshold}
+    # the ripple probes of the first 2 events, judged by the same classifiers
+    ripple = {"ripple_hops": 1, "ripple_max_probes": 8, "ripple_events": 2}
+    recorder = RippleRecorder.start(SeracArgs(**ripple), ctx, items)
+    asked = [i for s in recorder.sets.values() for i in probe_items(s)]
+    memory = memory_of(items)
+    probe_scores = {i.metadata["serac_score"] for i in probe.edited_probes(asked, memory)}
+    # a threshold at the median score makes sure the run holds both decisions
+    threshold = float(np.median(sorted({round(v, 6) for v in probe.score.values()} | probe_scores)))
+    args = {"encoder": str(tiny_sentence_model), "threshold": threshold, **ripple}
     outcome = evaluate_editing(store, items, options, method="serac", args=args)
     assert outcome.metrics["method"] == "serac" and outcome.run["serac_training"].startswith("cross-fitting")
     inside = [i for i in items if i.slices["scope"] == "in"]
@@ -145,9 +155,26 @@ def test_serac_through_the_seam(store, items, tiny_model_dir, tiny_sentence_mode
     # the run's classifiers are reloaded, not retrained, and decide the same
     again = decide_scope(items, SeracArgs(**args), ctx)
     assert [f["status"] for f in again.files] == ["reloaded", "reloaded"]
-    memory = memory_of(items)
     assert {i: {"in_scope": again.inside[i], "score": round(again.score[i], 6),
                 "retrieved": memory.ids[again.retrieved[i]]} for i in again.inside} == decisions
+
+    # each probe question of the first 2 events was judged by the fold's classifier that judged
+    # its event's questions: in scope, the model answered it with the retrieved edit in context;
+    # out of scope, as before the edit
+    answers = read_probe_answers(store, outcome.run_id)
+    first = list(dict.fromkeys(i.metadata["event_id"] for i in items))[:2]
+    assert sorted({a.probe.event_id for a in answers}) == sorted(first) and outcome.run["ripple_events"] == 2
+    judged = {(i.metadata["event_id"], i.question): i for i in again.edited_probes(asked, memory)}
+    inside = {k for k, i in judged.items() if i.metadata["serac_in_scope"]}
+    assert inside and set(judged) - inside
+    expected = {r.item_id: r.raw for r in solve_prompted(list(judged.values()), "zero-shot", ctx)}
+    for a in answers:
+        key = (a.probe.event_id, a.probe.question)
+        assert a.answer_after == expected[judged[key].id]
+        if key in inside:
+            assert judged[key].context == event_context(memory.texts[memory.ids.index(judged[key].metadata["retrieved"])])
+        else:
+            assert judged[key].context is None and a.answer_after == a.answer_before
 
 
 def test_bad_serac_input_says_what_is_wrong(store, items, tiny_sentence_model, tmp_path):

@@ -259,11 +259,12 @@ class _ReadsTheContext(ScriptedCompletions):
         return self.before.get(question, "unknown")
 
 
-@pytest.mark.parametrize("method", ["bm25", "dense"])
+@pytest.mark.parametrize("method", ["bm25", "dense", "ice", "no-edit"])
 def test_retrieval_solvers_ask_the_ripple_with_the_retrieved_event(method, store, graph_env, tiny_sentence_model,
                                                                    tmp_path, monkeypatch):
-    """``-S ripple_hops`` through the retrieval solvers: each probe is asked without context
-    before and with the event its question retrieves after, and classified from those answers."""
+    """``-S ripple_hops`` through the prompting solvers: each probe is asked without context
+    before and, after, with the context the method gives a question (the event its question
+    retrieves; ICE: the event itself; no edit: none), and classified from those answers."""
     from knowforge.eval.types import EvalOptions
     from knowforge.generators.events.build import generate_events, read_batch
 
@@ -286,24 +287,31 @@ def test_retrieval_solvers_ask_the_ripple_with_the_retrieved_event(method, store
     with serving(_ReadsTheContext) as url:
         run = evaluate_editing(store, items, options.but(base_url=url), method=method, args=args)
     answers = read_probe_answers(store, run.run_id, event_id)
-    assert run.run["editing_method"] == method and run.run["ripple_probes"] == len(answers) == len(probes)
+    assert run.run["editing_method"] == {"no-edit": "none"}.get(method, method)
+    assert run.run["ripple_probes"] == len(answers) == len(probes)
     # one memory entry, so every probe question retrieves the event: the edit's questions moved,
     # the alias and the facts read through the new club did not follow, the knocked fact is
     # collateral and every other untouched fact was kept
-    edited = set(_ReadsTheContext.edited)
+    # no edit asks after as before, so nothing moves: its moved share is the base rate (0 here)
+    edited = set(_ReadsTheContext.edited) if method != "no-edit" else set()
+    knocked = _ReadsTheContext.knocked if method != "no-edit" else None
     expected = {}
     for p in probes:
         if p.expectation == "move":
             expected[p.key] = "moved" if p.question in edited else "missed"
         else:
-            expected[p.key] = "collateral" if p.question == _ReadsTheContext.knocked else "kept"
+            expected[p.key] = "collateral" if p.question == knocked else "kept"
     assert {a.probe.key: a.outcome for a in answers} == expected
-    assert set(expected.values()) == {"moved", "missed", "collateral", "kept"}
+    assert set(expected.values()) == ({"missed", "kept"} if method == "no-edit" else
+                                      {"moved", "missed", "collateral", "kept"})
     for a in answers:
         assert a.answer_before == _ReadsTheContext.before[a.probe.question]
-    # the probes were asked before without context and after with the retrieved event
+    # the probes were asked before without context and after with the method's context (the event)
     asked = [c for c in _ReadsTheContext.calls if any(f"Question: {p.question}\n" in c for p in probes)]
     assert sum("Context: " not in c for c in asked) >= len({p.question for p in probes})
-    assert all(_ReadsTheContext.event in c for c in asked if "Context: " in c)
+    with_context = [c for c in asked if "Context: " in c]
+    assert all(_ReadsTheContext.event in c for c in with_context)
+    assert len({c.rpartition("Question: ")[2] for c in with_context}) == (
+        0 if method == "no-edit" else len({p.question for p in probes}))
     report = (run.report_dir / "report.md").read_text()
     assert "## Ripple in the model" in report

@@ -32,7 +32,7 @@ import json
 import logging
 import os
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -286,6 +286,9 @@ def make_judge(args: JudgeArgs, ctx: SolveContext) -> Backend | None:
                                     temperature=0.0, top_p=1.0))
 
 
+# what a method's context makes of other questions about the run's events (its ripple probes)
+ProbeContext = Callable[[list[BenchmarkItem]], list[BenchmarkItem]]
+
 RETRIEVAL_LEGEND = (
     "retrieval top-1 accuracy: the share of in-scope questions (in %) whose first retrieved memory entry is their "
     "own event (ICE puts the right event in context: 100% by construction; no edit retrieves nothing: empty).")
@@ -302,24 +305,28 @@ class EditingSolver:
     args: BaseModel
 
     def edited_answers(self, items: Sequence[BenchmarkItem], edited: Sequence[BenchmarkItem],
-                       ctx: SolveContext, ripple: RippleRecorder | None = None
-                       ) -> tuple[list[SampleResult], dict, dict]:
+                       ctx: SolveContext, ripple: RippleRecorder | None = None,
+                       probe_context: ProbeContext | None = None) -> tuple[list[SampleResult], dict, dict]:
         """The answers with the edit, the report sections and Run properties they add; the
         base model's weights are as before when this returns (locality asks it next). With
-        ``ripple``, each event's ripple probes are asked with the edit too."""
+        ``ripple``, each event's ripple probes are asked with the edit too: given the context
+        the method gives a question (``probe_context``, where the method decides it its own
+        way; else the method's ``with_context``)."""
         if self.method == "ft":
             args = self.args
             config = FineTuneConfig(epochs=args.epochs, lr=args.lr, seed=ctx.options.seed)
             return finetune_answers(items, ctx, config, ripple), {}, {}
         after = solve_prompted(edited, "zero-shot", ctx)
         if ripple is not None:
-            if self.method not in CONTEXT_METHODS:
-                raise ConfigError(f"-S ripple_hops is not available for the {self.method} solver; use one of "
-                                  f"{', '.join((*CONTEXT_METHODS, *IN_WEIGHTS))}")
-            memory = memory_of(items)
-            retriever = make_retriever(self.method, memory, dense_model=getattr(self.args, "dense_model", None),
-                                       device=ctx.options.device)
-            ripple.measure_all(answer_prompted(ctx, lambda its: with_context(its, self.method, memory, retriever)))
+            if probe_context is None:
+                if self.method not in CONTEXT_METHODS:
+                    raise ConfigError(f"-S ripple_hops is not available for the {self.method} solver; use one of "
+                                      f"{', '.join((*CONTEXT_METHODS, *IN_WEIGHTS, 'serac'))}")
+                memory = memory_of(items)
+                retriever = make_retriever(self.method, memory, dense_model=getattr(self.args, "dense_model", None),
+                                           device=ctx.options.device)
+                probe_context = lambda its: with_context(its, self.method, memory, retriever)  # noqa: E731
+            ripple.measure_all(answer_prompted(ctx, probe_context))
         return after, {}, {}
 
     def solve(self, items: Sequence[BenchmarkItem], ctx: SolveContext) -> SolverOutput:
@@ -329,13 +336,14 @@ class EditingSolver:
         return self.answer(items, with_context(items, self.method, memory, retriever), ctx)
 
     def answer(self, items: Sequence[BenchmarkItem], edited: Sequence[BenchmarkItem],
-               ctx: SolveContext) -> SolverOutput:
+               ctx: SolveContext, probe_context: ProbeContext | None = None) -> SolverOutput:
         """Ask ``edited`` (the items with the method's edit in context), the out-of-scope items
-        without it, and compute ELKEN's metrics (SERAC decides ``edited`` its own way)."""
+        without it, and compute ELKEN's metrics (SERAC decides ``edited`` its own way, and
+        ``probe_context``: the context of its ripple probes)."""
         method = self.method
         memory = memory_of(items)
         ripple = RippleRecorder.start(self.args, ctx, items)
-        after, sections, run_extra = self.edited_answers(items, edited, ctx, ripple)
+        after, sections, run_extra = self.edited_answers(items, edited, ctx, ripple, probe_context)
         first = {r.item_id: r for r in after if r.sample_index == 0}
         outside = [i for i in items if not in_scope(i)]
         variants: list[SampleResult] = []

@@ -76,8 +76,9 @@ errors). A weight editor (ROME, MEMIT) calls ``measure`` inside its per-event lo
 the base model, after = the model with the event's edits applied, then restores the weights.
 
 Inside a solver the option ``-S ripple_hops=K`` (K = 1..3; 0, the default, is off;
-``-S ripple_max_probes=N`` caps the probes of an event, default 200, and counts the rest) turns
-it on through ``RippleRecorder``::
+``-S ripple_max_probes=N`` caps the probes of an event, default 200, and counts the rest;
+``-S ripple_events=N`` probes only the run's first N events) turns it on through
+``RippleRecorder``::
 
     recorder = RippleRecorder.start(args, ctx, items)       # None unless ripple_hops > 0
     recorder.measure_event(event_id, answer_after)          # per event (weights edited), or
@@ -88,6 +89,16 @@ it on through ``RippleRecorder``::
 The solver's arguments model inherits ``RippleArgs``. The answers are recorded in the graph with
 the run, ``(:Run)-[:PROBED]->(:RippleProbe)-[:PROBES]->(:Fact)`` (``record_probe_answers``;
 ``read_probe_answers`` reads them back), and ``knowforge ripple EVENT --run RUN`` prints them.
+
+Every editing solver probes with the model it answers with after the edit: no edit, the plain
+model (its "moved" share is the base rate: probes whose answer after the base model already
+gives); ICE, the event in context; BM25 and dense, the event each probe question retrieves;
+SERAC, its scope classifier's decision on each probe question (the retrieved event in context,
+or none); FT, ROME and MEMIT, the edited weights, one event at a time.
+
+The validity report's ELKEN table (``knowforge.eval.events.validity.method_table``) pairs each
+method's probes with no edit's, event by event: the gap in the moved share at hops 1 and 2 and
+in the collateral share, with its 95% interval.
 """
 
 from __future__ import annotations
@@ -569,6 +580,9 @@ class RippleArgs(BaseModel):
 
     ripple_hops: int = Field(0, ge=0, le=MAX_HOPS)
     ripple_max_probes: int = Field(DEFAULT_MAX_PROBES, ge=1)
+    # probe only the run's first N events (in the items' order; 0: all): the probes are asked
+    # beside the questions, and a small first N keeps their cost bounded on a large batch
+    ripple_events: int = Field(0, ge=0)
 
 
 @dataclass
@@ -596,6 +610,9 @@ class RippleRecorder:
         if not texts:
             raise ConfigError("-S ripple_hops probes events, and these items name none (metadata event_id)")
         limit = getattr(args, "ripple_max_probes", DEFAULT_MAX_PROBES)
+        first = getattr(args, "ripple_events", 0)
+        if first:
+            texts = dict(list(texts.items())[:first])
         # the event as the run's items state it (an LLM paraphrase, where the batch has one), so
         # an edit given in context reads the same text for the probes as for the questions
         sets = {e: build_probes(ctx.store, e, hops, max_probes=limit) for e in texts}
@@ -621,7 +638,9 @@ class RippleRecorder:
 
     def measure_event(self, event_id: str, answer_after: Answerer) -> list[ProbeAnswer]:
         """One event's probes: the unedited model before, ``answer_after`` (the event's edit
-        applied) after."""
+        applied) after; none for an event past ``ripple_events``."""
+        if event_id not in self.sets:
+            return []
         found = measure(self.sets[event_id], self._before_answerer(), answer_after,
                         scoring=self.ctx.options.scoring)
         self.answers += found
@@ -645,7 +664,7 @@ class RippleRecorder:
         summary = ripple_summary(self.answers, resamples=options.bootstrap, seed=options.seed)
         overall = summary[0] if summary else {}
         by_hop = {r["group"]: r for r in summary if r["by"] == "hop"}
-        extra = {"ripple_hops": self.hops, "ripple_probes": len(self.answers),
+        extra = {"ripple_hops": self.hops, "ripple_probes": len(self.answers), "ripple_events": len(self.sets),
                  "ripple_left_out": sum(s.left_out for s in self.sets.values()),
                  "ripple_moved_share": overall.get("moved_share"),
                  "ripple_collateral_share": overall.get("collateral_share"),

@@ -58,7 +58,7 @@ import logging
 import os
 import random
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -502,18 +502,69 @@ class Scope:
     notes: list[str]
     encoder: str
     threshold: float
+    # judges questions that are not the run's items (the ripple probes) as the run's were
+    judge: Callable[[Sequence[BenchmarkItem]], tuple[dict, dict, dict]] | None = None
 
     def edited(self, items: Sequence[BenchmarkItem], memory: Memory) -> list[BenchmarkItem]:
         """In scope: the retrieved edit in context; out of scope: no context. Both record the
         top-1 edit (``retrieved``), the decision and its probability."""
-        out = []
-        for i in items:
-            top = self.retrieved[i.id]
-            meta = {**i.metadata, "retrieved": memory.ids[top], "serac_in_scope": self.inside[i.id],
-                    "serac_score": round(self.score[i.id], 6)}
-            context = event_context(memory.texts[top]) if self.inside[i.id] else None
-            out.append(i.model_copy(update={"context": context, "metadata": meta}))
-        return out
+        return scoped(items, memory, self.retrieved, self.score, self.inside)
+
+    def edited_probes(self, items: Sequence[BenchmarkItem], memory: Memory) -> list[BenchmarkItem]:
+        """Other questions about the run's events (ripple probes: metadata ``event_id``) given
+        what the classifier decides for them: the counterfactual model's context, or none."""
+        if self.judge is None:
+            raise ConfigError("this SERAC scope judges only the run's own items")
+        return scoped(items, memory, *self.judge(items))
+
+
+def scoped(items: Sequence[BenchmarkItem], memory: Memory, retrieved: Mapping[str, int], score: Mapping[str, float],
+           inside: Mapping[str, bool]) -> list[BenchmarkItem]:
+    out = []
+    for i in items:
+        top = retrieved[i.id]
+        meta = {**i.metadata, "retrieved": memory.ids[top], "serac_in_scope": inside[i.id],
+                "serac_score": round(score[i.id], 6)}
+        context = event_context(memory.texts[top]) if inside[i.id] else None
+        out.append(i.model_copy(update={"context": context, "metadata": meta}))
+    return out
+
+
+def judge_with(plans: Sequence[Training], run: Questions, run_e: np.ndarray, encoder: Encoder, cross_fitted: bool
+               ) -> Callable[[Sequence[BenchmarkItem]], tuple[dict, dict, dict]]:
+    """A judge of new questions about the run's events, with the classifiers that judged the
+    run: cross-fitted, a question of event e goes to the fold's classifier that never trained
+    on e (as e's own questions did); its part's classifier, else the fold's first."""
+    index = {e: k for k, e in enumerate(run.events.ids)}
+
+    def judge(items: Sequence[BenchmarkItem]) -> tuple[dict, dict, dict]:
+        retrieved: dict[str, int] = {}
+        score: dict[str, float] = {}
+        inside: dict[str, bool] = {}
+        if not items:
+            return retrieved, score, inside
+        q_emb = encoder.encode([i.question for i in items])
+        groups: dict[tuple[int, str], list[int]] = defaultdict(list)
+        for k, item in enumerate(items):
+            event = str(item.metadata.get("event_id"))
+            if event not in index:
+                raise ConfigError(f"SERAC judges questions about the run's events; {item.id} is about {event!r}")
+            if cross_fitted:
+                p = next(n for n, plan in enumerate(plans) if index[event] in plan.heldout)
+            else:
+                p = 0
+            which = part(item) if part(item) in plans[p].classifiers else next(iter(plans[p].classifiers))
+            groups[(p, which)].append(k)
+        for (p, which), chosen in groups.items():
+            classifier = plans[p].classifiers[which]
+            top, prob = classifier.best(q_emb[chosen], run_e)
+            for k, t, pr in zip(chosen, top, prob):
+                item_id = items[k].id
+                retrieved[item_id], score[item_id] = int(t), float(pr)
+                inside[item_id] = bool(pr > classifier.threshold)
+        return retrieved, score, inside
+
+    return judge
 
 
 def decide_scope(items: Sequence[BenchmarkItem], args: SeracArgs, ctx: SolveContext) -> Scope:
@@ -578,7 +629,7 @@ def decide_scope(items: Sequence[BenchmarkItem], args: SeracArgs, ctx: SolveCont
         notes.append(f"{count} {which} questions judged by the other part's classifier: the training events "
                      f"have no {which} classifier")
     return Scope(retrieved, score, inside, {p: t for p, t in tallies.items() if t.n()}, training, files, notes,
-                 encoder.name, args.threshold)
+                 encoder.name, args.threshold, judge_with(plans, run, run_e, encoder, not args.train_benchmark))
 
 
 # --- what the run reports ------------------------------------------------------------------------------
@@ -657,7 +708,7 @@ class SeracSolver(EditingSolver):
         memory = memory_of(items)
         scope = decide_scope(items, self.args, ctx)
         edited = scope.edited(items, memory)
-        output = self.answer(items, edited, ctx)
+        output = self.answer(items, edited, ctx, probe_context=lambda probes: scope.edited_probes(probes, memory))
         tags = {i.id: {"in_scope": i.metadata["serac_in_scope"], "score": i.metadata["serac_score"],
                        "retrieved": i.metadata["retrieved"]} for i in edited}
         samples = [replace(s, metadata={**(s.metadata or {}), "serac": tags[s.item_id]}) for s in output.samples]

@@ -354,12 +354,21 @@ def table_markdown(table: Sequence[Mapping]) -> list[str]:
     return markdown_table(rows)
 
 
-def check(store, ctx: ValidityContext) -> ValiditySection | None:
-    rows, scores = elken_rows(store, ctx.runs)
+def methods_of(store, runs: Sequence[Mapping]) -> tuple[list[dict], dict, list[dict], list[dict]]:
+    """The editing runs' rows, scores, gains over no edit and ``method_table``, with the
+    validity report's seeds: the demo prints the same table for its runs as their report."""
+    rows, scores = elken_rows(store, runs)
     if not rows:
-        return None
+        return [], {}, [], []
     summary = elken_summary(rows, scores, seed=child_seed(0, "validity", "elken"))
     table = method_table(store, rows, scores, summary, seed=child_seed(0, "validity", "elken", "table"))
+    return rows, scores, summary, table
+
+
+def check(store, ctx: ValidityContext) -> ValiditySection | None:
+    rows, scores, summary, table = methods_of(store, ctx.runs)
+    if not rows:
+        return None
     checks, weight_flags = weight_edit_checks(table, seed=child_seed(0, "validity", "elken", "checks"))
     flags = [f"ELKEN {e['benchmark']}: ICE − no edit: {e['note']} (ICE {pct(e['reliability'])} vs "
              f"no edit {pct(e['no edit'])} on {e['shared questions']} questions)" for e in summary if e["flagged"]]
