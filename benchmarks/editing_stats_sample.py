@@ -12,6 +12,10 @@ key products is timed beside float64 (the default).
 Needs the graph the model was trained on (NEO4J_URI or the managed Neo4j) and the model folder:
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/editing_stats_sample.py MODEL_DIR [--n 500,1000,2000,4000]
+
+The test suite's smoke run checks the script end to end without a graph or a demo model:
+``--tiny`` builds the tiny test model into MODEL_DIR, and ``--corpus FILE`` (one text a line)
+stands in for the training text.
 """
 
 from __future__ import annotations
@@ -25,27 +29,41 @@ def main() -> None:
     parser.add_argument("model")
     parser.add_argument("--n", default="500,1000,2000,4000")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--texts", type=int, default=None,
+                        help="use only the first N texts of the (shuffled) training text as the whole (a smoke run)")
+    parser.add_argument("--tiny", action="store_true", help="build the tiny test model into MODEL_DIR first")
+    parser.add_argument("--corpus", default=None, help="a text file (one text a line) instead of the training text")
     args = parser.parse_args()
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from knowforge.eval.events.weight_edit import control_training_text
+    from knowforge.eval.events.weight_edit import StatsCorpus, control_training_text
     from knowforge.kg.connection import open_store
     from knowforge.models.editing import default_hparams
     from knowforge.models.editing import stats as stats_module
     from knowforge.models.editing.architectures import MlpLayout
 
     torch.set_num_threads(args.threads)
-    store = open_store()
-    corpus = control_training_text(store, args.model)
-    store.close()
+    if args.tiny:
+        from knowforge.models.tiny_model import build_tiny_model
+
+        build_tiny_model(args.model, seed=0)
+    if args.corpus:
+        from pathlib import Path
+
+        lines = [line for line in Path(args.corpus).read_text(encoding="utf-8").splitlines() if line.strip()]
+        corpus = StatsCorpus(lines, f"file:{args.corpus}", f"{args.corpus} ({len(lines)} texts)")
+    else:
+        store = open_store()
+        corpus = control_training_text(store, args.model)
+        store.close()
     model = AutoModelForCausalLM.from_pretrained(args.model).eval()
     tokenizer = AutoTokenizer.from_pretrained(args.model)
     hp = default_hparams("rome", model)
     layer = hp.layers[0]
     layout = MlpLayout(model)
-    texts = list(corpus.texts)
+    texts = list(corpus.texts)[:args.texts]
     print(f"{corpus.description}; layer {layer}, key size {layout.key_size(layer)}, ridge {hp.mom2_ridge}, "
           f"torch threads {torch.get_num_threads()}")
 

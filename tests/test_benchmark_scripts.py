@@ -69,6 +69,12 @@ SMOKE: dict[str, Smoke] = {
         ("--repeats", "1", "--memit-requests", "3"),
         (rf"^ROME\(1\) warm +: median +{NUM} CPU s", rf"^MEMIT\(3\) warm +: median +{NUM} CPU s"),
         needs=("torch", "transformers")),
+    "editing_stats_sample": Smoke(
+        ("{tmp}/model", "--tiny", "--corpus", "{tmp}/corpus.txt", "--n", "20,40"),
+        (rf"^all {NUM} texts: {NUM} tokens, {NUM} CPU s", rf"^ +40 +{NUM} +{NUM} +{NUM}x +{NUM} +{NUM} \(min",
+         rf"^float32 products, all texts: {NUM} CPU s"),
+        needs=HF, files=(("corpus.txt", "\n".join(f"Person {i} lives in City {i % 7}, since {1990 + i % 30}."
+                                                  for i in range(120))),)),
     "editing_gpu": Smoke(
         ("--smoke",), (r"^restore exact on layers \[1\]: True$", rf"^memit: 8 requests +{NUM} s"),
         needs=("torch", "transformers")),

@@ -51,7 +51,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from knowforge.errors import ConfigError
 from knowforge.eval.events.editing import EditingSolver, memory_of, with_context
@@ -66,6 +66,7 @@ from knowforge.models.types import BenchmarkItem
 from knowforge.models.cache import default_cache_dir
 from knowforge.models.control import facts_hash, read_card, read_source_facts
 from knowforge.models.control_data import epoch_examples, fixed_examples, split_facts
+from knowforge.models.methods import control_practices
 from knowforge.models.editing import EditHparams, default_hparams
 from knowforge.models.editing import EditRequest
 from knowforge.models.editing import WeightEditor, weights_digest
@@ -214,8 +215,17 @@ def control_training_text(store, model_dir: str) -> StatsCorpus | None:
                           "so its training text cannot be rebuilt: name a text file with -S stats_corpus=FILE")
     config = card.config.data_config()
     membership = split_facts(facts, cutoff=config.cutoff, holdout=config.holdout, seed=config.seed)
+    # the practices it was taught (its card names them; an older card: the installed ones)
+    practices = control_practices()
+    missing = sorted(set(card.practices) - set(practices))
+    if missing:
+        raise ConfigError(f"control model {card.model_id} practised the prompts of {', '.join(missing)}, which "
+                          "is not installed now, so its training text cannot be rebuilt: install it, or name a "
+                          "text file with -S stats_corpus=FILE")
+    if card.practices:
+        practices = {name: p for name, p in practices.items() if name in card.practices}
     texts = [e.text for e in fixed_examples(facts, membership, config)
-             + epoch_examples(facts, membership, config, epoch=0)]
+             + epoch_examples(facts, membership, config, epoch=0, practices=practices)]
     # in a seeded random order, so that the first mom2_n_samples texts are a sample of the whole:
     # the fixed examples come first and are short, and the first 2,000 texts in build order gave a
     # C 106% (Frobenius) away from the whole text's (docs/editing.md)
