@@ -344,6 +344,9 @@ class Store:
         keep populating on the server either way).
         """
         t0 = time.monotonic()
+        # The first polls come quickly: on a small graph the indexes are online within a
+        # fraction of a second, and a full poll_s wait was most of the schema step.
+        pause = min(0.05, poll_s)
         while True:
             states = self.index_states()
             failed = [r for r in states if r["state"] == "FAILED"]
@@ -361,7 +364,8 @@ class Store:
                     f"indexes not online after {timeout_s:.0f}s: " + ", ".join(
                         f"{r['name']} {r['state']} {r['percent']:.0f}%" for r in pending)
                     + "; they keep populating on the server (SHOW INDEXES shows their progress)")
-            time.sleep(poll_s)
+            time.sleep(pause)
+            pause = min(pause * 2, poll_s)
 
     def query_type(self, text: str, params: dict | None = None) -> str:
         """Neo4j's own classification of a statement: r, rw, w or s (schema)."""

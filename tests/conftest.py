@@ -24,6 +24,9 @@ SHARED = Path(os.environ.get("KNOWFORGE_SHARED_DIR") or Path(__file__).resolve()
 # Several test sessions may run at once on a 2-core, 24 GiB machine: keep each server small.
 os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
 os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
+# Every JVM the tests start (servers, admin imports, Spark) works on tiny inputs, where C2's
+# compilations cost more CPU than they save: C1 alone halves a server start (issue 33).
+os.environ.setdefault("KNOWFORGE_JVM_OPTIONS", "-XX:TieredStopAtLevel=1")
 
 # Under pytest-xdist (`PYTEST_WORKERS=2 make test`) every worker is a session of its own, with its
 # own Neo4j, tiny model and Spark. torch would give each worker one thread per core, and N

@@ -58,6 +58,15 @@ def bulk_server(neo4j_server, tmp_path_factory):
     server.stop(timeout=30)
 
 
+@pytest.fixture(scope="module")
+def sample_bulk(spark, tmp_path_factory):
+    """The Spark output of the bundled sample, parsed once for the tests that only read it (an
+    import adds its import.log to the folder and changes nothing else)."""
+    out = tmp_path_factory.mktemp("sample-bulk") / "bulk"
+    load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
+    return out
+
+
 def connect(server):
     status = server.start()
     store = open_store(GraphSettings(uri=status.uri, user="neo4j", password=server.password()))
@@ -148,9 +157,8 @@ def test_import_gives_the_unwind_graph(bulk_server, spark, tmp_path, monkeypatch
         store.close()
 
 
-def test_cli_import_with_neo4j_uri_stops_nothing(bulk_server, spark, tmp_path, monkeypatch):
-    out = tmp_path / "bulk"
-    load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
+def test_cli_import_with_neo4j_uri_stops_nothing(bulk_server, sample_bulk, monkeypatch):
+    out = sample_bulk
     pid = bulk_server.status().pid
     monkeypatch.setenv("NEO4J_URI", "neo4j://db.example:7687")
     result = CliRunner().invoke(cli, ["neo4j", "import", str(out)], catch_exceptions=False)
@@ -162,13 +170,12 @@ def test_cli_import_with_neo4j_uri_stops_nothing(bulk_server, spark, tmp_path, m
 
 
 @pytest.mark.timeout(1200)
-def test_cli_import_refuses_a_database_with_data(bulk_server, spark, tmp_path, monkeypatch):
+def test_cli_import_refuses_a_database_with_data(bulk_server, sample_bulk, monkeypatch):
     monkeypatch.delenv("NEO4J_URI", raising=False)
     store = connect(bulk_server)
     load_wikidata_json(store, [SAMPLE])
     store.close()
-    out = tmp_path / "bulk"
-    load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
+    out = sample_bulk
     result = CliRunner().invoke(cli, ["neo4j", "import", str(out), "--home", str(bulk_server.home)])
     assert result.exit_code == 1
     assert "--overwrite" in result.output and "Traceback" not in result.output
@@ -181,12 +188,11 @@ def test_cli_import_refuses_a_database_with_data(bulk_server, spark, tmp_path, m
 
 
 @pytest.mark.timeout(1200)
-def test_import_restarts_elsewhere_when_its_port_was_taken(bulk_server, spark, tmp_path, monkeypatch):
+def test_import_restarts_elsewhere_when_its_port_was_taken(bulk_server, sample_bulk, monkeypatch):
     # Another process grabs the Bolt port while the server is down for the import tool: the
     # imported graph must still come up (on a free port, with a warning), not fail after it.
     monkeypatch.delenv("NEO4J_URI", raising=False)
-    out = tmp_path / "bulk"
-    load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
+    out = sample_bulk
     old_port = bulk_server.status().bolt_port
     squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     # As a server would: the stopped Neo4j's closed connections can leave the port in TIME_WAIT.

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from knowforge.cli.main import cli
 from knowforge.errors import ConfigError, GraphUnavailable, Neo4jServerError
 from knowforge.kg.connection import GraphSettings, open_store
-from knowforge.kg.neo4j_server import (ManagedNeo4j, free_port, machine_memory, memory_defaults,
-                                       server_memory)
+from knowforge.kg.neo4j_server import (ManagedNeo4j, extra_jvm_options, free_port, machine_memory,
+                                       memory_defaults, server_memory)
 
 
 def test_session_server_answers_and_password_is_private(neo4j_server):
@@ -96,6 +96,8 @@ def test_session_server_has_the_launchers_memory_and_file_access(neo4j_server):
     debug_log = (server.logs_dir / "debug.log").read_text(encoding="utf-8", errors="replace")
     # the server's record of its JVM's arguments: the log covers the start
     assert "--add-opens=java.base/java.nio=ALL-UNNAMED" in debug_log
+    # and $KNOWFORGE_JVM_OPTIONS after them (the suite sets it, conftest.py)
+    assert extra_jvm_options() and all(option in debug_log for option in extra_jvm_options())
     assert "using fallback mode" not in debug_log
     assert "Incorrect file descriptor" not in debug_log
 
@@ -130,7 +132,9 @@ def test_wrong_password_through_cli_has_no_traceback(neo4j_server, monkeypatch):
     assert "Traceback" not in result.output
 
 
-def test_unreachable_server_is_a_clear_error():
+def test_unreachable_server_is_a_clear_error(monkeypatch):
+    # the driver still retries (the path a dead server takes), for one second instead of ten
+    monkeypatch.setenv("KNOWFORGE_NEO4J_RETRY_SECONDS", "1")
     port = free_port()
     with pytest.raises(GraphUnavailable, match="cannot reach Neo4j"):
         open_store(GraphSettings(uri=f"bolt://127.0.0.1:{port}", user="neo4j", password="x"))

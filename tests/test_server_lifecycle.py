@@ -127,6 +127,8 @@ def test_start_over_a_reused_pid_starts_afresh_and_keeps_the_password_off_argv(p
 def knowforge(*args: str) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
     env["KNOWFORGE_BATCH_SIZE"] = "50"      # many small batches: the load is still writing when killed
+    # a killed server's error comes after the driver's retries: the same path for 2 s, not 10
+    env["KNOWFORGE_NEO4J_RETRY_SECONDS"] = "2"
     return subprocess.Popen([sys.executable, "-c", "from knowforge.cli.main import cli; cli()", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 

@@ -28,6 +28,7 @@ import gc
 import json
 import logging
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -54,6 +55,7 @@ from knowforge.kg.loaders.wikidata_json import (
     SOURCE,
     WikidataDocParser,
 )
+from knowforge.kg.neo4j_server import extra_jvm_options
 from knowforge.kg.records import RelationRecord
 
 from knowforge.errors import ConfigError, InputError
@@ -127,7 +129,8 @@ def spark_session(master: str | None = None, conf: dict[str, str] | None = None,
     log_dir = Path(tempfile.mkdtemp(prefix="knowforge-spark-"))
     log4j = log_dir / "log4j2.properties"
     log4j.write_text(_LOG4J)
-    java_opts = f"-Dlog4j2.configurationFile=file:{log4j}"
+    java_opts = " ".join([f"-Dlog4j2.configurationFile=file:{log4j}",
+                          *(shlex.quote(o) for o in extra_jvm_options())])
     settings["spark.driver.extraJavaOptions"] = (
         settings.get("spark.driver.extraJavaOptions", "") + " " + java_opts).strip()
     spark_conf = SparkConf(loadDefaults=True)
