@@ -83,6 +83,7 @@ class Settings:
     # Its answers are many (10,320 with both spans): the run's own intervals take 200 resamples, not
     # 1,000 (the bootstrap over them was most of the step's CPU; the validity report draws its own)
     chrono_bootstrap: int = 200
+    bootstrap: int = 1000                  # resamples of every other run's intervals (fewer in tests)
     knowgen_n: int = 200
     knowgen_limit: int = 270               # KA: the first 270 questions (30 entities) per setting
     knowgen_ku: int = 360                  # KU: the first 360 questions (20 entities), both ways
@@ -164,7 +165,7 @@ class Demo:
     def evaluate(self, benchmark: str, out: Path, *, tasks: Sequence[str] = (), solver: str | None = None,
                  solver_args: dict | None = None, max_tokens: int = 16, mc_scoring: str = "generate",
                  limit: int | None = None, sample: int | None = None, batch_size: int = 8,
-                 bootstrap: int = 1000):
+                 bootstrap: int | None = None):
         """One ``knowforge eval`` through the workflow, with the demo's one backend per config (the
         model is loaded once) and a request bar with its total. Returns the Evaluation."""
         from knowforge import workflow
@@ -175,7 +176,8 @@ class Demo:
 
         options = EvalOptions.make(backend="hf", model=self.model, device="cpu", max_tokens=max_tokens,
                                    mc_scoring=mc_scoring, limit=limit, sample=sample, batch_size=batch_size,
-                                   out_dir=out, cache_dir=self.s.cache_dir, bootstrap=bootstrap)
+                                   out_dir=out, cache_dir=self.s.cache_dir,
+                                   bootstrap=self.s.bootstrap if bootstrap is None else bootstrap)
         key = repr(options.backend_config())     # a frozen dataclass holding a dict: not hashable
         if key not in self._backends:
             self._backends[key] = make_backend(options)

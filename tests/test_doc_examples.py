@@ -101,11 +101,14 @@ SKIP = {
     "row[10] = 'true' } IN TRANSACTIONS OF 10000 ROWS": "a Spark load's CSV files in the server's import folder",
 }
 
-# Sizes cut for the test: option -> largest value (generate --n; eval's --limit and --max-tokens
-# are added when absent). The examples' models (the tiny random one, a control model trained for
-# a fraction of an epoch) rarely stop early, so an hf generation runs to --max-tokens (default 64),
-# and the control model's chrono eval spent its time in that decode loop (benchmarks/RESULTS.md).
-SMALL = {"generate": {"--n": 3}, "eval": {"--limit": 8, "--max-tokens": 8}}
+# Sizes cut for the test: option -> largest value (generate --n; eval's --limit, --max-tokens and
+# --bootstrap are added when absent). The examples' models (the tiny random one, a control model
+# trained for a fraction of an epoch) rarely stop early, so an hf generation runs to --max-tokens
+# (default 64), and the control model's chrono eval spent its time in that decode loop
+# (benchmarks/RESULTS.md). The resamples of a run's intervals (1,000 by default) run the same code
+# 50 times: the metrics that resample objects (ChroKnow's, ELKEN's official ones) spent most of an
+# eval's time there.
+SMALL = {"generate": {"--n": 3}, "eval": {"--limit": 8, "--max-tokens": 8, "--bootstrap": 50}}
 # train-control at test size: the width and depth of tests/test_control.py's CLI test, a quarter
 # of an epoch (it must run and record its training set; what it learns is tested there)
 SMALL_CONTROL = ["--epochs", "0.25", "--hidden-size", "32", "--layers", "1"]

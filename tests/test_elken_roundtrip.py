@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import SHARED, wipe
 from knowforge.cli.main import cli
 from knowforge.generators.events.elken_release import read_elken_release
 from scripted_openai import ScriptedCompletions, serving
@@ -86,26 +87,47 @@ def ours(run: dict) -> dict[str, float]:
             "tendency_locality": m["events/tendency"]["tendency_locality"]["question_level"]}
 
 
-@pytest.fixture
-def release(shared_formats, store, graph_env):
-    path = shared_formats / "elken" / "train_fact_sample.json"
-    result = invoke("generate", "events", "--import", path, "--name", "rt-fact", "--silent")
-    assert result.exit_code == 0, result.output
-    _, items, _ = read_elken_release(path, benchmark="events:rt-fact")
-    Varied.forms = {i.question: fact_forms(i.metadata["answer"]) for i in items if "answer" in i.metadata
-                    and isinstance(i.metadata["answer"], dict)}
-    return items
+def forms_of(items) -> dict[str, list[str]]:
+    return {i.question: fact_forms(i.metadata["answer"]) for i in items if "answer" in i.metadata
+            and isinstance(i.metadata["answer"], dict)}
+
+
+@pytest.fixture(scope="module")
+def release(neo4j_server, session_store):
+    """The released fact part imported once for the module: the solvers only read it (no eval
+    changes a benchmark, tests/test_benchmark_immutable.py), each run is told apart by its id."""
+    shared = SHARED / "formats"
+    if not shared.is_dir():
+        pytest.skip("../shared/formats is not present")
+    path = shared / "elken" / "train_fact_sample.json"
+    _, settings = neo4j_server
+    wipe(session_store)
+    with pytest.MonkeyPatch.context() as env:
+        for key, value in (("NEO4J_URI", settings.uri), ("NEO4J_USER", settings.user),
+                           ("NEO4J_PASSWORD", settings.password)):
+            env.setenv(key, value)
+        result = invoke("generate", "events", "--import", path, "--name", "rt-fact", "--silent")
+        assert result.exit_code == 0, result.output
+        _, items, _ = read_elken_release(path, benchmark="events:rt-fact")
+        yield items
+
+
+# Resamples of each run's intervals: these tests compare point numbers with metric.py's, and the
+# events' official metrics are resampled as objects (eval/metric_stats.py's _object_replicates),
+# 1,000 times by default: 85% of a run's time. A few resamples run the same code.
+BOOTSTRAP = "20"
 
 
 @pytest.mark.parametrize("solver", ["ice", "bm25", "no-edit", "dense", "serac"])
 def test_every_prompting_solver_scores_as_metric_py(solver, release, tiny_sentence_model, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test")
+    Varied.forms = forms_of(release)
     args = {"dense": ["-S", f"dense_model={tiny_sentence_model}"],
             "serac": ["-S", f"encoder={tiny_sentence_model}"]}.get(solver, [])
     with serving(Varied) as url:
         result = invoke("eval", "--benchmark", "events:rt-fact", "--solver", solver, *args, "--backend", "openai",
                         "--model", "scripted", "--base-url", url, "--scoring", "official", "--no-cache",
-                        "--max-tokens", "8", "--out", tmp_path / "runs", "--silent")
+                        "--max-tokens", "8", "--bootstrap", BOOTSTRAP, "--out", tmp_path / "runs", "--silent")
     assert result.exit_code == 0, result.output
     [run] = json.loads((tmp_path / "runs" / "events-rt-fact" / "summary.json").read_text())["runs"].values()
     assert run["items"] == len(release)
@@ -130,7 +152,7 @@ def test_every_prompting_solver_scores_as_metric_py(solver, release, tiny_senten
 def test_fine_tuning_scores_as_metric_py(release, tiny_model_dir, tmp_path):
     result = invoke("eval", "--benchmark", "events:rt-fact", "--solver", "ft", "-S", "epochs=1", "--limit", "3",
                     "--backend", "hf", "--model", tiny_model_dir, "--scoring", "official", "--no-cache",
-                    "--max-tokens", "6", "--out", tmp_path / "runs", "--silent")
+                    "--max-tokens", "6", "--bootstrap", BOOTSTRAP, "--out", tmp_path / "runs", "--silent")
     assert result.exit_code == 0, result.output
     [run] = json.loads((tmp_path / "runs" / "events-rt-fact" / "summary.json").read_text())["runs"].values()
     out = tmp_path / "helm"
@@ -153,8 +175,7 @@ def unknown_type1_release(shared_formats, store, graph_env, tmp_path):
     result = invoke("generate", "events", "--import", path, "--name", "rt-unknown", "--silent")
     assert result.exit_code == 0, result.output
     _, items, _ = read_elken_release(path, benchmark="events:rt-unknown")
-    Varied.forms = {i.question: fact_forms(i.metadata["answer"]) for i in items if "answer" in i.metadata
-                    and isinstance(i.metadata["answer"], dict)}
+    Varied.forms = forms_of(items)
     return items
 
 
