@@ -13,7 +13,7 @@ from scripted_openai import ScriptedCompletions, serving
 
 from knowforge.cli.main import cli
 from knowforge.errors import ConfigError
-from knowforge.eval.events.ripple_probe import (Probe, ProbeSet, build_probes, classify, measure, probe_items,
+from knowforge.eval.events.ripple_probe import (Probe, build_probes, classify, measure, probe_items,
                                                 read_probe_answers, summarise)
 from knowforge.generators.events.instantiate import Planner
 from knowforge.generators.events.layering import apply_events
