@@ -35,6 +35,7 @@ from knowforge.kg.store import Store
 from knowforge.models.undo import ImportNotUndone
 from knowforge.kg.loaders.base import LineTooLong, iter_lines
 from knowforge.kg.loaders.wikidata_rdf import load_wikidata_rdf
+from conftest import wipe
 from test_loaders_sparql_rdf import DATA, facts_by_statement, write_nt
 
 
@@ -504,13 +505,37 @@ def import_args(method: str, tmp_path: Path) -> list[str]:
 
 
 
-@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link", "newterm"])
-def test_drop_of_an_imported_benchmark_restores_the_graph_exactly(graph_env, store, tmp_path, method):
+def load_taxonomy_sample(store) -> Fingerprint:
     from knowforge.kg.loaders.registry import load_source
     from knowforge.kg.loaders.samples import samples_dir
 
-    load_source(store, "taxonomy", [samples_dir() / "taxonomy"])     # a small graph beside the import
-    before = fingerprint(store)
+    wipe(store)
+    load_source(store, "taxonomy", [samples_dir() / "taxonomy"])
+    return fingerprint(store)
+
+
+@pytest.fixture(scope="module")
+def taxonomy_fingerprint(session_store) -> Fingerprint:
+    """The fingerprint of a graph that holds the taxonomy sample and nothing else."""
+    return load_taxonomy_sample(session_store)
+
+
+@pytest.fixture
+def beside_taxonomy(session_store, taxonomy_fingerprint):
+    """The session's store holding exactly the taxonomy sample (a small graph beside the
+    import), and that graph's fingerprint. The tests below import, drop and assert that the
+    graph is as before, so the sample is loaded once for all ten of them rather than once
+    each (about a second a load); a graph that differs in any node or relationship (a test
+    that failed, another test's wipe) is wiped and loaded afresh."""
+    now = fingerprint(session_store)
+    if now != taxonomy_fingerprint:
+        now = load_taxonomy_sample(session_store)
+    return session_store, now
+
+
+@pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link", "newterm"])
+def test_drop_of_an_imported_benchmark_restores_the_graph_exactly(graph_env, beside_taxonomy, tmp_path, method):
+    store, before = beside_taxonomy
     imported = invoke("generate", method, "--import", *import_args(method, tmp_path), "--silent")
     assert imported.exit_code == 0, imported.output
     assert fingerprint(store) != before
@@ -547,15 +572,11 @@ def method_of(name: str):
 
 
 @pytest.mark.parametrize("method", ["knowgen", "events", "chrono", "link", "newterm"])
-def test_an_import_that_fails_midway_leaves_no_partial_benchmark(store, tmp_path, method):
-    from knowforge.kg.loaders.registry import load_source
-    from knowforge.kg.loaders.samples import samples_dir
-
-    load_source(store, "taxonomy", [samples_dir() / "taxonomy"])
+def test_an_import_that_fails_midway_leaves_no_partial_benchmark(beside_taxonomy, tmp_path, method):
+    store, before = beside_taxonomy
     source, _, name = import_args(method, tmp_path)
     chosen = method_of(method)
     params = chosen.make_params(name=name)
-    before = fingerprint(store)
     counting = RefusingStore(store, None)
     workflow.import_benchmark(chosen, counting, [Path(source)], params)
     writes = counting.writes
