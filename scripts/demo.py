@@ -48,16 +48,24 @@ NEWTERM_SLICE = REPO / "kg" / "samples" / "newterm_2022"
 # ELKEN: the editing methods evaluated on the demo's batch, no edit first (the others are compared
 # with it). A method added here is evaluated, printed and compared like the others.
 EVENT_METHODS = ("no-edit", "ice", "bm25", "ft", "serac", "rome", "memit")
-# the weight editors edit the first WEIGHT_EVENTS events (the demo's time budget); every method asks
-# the ripple probes of those same events, up to two hops away, of the model it answers with after
-# the edit (RIPPLE_ARGS), so each method's ripple pairs with no edit's probe by probe
+# the weight editors edit the first WEIGHT_EVENTS events (the demo's time budget; Settings.weight_events);
+# every method asks the ripple probes of those same events, up to two hops away, of the model it
+# answers with after the edit (ripple_args), so each method's ripple pairs with no edit's probe by probe
 WEIGHT_EVENTS = 8
-RIPPLE_ARGS = {"ripple_hops": 2, "ripple_max_probes": 20, "ripple_events": WEIGHT_EVENTS}
+RIPPLE_HOPS, RIPPLE_MAX_PROBES = 2, 20
 # ROME's and MEMIT's covariance statistics over STATS_TEXTS of the control model's 9,910 training
 # texts, a seeded random sample (the solver reads that text shuffled): a fifth of the cost, C within
 # 4% (docs/editing.md: the cost and the effect, measured)
 STATS_TEXTS = 2000
-WEIGHT_ARGS = {**RIPPLE_ARGS, "hparams": {"mom2_n_samples": STATS_TEXTS}}
+
+
+def ripple_args(events: int) -> dict:
+    """Every ELKEN method's ripple probes: the first ``events`` events, up to two hops away."""
+    return {"ripple_hops": RIPPLE_HOPS, "ripple_max_probes": RIPPLE_MAX_PROBES, "ripple_events": events}
+
+
+def weight_args(events: int) -> dict:
+    return {**ripple_args(events), "hparams": {"mom2_n_samples": STATS_TEXTS}}
 EVENT_TYPES = ("win-election,loss-election,death,divorce,acquire,start-position,resign,IPO,marry,dismissal,"
                "start-org,education,born,transfer-player,publish,end-org")
 EVENT_BATCH = "demo"
@@ -84,6 +92,7 @@ class Settings:
     # 1,000 (the bootstrap over them was most of the step's CPU; the validity report draws its own)
     chrono_bootstrap: int = 200
     bootstrap: int = 1000                  # resamples of every other run's intervals (fewer in tests)
+    weight_events: int = WEIGHT_EVENTS     # events ROME and MEMIT edit, and every method's ripple probes
     knowgen_n: int = 200
     knowgen_limit: int = 270               # KA: the first 270 questions (30 entities) per setting
     knowgen_ku: int = 360                  # KU: the first 360 questions (20 entities), both ways
@@ -324,8 +333,8 @@ class Demo:
             weights = method in ("rome", "memit")
             started = time.process_time()
             evaluation = self.evaluate(f"events:{EVENT_BATCH}", out / "runs", solver=method, max_tokens=8,
-                                       batch_size=32, limit=WEIGHT_EVENTS if weights else None,
-                                       solver_args=WEIGHT_ARGS if weights else RIPPLE_ARGS)
+                                       batch_size=32, limit=self.s.weight_events if weights else None,
+                                       solver_args=(weight_args if weights else ripple_args)(self.s.weight_events))
             [run] = evaluation.runs           # one solver per evaluation
             runs.append(run.run_id)
             if len(runs) > 1:                 # the run's report beside no edit's (the first method)
@@ -337,7 +346,7 @@ class Demo:
         self.say("\n".join(table_markdown(table)))
         self.say(f"(% [95% interval], a bootstrap over events; − no edit: the paired gap in points ± half its 95% "
                  f"interval; locality: out-of-scope answers the edit left unchanged, 100% for no edit by construction; "
-                 f"ripple: the probes of the first {WEIGHT_EVENTS} events up to {RIPPLE_ARGS['ripple_hops']} hops, "
+                 f"ripple: the probes of the first {self.s.weight_events} events up to {RIPPLE_HOPS} hops, "
                  "asked of each method's model after the edit (no edit's moved share is the base rate: probes whose "
                  "answer after the base model already gives); fact questions are open: chance is about 0)")
         # each method's evaluation (its answers, ripple probes, report and comparison with no edit):
