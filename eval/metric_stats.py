@@ -195,12 +195,16 @@ def totals_intervals(totals: Totals, value: Any, items: Sequence[BenchmarkItem],
     """``resampled_intervals`` for a solver's table written as sums (``Totals``): the same draws
     (the engine's seed and units), each resample's totals a matrix product instead of a rebuilt
     run, so the cost no longer grows with resamples × samples. Every number of ``value`` needs
-    its statistic in ``totals.leaves``."""
+    its statistic in ``totals.leaves``. Raises ``CannotResample`` when the totals read items of
+    several units together (``Totals.reads``): the caller then resamples objects."""
     leaves = numeric_leaves(value, rows)
     units = group_units(items, key)
     if resamples < 2 or len(units) < 2 or not leaves:
         return {}
     unit_index = {item.id: u for u, members in enumerate(units.items) for item in members}
+    why = split_reads(totals, unit_index)
+    if why is not None:
+        raise CannotResample(why)
     columns = unit_totals(totals, unit_index, len(units), "table")
     missing = [leaf_name("table", p) for p in leaves if p not in totals.leaves]
     if missing:
@@ -315,17 +319,67 @@ def ratio_at(column: int) -> Statistic:
     return ratio
 
 
-def rate_totals(rows: Sequence[tuple[str, Path, float]]) -> Totals:
+def rate_totals(rows: Sequence[tuple[str, Path, float]], paths: Sequence[Path] = (),
+                reads: Sequence[Sequence[str]] | None = None) -> Totals:
     """A metric made of rates: each (item id, path, outcome) adds (outcome, 1) to the pair of
     columns of its number, whose statistic is their ratio (an accuracy per template, a rate per
-    split)."""
-    paths = list(dict.fromkeys(path for _, path, _ in rows))
-    column = {path: 2 * k for k, path in enumerate(paths)}
-    counts = np.zeros((len(rows), 2 * len(paths)))
-    for r, (_, path, outcome) in enumerate(rows):
-        counts[r, column[path]] = outcome
-        counts[r, column[path] + 1] = 1.0
-    return Totals([item_id for item_id, _, _ in rows], counts, {path: ratio_at(c) for path, c in column.items()})
+    split). ``paths``: numbers that may have no row (an empty split: NaN, as its None);
+    ``reads``: per row, the items its outcome reads together (``Totals.reads``)."""
+    return grouped_totals([(item_id, path, (outcome, 1.0)) for item_id, path, outcome in rows], 2,
+                          {path: (path, ratio_at(0)) for path in (*paths, *(p for _, p, _ in rows))}, reads)
+
+
+def grouped_totals(rows: Sequence[tuple[str, Any, Sequence[float]]], width: int,
+                   leaves: Mapping[Path, tuple[Any, Statistic]],
+                   reads: Sequence[Sequence[str]] | None = None) -> Totals:
+    """Totals kept in groups of ``width`` columns: each (item id, group, counts) row adds its
+    ``width`` counts to its group's columns; ``leaves`` maps each number to its group and the
+    statistic over that group's columns (a table row's shares, each a function of the row's
+    counts). A group no row names gets zero columns: its numbers are undefined (NaN)."""
+    groups = list(dict.fromkeys([*(g for g, _ in leaves.values()), *(g for _, g, _ in rows)]))
+    start = {group: width * k for k, group in enumerate(groups)}
+    counts = np.zeros((len(rows), width * len(groups)))
+    for r, (_, group, values) in enumerate(rows):
+        counts[r, start[group]:start[group] + width] = values
+    if reads is not None and len(reads) != len(rows):
+        raise ValueError(f"totals: {len(reads)} entries of reads for {len(rows)} rows")
+
+    def within(group: Any, statistic: Statistic) -> Statistic:
+        span = slice(start[group], start[group] + width)
+        return lambda totals: statistic(totals[..., span])
+    return Totals([item_id for item_id, _, _ in rows], counts,
+                  {path: within(group, statistic) for path, (group, statistic) in leaves.items()}, reads)
+
+
+def rounded(values: Any, digits: int) -> np.ndarray:
+    """``round(v, digits)`` of each value, as Python rounds it (a table that stores its shares
+    rounded, ``round(100 * k / n, 1)``): numpy's ``round`` scales by 10**digits first and can
+    differ in the last digit, and the totals must give back the very number stored."""
+    array = np.asarray(values, dtype=float)
+    return np.fromiter((round(v, digits) for v in array.ravel().tolist()), dtype=float,
+                       count=array.size).reshape(array.shape)
+
+
+def row_label(row: Mapping[str, Any], fields: Sequence[str] = ()) -> str:
+    """The label ``numeric_leaves`` gives a table row's numbers: ``[domain=general, ...]``, from
+    ``fields`` or the row's text fields, in the row's order."""
+    return _row_label(row, fields)[0]
+
+
+def split_reads(totals: Totals, unit_index: Mapping[str, int]) -> str | None:
+    """Why ``totals`` do not decompose over these units (a row reads items of two units, whose
+    verdict no sum of per-unit totals gives), or None when they do."""
+    if totals.reads is None:
+        return None
+    for item_id, together in zip(totals.item_ids, totals.reads):
+        home = unit_index.get(item_id)
+        for other in together:
+            if other not in unit_index:
+                raise ValueError(f"totals read item {other!r}, which the run does not have")
+            if unit_index[other] != home:
+                return (f"one of its verdicts reads items {item_id!r} and {other!r} together, which lie in "
+                        "different units of the run")
+    return None
 
 
 # --- the engine's entry point ----------------------------------------------------------------------
@@ -382,7 +436,13 @@ def _array_plan(plan: _Plan, data: MetricInput, unit_index: Mapping[str, int], u
     if spec.totals is None:
         why = spec.objects_because or "it declares no per-unit totals"
         return _Plan(plan.task, spec, plan.leaves, objects_note=f"object-level resample: {why}")
-    totals = spec.totals(data)
+    try:
+        totals = spec.totals(data)
+    except CannotResample as exc:
+        return _Plan(plan.task, spec, plan.leaves, objects_note=f"object-level resample: {exc}")
+    why = split_reads(totals, unit_index)
+    if why is not None:
+        return _Plan(plan.task, spec, plan.leaves, objects_note=f"object-level resample: {why}")
     columns = unit_totals(totals, unit_index, units, spec.name)
     whole = columns.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -655,6 +715,7 @@ def row_text(row: Mapping[str, Any]) -> dict[str, str]:
 
 
 __all__ = ["ABOVE_CHANCE", "ARRAYS", "BELOW_CHANCE", "MARKS", "OBJECTS", "Resample", "TAG", "Units", "array_replicates",
-           "chance_mark", "chance_of", "excludes", "format_number", "group_units", "interval_rows", "is_percent",
-           "item_chance", "leaf_name", "metric_intervals", "no_variation", "numeric_leaves", "rate_totals", "ratio_at",
-           "remap_detail", "resample_run", "resampled_intervals", "row_text", "unit_name", "unit_totals", "unit_value"]
+           "chance_mark", "chance_of", "excludes", "format_number", "group_units", "grouped_totals", "interval_rows",
+           "is_percent", "item_chance", "leaf_name", "metric_intervals", "no_variation", "numeric_leaves",
+           "rate_totals", "ratio_at", "remap_detail", "resample_run", "resampled_intervals", "rounded", "row_label",
+           "row_text", "split_reads", "unit_name", "unit_totals", "unit_value"]

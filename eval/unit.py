@@ -173,11 +173,19 @@ class Totals:
     it: e.g. ``totals[..., 0] / totals[..., 1]`` for an accuracy. Applied to the totals over the
     whole input, each statistic gives exactly the number ``compute`` returns; on a resample it
     gives the number ``compute`` would return on that resample's items, so the two bootstraps
-    agree draw for draw (tests/test_metric_stats.py)."""
+    agree draw for draw (tests/test_metric_stats.py).
+
+    ``reads`` (optional, one entry per row) names the items whose answers a row's counts read
+    together: an event's edit-level verdict reads all its questions, a fact's category all its
+    years. Such a row decomposes over the run's units only when those items lie in one unit
+    (the run's unit is the event, the record): the engine checks it and, where they do not,
+    resamples the metric as objects and says why. A row without it reads its own item. The
+    ``totals`` function may also raise ``CannotResample`` to say its input does not decompose."""
 
     item_ids: Sequence[str]
     counts: Any                                # numpy array, (rows, k)
     leaves: Mapping[tuple[str, ...], Statistic]
+    reads: Sequence[Sequence[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -195,11 +203,12 @@ class MetricSpec:
     * ``totals``: the metric as per-item sums and counts (``Totals``): its numbers are then
       bootstrapped over arrays of per-unit totals, resampled by index, which costs a few
       array operations per resample instead of recomputing ``compute`` on a copy of the run.
-      Every metric that is a ratio of sums (an accuracy and its splits, a rate, a mean)
+      Every metric that is a ratio of sums (an accuracy and its splits, a rate, a mean, a
+      share of events or facts whose verdict reads items of one unit, ``Totals.reads``)
       declares it;
-    * ``objects_because``: for a metric that does not decompose into sums (a share of units
-      whose verdict needs all their items together and cannot be counted per item, ...), why:
-      it is recomputed on object-level resamples of the run, and its intervals say so;
+    * ``objects_because``: for a metric that does not decompose into sums (a verdict over
+      items that lie in several units, ...), why: it is recomputed on object-level resamples
+      of the run, and its intervals say so;
     * ``label``: the name reports print (with ``name``) when ``name`` alone would be mistaken
       for another number; ``description`` explains it in the legend under the Task metrics.
     * ``scale`` (required, by keyword): what its float numbers are, which the reports' display

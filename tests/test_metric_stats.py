@@ -90,7 +90,11 @@ def test_the_numbers_of_a_metric_value():
     assert format_number(50.0, [40.0, 60.0], percent=True) == "50.0 ± 10.0"
 
 
-def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled():
+def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled(monkeypatch):
+    import dataclasses
+
+    from knowforge.eval.registry import metric_spec, registry
+
     class Opaque:
         def remap(self, copies):
             raise CannotResample("its solver detail (Opaque) keeps no ids to follow a resample")
@@ -108,6 +112,10 @@ def test_a_detail_that_cannot_follow_a_resample_is_said_not_resampled():
         SolverOutput(items=items, samples=samples, details={EDITING: Untyped()})
 
     output = SolverOutput(items=items, samples=samples, details={EDITING: Opaque()})
+    # a metric that reads its detail on each object-level resample (locality as it was before it
+    # declared per-event totals, which need no remapped detail)
+    monkeypatch.setitem(registry().metrics, "locality", dataclasses.replace(
+        metric_spec("locality"), totals=None, objects_because="it reads its detail whole"))
     task = _task(metrics=("locality",))
     metrics = {"t/a": {"locality": {"question_level": 0.5}}}
     [row] = metric_intervals([task], output, metrics, "knowforge", key="g", resamples=20)["t/a"]
@@ -464,8 +472,9 @@ def test_each_decomposable_metric_gives_back_its_value_from_its_totals():
 
 
 def test_a_metric_without_totals_names_its_object_level_resample():
-    """ELKEN's edit-level reliability counts events whose every question is right, which no sum
-    over units gives: its interval says it comes from object-level resamples, and why."""
+    """ELKEN's edit-level reliability counts events whose every question is right: a sum over
+    events, which no sum over units gives when the run's unit is not the event (here: every
+    question its own unit): its interval says it comes from object-level resamples, and why."""
     rng = np.random.default_rng(5)
     items = [BenchmarkItem(id=f"q{k}", benchmark="events:e", task="events/fact", form="generation", question="q",
                            answers=["a"], scorer="elken-fact", slices={"scope": "in"},
@@ -475,10 +484,14 @@ def test_a_metric_without_totals_names_its_object_level_resample():
                 metrics=("edit_reliability",))
     output = SolverOutput(items=items, samples=samples)
     rows = {r["name"]: r for r in metric_intervals([task], output, task_metrics([task], output, "knowforge"),
-                                                   "knowforge", key="event_id", resamples=50, seed=1)[task.name]}
+                                                   "knowforge", key=None, resamples=50, seed=1)[task.name]}
     edit = rows["edit_reliability.edit_level"]
     assert edit["resample"] == "objects" and edit["method_note"].startswith("object-level resample: ")
     assert edit["ci"] is not None
+    # with the event as the unit its verdicts are sums over units: over arrays
+    rows = {r["name"]: r for r in metric_intervals([task], output, task_metrics([task], output, "knowforge"),
+                                                   "knowforge", key="event_id", resamples=50, seed=1)[task.name]}
+    assert rows["edit_reliability.edit_level"]["resample"] == "arrays"
 
 
 def _varied_newterm(seed: int):

@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score
-from knowforge.eval.chrono.categories import (FACT_CATEGORIES, RIGHT, THRESHOLD, YEAR_CATEGORIES, classify_timeline,
-                                              classify_year, fuzzy_in)
+from knowforge.eval.chrono.categories import (FACT_CATEGORIES, KNOWN, RIGHT, THRESHOLD, YEAR_CATEGORIES,
+                                              classify_timeline, classify_year, fuzzy_in)
 from knowforge.eval.scorers import extract_choice_letter, extract_yes_no, first_line
 from knowforge.eval.stats import cluster_mean
 from knowforge.eval.types import SampleResult, Score
-from knowforge.eval.unit import UnitCopy
+from knowforge.eval.metric_stats import grouped_totals, rounded, row_label
+from knowforge.eval.unit import CannotResample, Statistic, Totals, UnitCopy
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 log = logging.getLogger(__name__)
@@ -265,9 +268,43 @@ def category_table(result: CheckResult) -> list[dict]:
         row = {"domain": domain, "template": template, "change": change, "facts": len(cats)}
         for c in FACT_CATEGORIES:
             row[c] = sum(x == c for x in cats)
-        row["Known %"] = round(100 * row["Known"] / len(cats), 1)
+        row[KNOWN_SHARE] = round(100 * row[KNOWN] / len(cats), 1)
         rows.append(row)
     return rows
+
+
+KNOWN_SHARE = "Known %"
+
+
+def percent_at(column: int, count: int, digits: int = 1, minus: int | None = None) -> Statistic:
+    """The statistic ``round(100 * totals[column] / totals[count], digits)`` (less
+    ``totals[minus]`` in the numerator: a gain), rounded as the tables round their shares."""
+    def share(totals: np.ndarray) -> np.ndarray:
+        top = totals[..., column] if minus is None else totals[..., column] - totals[..., minus]
+        return rounded(100 * top / totals[..., count], digits)
+    return share
+
+
+def category_totals(result: CheckResult, templates: Collection[str] | None = None) -> Totals:
+    """``category_table``'s Known % as sums (of the rows of ``templates``; None: all): each
+    fact adds (Known, 1) to its (domain, template, change) row, on its first year's item and
+    reading all its years' items (``Totals.reads``: a fact's category reads them together, so
+    it is a sum over records when the run's unit is the record)."""
+    items_of: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for y in result.years:
+        items_of[(y.record_id, y.template)].append(y.item_id)
+    rows, reads, leaves = [], [], {}
+    for f in result.facts:
+        if templates is not None and f.template not in templates:
+            continue
+        ids = items_of.get((f.record_id, f.template))
+        if not ids:
+            raise CannotResample(f"fact {f.record_id} ({f.template}) has no year in the check")
+        label = row_label({"domain": f.domain, "template": f.template, "change": f.change})
+        leaves[(label, KNOWN_SHARE)] = (label, percent_at(0, 1))
+        rows.append((ids[0], label, (float(f.category == KNOWN), 1.0)))
+        reads.append(ids)
+    return grouped_totals(rows, 2, leaves, reads)
 
 
 def year_category_counts(result: CheckResult) -> dict[str, dict[str, int]]:

@@ -27,8 +27,9 @@ from knowforge.errors import ConfigError
 from knowforge.eval.ask import ask, expect
 from knowforge.eval.chrono.categories import (CORRECT, KNOWN, PARTIAL_KNOWN, RIGHT, THRESHOLD, fuzzy_in,
                                               known_after_chronoprompt, majority_object)
-from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck
-from knowforge.eval.unit import CannotResample, UnitCopy
+from knowforge.eval.chrono.check import CheckResult, FactCheck, YearCheck, percent_at
+from knowforge.eval.metric_stats import grouped_totals, row_label
+from knowforge.eval.unit import CannotResample, Totals, UnitCopy
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
 SPANS = ("total", "previous")
@@ -204,6 +205,30 @@ def run_chronoprompt(check: CheckResult, items: Sequence[BenchmarkItem], backend
     after = {rid: known_after_chronoprompt(f.categories, chrono.get(rid, set())) for rid, f in facts.items()}
     return PromptResult(span=span, traversals=traversals, known_before=before, known_after=after,
                         facts=facts, requests=sent)
+
+
+GAIN_SHARES = {"Known % before": percent_at(0, 2), "Known % after": percent_at(1, 2),
+               "Known % gain": percent_at(1, 2, minus=0)}
+
+
+def gain_totals(results: Sequence[PromptResult], items: Sequence[BenchmarkItem]) -> Totals:
+    """``gain_table``'s shares as sums: each fact adds (Known before, Known after, 1) to its
+    (span, domain, change) row, on an item of its record among ``items`` and reading all of
+    them (``Totals.reads``: a sum over records when the run's unit is the record)."""
+    of_record: dict[str, list[str]] = defaultdict(list)
+    for item in items:
+        of_record[str(item.metadata.get("record_id", item.id))].append(item.id)
+    rows, reads, leaves = [], [], {}
+    for res in results:
+        for rid, f in res.facts.items():
+            ids = of_record.get(rid)
+            if not ids:
+                raise CannotResample(f"record {rid} of ChroKnowPrompt's results has no item in the task")
+            label = row_label({"span": res.span, "domain": f.domain, "change": f.change})
+            leaves.update({(label, name): (label, share) for name, share in GAIN_SHARES.items()})
+            rows.append((ids[0], label, (float(res.known_before[rid]), float(res.known_after[rid]), 1.0)))
+            reads.append(ids)
+    return grouped_totals(rows, 3, leaves, reads)
 
 
 def gain_table(results: Sequence[PromptResult]) -> list[dict]:

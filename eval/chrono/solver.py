@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
@@ -20,12 +20,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowforge.errors import ConfigError
-from knowforge.eval.chrono.check import (CheckConfig, CheckResult, category_table, item_template,
+from knowforge.eval.chrono.check import (CheckConfig, CheckResult, category_table, category_totals, item_template,
                                          run_knowledge_check, year_category_counts, year_curves)
-from knowforge.eval.chrono.prompt import SPANS, PromptResult, gain_table, run_chronoprompt
+from knowforge.eval.chrono.prompt import SPANS, PromptResult, gain_table, gain_totals, run_chronoprompt
 from knowforge.eval.chrono.report import markdown_table, plot_categories, plot_year_curves, write_json
-from knowforge.eval.metric_stats import format_number, is_percent, resampled_intervals
-from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
+from knowforge.eval.metric_stats import Resample, format_number, is_percent, resampled_intervals, totals_intervals
+from knowforge.eval.unit import CannotResample, MetricInput, SolveContext, SolverOutput, Totals
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem
 
@@ -71,11 +71,13 @@ def solve_chrono(items: Sequence[BenchmarkItem], ctx: SolveContext, args: Chrono
     gains = gain_table(prompt_results)
     # the engine's resamples of the run's records (same units, same seed): these tables carry
     # the intervals of the task metrics chrono_categories and chronoprompt_gain
-    interval = dict(items=items, samples=[], key=ctx.unit_key, resamples=options.bootstrap, seed=options.seed)
-    category_cells = with_intervals(categories, resampled_intervals(
-        lambda sample: category_table(result.remap(sample.copies)), categories, **interval))
-    gain_cells = with_intervals(gains, resampled_intervals(
-        lambda sample: gain_table([p.remap(sample.copies) for p in prompt_results]), gains, **interval))
+    interval = dict(items=items, key=ctx.unit_key, resamples=options.bootstrap, seed=options.seed)
+    category_cells = with_intervals(categories, table_intervals(
+        categories, lambda: category_totals(result),
+        lambda sample: category_table(result.remap(sample.copies)), **interval))
+    gain_cells = with_intervals(gains, table_intervals(
+        gains, lambda: gain_totals(prompt_results, items),
+        lambda sample: gain_table([p.remap(sample.copies) for p in prompt_results]), **interval))
     requests = result.requests + sum(p.requests for p in prompt_results)
     run_extra = {"chrono_check": "slick", "chrono_shot_sets": args.shot_sets, "verdict_samples": args.shot_sets,
                  "chrono_requests": requests,
@@ -122,6 +124,21 @@ def solve_chrono(items: Sequence[BenchmarkItem], ctx: SolveContext, args: Chrono
                         details={CHECK: result, CHRONOPROMPT: prompt_results})
 
 
+def table_intervals(table: list[dict], totals: Callable[[], Totals], compute: Callable[[Resample], list[dict]], *,
+                    items: Sequence[BenchmarkItem], key: str | None, resamples: int, seed: int) -> dict:
+    """{(row label, field): estimate} of a table's shares from its totals, over arrays (the
+    engine's draws, so the task metrics' very intervals); where the totals do not decompose over
+    the run's units, from ``compute`` on object-level resamples (``resampled_intervals``)."""
+    try:
+        return totals_intervals(totals(), table, items, key, resamples=resamples, seed=seed)
+    except CannotResample as exc:
+        log.info("ChroKnow table intervals over objects: %s", exc)
+        try:
+            return resampled_intervals(compute, table, items, [], key, resamples=resamples, seed=seed)
+        except CannotResample:
+            return {}
+
+
 def with_intervals(rows: Sequence[dict], estimates: dict) -> list[dict]:
     """Table rows with each "... %" share shown as ``50.0 ± 12.3`` (± half its 95% interval)."""
     out = []
@@ -161,3 +178,16 @@ def metric_categories(data: MetricInput) -> list[dict] | None:
 def metric_chronoprompt_gain(data: MetricInput) -> list[dict] | None:
     results: list[PromptResult] | None = data.detail
     return gain_table(results) if results else None
+
+
+def totals_categories(data: MetricInput) -> Totals:
+    """``metric_categories`` as sums: its rows' Known % over the facts of the task's templates."""
+    check: CheckResult | None = data.detail
+    if check is None:
+        return Totals([], [], {})
+    return category_totals(check, {item_template(i) for i in data.items})
+
+
+def totals_chronoprompt_gain(data: MetricInput) -> Totals:
+    """``metric_chronoprompt_gain`` as sums, each fact on an item of its record in the task."""
+    return gain_totals(data.detail or [], data.items)

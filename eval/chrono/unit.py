@@ -7,11 +7,9 @@ from __future__ import annotations
 from knowforge.eval.chrono import validity
 from knowforge.eval.chrono.check import CHECK_SCORER, score_check
 from knowforge.eval.chrono.solver import (CHECK, CHRONOPROMPT, ChronoCheckArgs, ChronoPromptArgs, ChronoSolver,
-                                          metric_categories, metric_chronoprompt_gain)
+                                          metric_categories, metric_chronoprompt_gain, totals_categories,
+                                          totals_chronoprompt_gain)
 from knowforge.eval.unit import EvalUnit, MetricSpec, ScorerSpec, SolverSpec, ValiditySpec
-
-BY_FACT = ("a fact's category reads the answers of all its years together (ChroKnow's classification), not a sum "
-           "of per-item outcomes")
 
 UNIT = EvalUnit(
     solvers=(SolverSpec("chrono-check", "ChroKnowledge's sampling-based knowledge check and categories",
@@ -24,9 +22,9 @@ UNIT = EvalUnit(
     scorers=(ScorerSpec(CHECK_SCORER, score_check, official=score_check,
                         description="the object a completion names fuzzy-matches an object of the year (>= 70)"),),
     metrics=(MetricSpec("chrono_categories", metric_categories, "chronological categories per template",
-                        needs=CHECK, objects_because=BY_FACT, scale="percent"),
+                        needs=CHECK, totals=totals_categories, scale="percent"),
              MetricSpec("chronoprompt_gain", metric_chronoprompt_gain,
                         "Known % before and after ChroKnowPrompt (the paper's Table 3)", needs=CHRONOPROMPT,
-                        objects_because=BY_FACT, scale="percent")),
+                        totals=totals_chronoprompt_gain, scale="percent")),
     validity=(ValiditySpec("chrono", validity.check),),
 )

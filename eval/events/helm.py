@@ -291,6 +291,28 @@ def event_accuracy(states: Sequence[Mapping], mode: str = DEFAULT_SCORING) -> di
     return {"overall_correct": right, "overall_total": total, "overall_acc": _pct(right, total)}
 
 
+def event_groups(states: Sequence[Mapping], mode: str = DEFAULT_SCORING) -> list[list[int]]:
+    """The events ``event_accuracy`` counts, as the indices of their in-scope states: official,
+    each run of consecutive states with the same event text (``compute_event_acc``); knowforge,
+    the states of one event id and text wherever they are. ``event_accuracy`` of each group
+    alone is 1 event, right or not, and their sum is ``event_accuracy`` of all the states."""
+    official = elken.check_mode(mode) == "official"
+    groups: dict[Any, list[int]] = {}
+    run, previous = -1, None
+    for k, state in enumerate(states):
+        instance = state["instance"]
+        if instance["local"]:
+            continue
+        if official:
+            if instance["event"] != previous:
+                run, previous = run + 1, instance["event"]
+            key: Any = run
+        else:
+            key = _event_key(instance)
+        groups.setdefault(key, []).append(k)
+    return list(groups.values())
+
+
 def _event_key(instance: Mapping) -> str:
     return f"{instance.get('id')}\x00{instance['event']}"
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from knowforge.eval.events import validity
 from knowforge.eval.events.editing import DenseArgs, EditingSolver, FineTuneArgs, JudgeArgs
-from knowforge.eval.events.metrics import (EDITING, in_scope, metric_locality, metric_reliability,
-                                           metric_tendency, metric_tendency_edit_level, metric_tendency_locality, totals_tendency,
+from knowforge.eval.events.metrics import (EDITING, in_scope, metric_locality, metric_reliability, metric_tendency,
+                                           metric_tendency_edit_level, metric_tendency_locality, totals_locality,
+                                           totals_reliability, totals_tendency, totals_tendency_edit_level,
                                            totals_tendency_locality)
 from knowforge.eval.events.official import HelmArgs, fact_lm_eval, files_table, score_files, write_helm
 from knowforge.eval.events.ripple_probe import show_run_ripple
@@ -26,10 +27,6 @@ def _editing(name: str, method: str, description: str, args=JudgeArgs) -> Solver
     return SolverSpec(name, description, args, lambda component, parsed: EditingSolver(component, method, parsed),
                       provides=frozenset({EDITING}))
 
-
-# reliability and locality report an edit level beside their question level
-EDIT_LEVEL = ("its edit level is the share of events whose every question is right (or unchanged): a verdict over "
-              "an event's questions together, not a sum of per-item outcomes")
 
 UNIT = EvalUnit(
     solvers=(_editing("ice", "ice", "ELKEN: the gold event in context (-S judge_model=M: Tendency-G)"),
@@ -52,15 +49,15 @@ UNIT = EvalUnit(
                         description="ELKEN tendency questions: the option letter picked")),
     metrics=(MetricSpec("edit_reliability", metric_reliability,
                         "question- and edit-level reliability of in-scope fact questions, with splits",
-                        objects_because=EDIT_LEVEL, scale="share"),
+                        totals=totals_reliability, scale="share"),
              MetricSpec("locality", metric_locality, "out-of-scope fact answers unchanged by the edit",
-                        needs=EDITING, objects_because=EDIT_LEVEL, label="answers unchanged by the edit", scale="share"),
+                        needs=EDITING, totals=totals_locality, label="answers unchanged by the edit", scale="share"),
              MetricSpec("tendency_accuracy", metric_tendency, "tendency multiple-choice accuracy (in scope)",
                         chance=lambda data: {"accuracy": chance_of([i for i in data.items if in_scope(i)])},
                         totals=totals_tendency, scale="share"),
              MetricSpec("tendency_edit_level", metric_tendency_edit_level,
                         "events whose every in-scope tendency question is right (metric.py's compute_event_acc)",
-                        objects_because=EDIT_LEVEL, scale="share"),
+                        totals=totals_tendency_edit_level, scale="share"),
              MetricSpec("tendency_locality", metric_tendency_locality,
                         "out-of-scope tendency answers unchanged by the edit", needs=EDITING,
                         totals=totals_tendency_locality, label="tendency answers unchanged by the edit", scale="share")),
