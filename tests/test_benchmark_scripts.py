@@ -146,6 +146,12 @@ SMOKE: dict[str, Smoke] = {
          rf"^writer \(again\) +: .* vs writer {NUM}"), graph=(), forbid=("GRAPH DIFFERS",)),
     # benchmarks/view_first_page.py is on main (issue 29) and not on this branch yet: an entry
     # whose script is absent is never run
+    "verdict_intervals": Smoke(
+        ("--records", "8", "--events", "8", "--repeat", "1", "--resamples", "20", "--chrono-resamples", "20"),
+        (rf"^ChroKnow: {NUM} items, .* [1-9][0-9]* of {NUM} numbers moved to arrays",
+         rf"^ChroKnow metric_intervals: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$",
+         rf"^chrono solver tables: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$",
+         rf"^ELKEN metric_intervals: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$")),
     "view_load": Smoke(
         ("--graph", "env", "--seconds", "2", "--clients", "4", "--samples", "40"),
         (rf"^4 clients for 2s over {NUM} page kinds .*: {NUM} requests, {NUM} per second$",

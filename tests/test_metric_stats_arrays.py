@@ -183,6 +183,17 @@ def test_an_event_split_over_units_falls_back_to_objects_and_says_why():
         assert row["resample"] == "objects" and row["ci"] is not None, name
         assert row["method_note"].startswith("object-level resample: one of its verdicts reads items "), name
         assert "different units of the run" in row_text(row)["95% interval"]
+    # official: two events side by side with one event text are one event to metric.py, whose
+    # verdict reads two units even with the event as the unit
+    same = [i.model_copy(update={"metadata": {**i.metadata, "event": "Something happened to entity 0."}})
+            if i.metadata["event_id"] == "ev1" else i for i in output.items]
+    output = SolverOutput(items=same, samples=output.samples, details=output.details)
+    metrics = task_metrics(tasks, output, "official")
+    rows = metric_intervals(tasks, output, metrics, "official", key="event_id", resamples=40, seed=1)
+    edit = {r["name"]: r for rs in rows.values() for r in rs}
+    assert edit["edit_reliability.edit_level"]["resample"] == "objects"
+    assert "'f0-0' and 'f1-0' together" in edit["edit_reliability.edit_level"]["method_note"]
+    assert edit["locality.edit_level"]["resample"] == "arrays"        # grouped by event id in both modes
 
 
 def _chrono_run(seed: int, records: int = 12):
@@ -262,3 +273,30 @@ def test_shares_are_rounded_as_python_rounds_them():
     assert np.allclose(rounded(values, 1), expected, equal_nan=True, rtol=0, atol=0)
     assert rounded(values, 1)[0] == 0.1 and np.round(0.15, 1) == 0.2
     assert rounded(np.float64(0.15), 1).shape == ()
+
+
+def test_each_event_group_is_one_event_of_metric_pys_count():
+    """``helm.event_groups`` splits states into the events ``event_accuracy`` counts (official:
+    runs of consecutive states with one event text, so two events with the same text side by
+    side are one; knowforge: by event id and text wherever they are): each group alone is one
+    event and their sum is the count over all the states, which is what makes the edit level a
+    sum of per-event totals."""
+    from knowforge.eval.events import helm
+
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        states = [helm.request_state(event_type="t", event=f"text {int(rng.integers(0, 3))}",
+                                     event_id=f"ev{int(rng.integers(0, 4))}", input_text="q",
+                                     answer={"id": None, "name": "a", "alias": []}, local=bool(rng.random() < 0.2),
+                                     completion=str(rng.choice(["a", "b"])), question_type=0)
+                  for _ in range(int(rng.integers(1, 12)))]
+        for mode in ("official", "knowforge"):
+            groups = helm.event_groups(states, mode)
+            assert sorted(k for g in groups for k in g) == [k for k, s in enumerate(states)
+                                                             if not s["instance"]["local"]]
+            counts = [helm.event_accuracy([states[k] for k in g], mode) for g in groups]
+            assert all(c["overall_total"] == 1 for c in counts)
+            whole = helm.event_accuracy(states, mode)
+            if groups:
+                assert (sum(c["overall_correct"] for c in counts), len(groups)) == \
+                    (whole["overall_correct"], whole["overall_total"]), (mode, states)
