@@ -112,9 +112,10 @@ def release(neo4j_server, session_store):
         yield items
 
 
-# Resamples of each run's intervals: these tests compare point numbers with metric.py's, and the
-# events' official metrics are resampled as objects (eval/metric_stats.py's _object_replicates),
-# 1,000 times by default: 85% of a run's time. A few resamples run the same code.
+# Resamples of each run's intervals: these tests compare point numbers with metric.py's; a few
+# resamples run the same code. (The events' metrics were resampled as objects, 1,000 times by
+# default: 85% of a run's time. Since they declare per-event totals, issue 33, 1,000 resamples
+# of this release's metrics over arrays take about 0.1 s: benchmarks/RESULTS.md.)
 BOOTSTRAP = "20"
 
 

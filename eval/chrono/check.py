@@ -24,10 +24,10 @@ from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score
 from knowforge.eval.chrono.categories import (FACT_CATEGORIES, KNOWN, RIGHT, THRESHOLD, YEAR_CATEGORIES,
                                               classify_timeline, classify_year, fuzzy_in)
+from knowforge.eval.metric_stats import grouped_totals, rounded, row_label
 from knowforge.eval.scorers import extract_choice_letter, extract_yes_no, first_line
 from knowforge.eval.stats import cluster_mean
 from knowforge.eval.types import SampleResult, Score
-from knowforge.eval.metric_stats import grouped_totals, rounded, row_label
 from knowforge.eval.unit import CannotResample, Statistic, Totals, UnitCopy
 from knowforge.models.types import Backend, BenchmarkItem, GenerationRequest
 
@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 GREEDY, SAMPLED = 0.0, 0.7
 OPTION_LETTERS = "abcd"
 CHECK_SCORER = "chrono-check"
+KNOWN_SHARE = "Known %"             # the category table's share of Known facts
 
 
 @dataclass(frozen=True)
@@ -271,9 +272,6 @@ def category_table(result: CheckResult) -> list[dict]:
         row[KNOWN_SHARE] = round(100 * row[KNOWN] / len(cats), 1)
         rows.append(row)
     return rows
-
-
-KNOWN_SHARE = "Known %"
 
 
 def percent_at(column: int, count: int, digits: int = 1, minus: int | None = None) -> Statistic:
