@@ -147,7 +147,7 @@ SMOKE: dict[str, Smoke] = {
     # benchmarks/view_first_page.py is on main (issue 29) and not on this branch yet: an entry
     # whose script is absent is never run
     "verdict_intervals": Smoke(
-        ("--records", "8", "--events", "8", "--repeat", "1", "--resamples", "20", "--chrono-resamples", "20"),
+        ("--records", "4", "--events", "4", "--repeat", "1", "--resamples", "10", "--chrono-resamples", "10"),
         (rf"^ChroKnow: {NUM} items, .* [1-9][0-9]* of {NUM} numbers moved to arrays",
          rf"^ChroKnow metric_intervals: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$",
          rf"^chrono solver tables: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$",
