@@ -88,9 +88,10 @@ class Settings:
     # ChroKnowPrompt on a seeded sample of records (None: all). The general domain has about 83
     # records, and the validity targets rest on its 13 changed and about 15 unseen ones: all are kept.
     chrono_sample: int | None = None
-    # Its answers are many (10,320 with both spans): the run's own intervals take 200 resamples, not
-    # 1,000 (the bootstrap over them was most of the step's CPU; the validity report draws its own)
-    chrono_bootstrap: int = 200
+    # Its answers are many (10,320 with both spans); its metrics are bootstrapped over arrays of
+    # per-record totals, so 1,000 resamples cost about 2 s (200 object-level ones cost 77 s:
+    # benchmarks/verdict_intervals.py). Fewer in tests.
+    chrono_bootstrap: int = 1000
     bootstrap: int = 1000                  # resamples of every other run's intervals (fewer in tests)
     weight_events: int = WEIGHT_EVENTS     # events ROME and MEMIT edit, and every method's ripple probes
     knowgen_n: int = 200
