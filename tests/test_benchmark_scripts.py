@@ -96,8 +96,9 @@ SMOKE: dict[str, Smoke] = {
          rf"^ratio knowforge / lm_eval: best/best {NUM}, median/median {NUM}$"),
         needs=(*HF, "lm_eval"), graph=()),
     "knowgen_scale": Smoke(
-        ("--species", "50", "--sizes", "2,4", "--names", "200"),
+        ("--species", "50", "--sizes", "2,4", "--names", "200", "--compare-ka"),
         (rf"^names: .* \(brute force extractOne {NUM} ms, x{NUM}\)",
+         rf"^ +KA reads of {NUM} entities: server CPU {NUM}s -> {NUM}s \(x{NUM}\)",
          rf"^ratio n=4/n=2: size x2, time x{NUM} .* round trips x{NUM}$"), graph=()),
     "link_rate": Smoke(
         ("--n", "1", "--repeats", "1", "--round-trips", "5", "--model"),
