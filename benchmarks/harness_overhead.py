@@ -151,7 +151,7 @@ def main() -> None:
     # Answers recorded; report: each run's report with plots, and the evaluation's summary;
     # intervals: the task metrics' bootstrap
     workflow.ensure_questions = timed("graph", workflow.ensure_questions)
-    tasks.record_run = timed("graph", tasks.record_run)
+    tasks.write_run = timed("graph", tasks.write_run)
     tasks.write_report = timed("report", tasks.write_report)
     workflow.write_summary = timed("report", workflow.write_summary)
     tasks.metric_intervals = timed("intervals", tasks.metric_intervals)
