@@ -54,8 +54,10 @@ def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) 
         if row["benchmark"] != item.benchmark:
             raise InputError(f"{source}: item {item.id!r} says benchmark {item.benchmark!r}, but that question "
                              f"belongs to {row['benchmark']!r}")
-        stored = BenchmarkItem.model_validate_json(row["item_json"]) if row["item_json"] else None
-        if stored is not None and stored.model_dump(exclude={"version"}) != item.model_dump(exclude={"version"}):
+        if row["item_json"] is None or row["item_json"] == item.model_dump_json():
+            continue              # the stored JSON itself: no parse (3.7x cheaper per item, benchmarks/engine_steps.py)
+        stored = BenchmarkItem.model_validate_json(row["item_json"])
+        if stored.model_dump(exclude={"version"}) != item.model_dump(exclude={"version"}):
             raise InputError(f"{source}: item {item.id!r} differs from question {item.id!r} of benchmark "
                              f"{row['benchmark']!r} in the graph; an evaluation never changes a question "
                              "(give changed items new ids)")
