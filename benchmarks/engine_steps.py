@@ -4,6 +4,9 @@ process (no server: the graph's part is measured by harness_overhead.py and answ
   question check   a file benchmark's item against its stored question (``item_json``):
                    parse the stored JSON and compare both models (before), or compare the
                    stored JSON with the item's own first and parse only when they differ (now)
+  record export    a question read's records (the fields of eval/question_benchmarks, built as
+                   the driver builds them) as dicts: ``Record.data()`` (``Store.read``, before)
+                   against a dict of the decoded values (``Store.read_values``, now)
 
 CPU seconds per item, best of --repeat, and the ratio.
 
@@ -34,6 +37,14 @@ def text_first(items, stored):
             raise AssertionError(item.id)
 
 
+def exported(records):
+    return [r.data() for r in records]
+
+
+def values(records, keys):
+    return [dict(zip(keys, r)) for r in records]
+
+
 def best_cpu(fn, *args, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -55,6 +66,17 @@ def main() -> None:
     print(f"question check, {args.items:,} items: parse and compare {before:.3f} s "
           f"({1e6 * before / args.items:.1f} us/item), stored JSON first {after:.3f} s "
           f"({1e6 * after / args.items:.1f} us/item): {before / after:.1f}x")
+
+    import neo4j
+
+    keys = ["id", "benchmark", "task", "form", "answers", "metadata_json", "slices"]
+    records = [neo4j.Record(zip(keys, [i.id, i.benchmark, i.task, i.form, list(i.answers), "{}",
+                                      [[f"slice_{k}", v] for k, v in i.slices.items()]])) for i in items]
+    assert exported(records) == values(records, keys)
+    before = best_cpu(exported, records, repeat=args.repeat)
+    after = best_cpu(values, records, keys, repeat=args.repeat)
+    print(f"record export, {args.items:,} records: Record.data() {before:.3f} s, values {after:.3f} s: "
+          f"{before / after:.1f}x")
 
 
 if __name__ == "__main__":

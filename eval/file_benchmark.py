@@ -37,7 +37,7 @@ def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) 
     An item whose question exists with other content, or a new item of a benchmark with a
     ``(:Benchmark)`` node, is an ``InputError`` naming the file and the item.
     """
-    rows = {r["id"]: r for r in store.read("eval/question_items", ids=[i.id for i in items])}
+    rows = {r["id"]: r for r in store.read_values("eval/question_items", ids=[i.id for i in items])}
     registered = {r["benchmark"] for r in rows.values() if r["registered"]}
     registered |= {r["id"] for r in store.read("benchmark/read_benchmarks_by_id",
                                                 ids=sorted({i.benchmark for i in items}))}

@@ -217,7 +217,7 @@ def report_question(row: Mapping) -> dict:
 def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None) -> dict[str, dict]:
     """Every item is a question in the graph, of ``benchmark`` (or of its own benchmark); each
     question's report fields (``report_question``) by id."""
-    rows = store.read("eval/question_benchmarks", ids=[i.id for i in items])
+    rows = store.read_values("eval/question_benchmarks", ids=[i.id for i in items])
     found = {r["id"]: r["benchmark"] for r in rows}
     missing = [i.id for i in items if i.id not in found]
     if missing:
