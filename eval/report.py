@@ -79,11 +79,14 @@ class _RunData:
     sections: dict | None        # what the solver added to the eval's own report
 
 
-def _read_run(store, run_id: str) -> _RunData:
+def _read_run(store, run_id: str, samples: Sequence[Sample] | None = None) -> _RunData:
+    """The Run's properties and its answers: read back from the graph, or ``samples`` where the
+    caller holds them (``results.report_samples``)."""
     run = dict(load_run(store, run_id))
     stored = run.pop("report_sections_json", None)
-    samples = [(r["question"], r["answer"]) for r in run_answers(store, run_id)]
-    return _RunData(run, samples, json.loads(stored) if stored else None)
+    if samples is None:
+        samples = [(r["question"], r["answer"]) for r in run_answers(store, run_id)]
+    return _RunData(run, list(samples), json.loads(stored) if stored else None)
 
 
 def build_report(store, run_id: str, *, cluster_key: str | None = None, resamples: int = DEFAULT_RESAMPLES,
@@ -791,7 +794,8 @@ def _sections_of_an_earlier_report(run_id: str, folders: Sequence[Path | str | N
 
 def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequence[str] | None = None,
                  extra_sections: Mapping[str, Any] | None = None, cluster_key: str | None = None,
-                 resamples: int = DEFAULT_RESAMPLES, seed: int = 0, plan_gap: float | None = None) -> Path:
+                 resamples: int = DEFAULT_RESAMPLES, seed: int = 0, plan_gap: float | None = None,
+                 samples: Sequence[Sample] | None = None) -> Path:
     """Write report.json, report.md and plots/*.svg for ``run_id`` into ``out_dir``; return it.
 
     ``compare`` is a second run id, or several: the first is compared side by side, with the
@@ -804,11 +808,14 @@ def write_report(store, run_id: str, out_dir: str | Path, *, compare: str | Sequ
     ``cluster_key``: see ``build_report``; ``resamples``, ``seed``: the bootstraps.
     ``plan_gap``: add the units needed to detect that gap (a share, 0.05 = 5 points) with 80%
     power, per task ("planning" in report.json).
+    ``samples``: the run's (question, answer) pairs where the caller holds them (the eval that
+    just recorded the run: ``results.report_samples``); default: read back from the graph, as
+    ``knowforge report RUN`` does. Both give the same report.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     compared = [compare] if isinstance(compare, str) else list(compare or ())
-    data = _read_run(store, run_id)
+    data = _read_run(store, run_id, samples)
     if extra_sections is None and data.sections is None:
         extra_sections = _sections_of_an_earlier_report(run_id, [out, data.run.get("report_dir")])
     if extra_sections is not None:

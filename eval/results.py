@@ -25,7 +25,8 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from knowforge import __version__
 from knowforge.errors import ConfigError, InputError, KnowforgeError
 from knowforge.eval.prompts import TEMPLATE_VERSION
 from knowforge.eval.ask import summarize
-from knowforge.eval.run_stats import Units, accuracy_estimate
+from knowforge.eval.run_stats import Sample, Units, accuracy_estimate
 from knowforge.eval.scoring import scoring_rule
 from knowforge.eval.shared_intervals import SharedIntervals
 from knowforge.eval.types import EvalOptions, SampleResult
@@ -103,6 +104,16 @@ def model_properties(options: EvalOptions) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class RecordedRun:
+    """A run just written: its id, and each answered question's fields that a run report reads
+    (``report_question``: id, benchmark, task, form, gold answers, metadata, slices), as the
+    graph holds them, from the read that checked the questions."""
+
+    run_id: str
+    questions: dict[str, dict]
+
+
 def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
                *, benchmark: str | None = None, name: str | None = None, variants: Sequence[SampleResult] = (),
                extra: dict | None = None, started_at: str | None = None, run_id: str | None = None,
@@ -113,11 +124,25 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     items' own benchmarks): a run never writes a question, and never attaches an answer to a
     question of another benchmark.
     """
+    return write_run(store, options, items, results, benchmark=benchmark, name=name, variants=variants,
+                     extra=extra, started_at=started_at, run_id=run_id, progress=progress).run_id
+
+
+def write_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
+              *, benchmark: str | None = None, name: str | None = None, variants: Sequence[SampleResult] = (),
+              extra: dict | None = None, started_at: str | None = None, run_id: str | None = None,
+              progress=None) -> RecordedRun:
+    """``record_run``, returning the questions' report fields beside the run id, so the eval
+    builds its report from the answers it holds (``report_samples``) rather than reading every
+    answer back. A new run (no ``run_id``) creates its answers; a run recorded again under its
+    id merges them.
+    """
     started_at = started_at or datetime.now(UTC).isoformat(timespec="milliseconds")
+    new = run_id is None
     run_id = run_id or new_run_id()
     asked = {r.item_id for r in results} | {r.item_id for r in variants}
     items = [i for i in items if i.id in asked]
-    check_questions(store, items, benchmark)
+    questions = check_questions(store, items, benchmark)
     props = run_properties(options, items, results, name=name, started_at=started_at, extra=extra)
     if benchmark is not None:
         props["benchmark"] = benchmark
@@ -125,12 +150,19 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
     # `knowforge report RUN` rewrites it there); absolute, so it holds from any directory
     props.setdefault("report_dir", str((Path(options.out_dir) / run_id).absolute()))
     store.run("eval/upsert_run", id=run_id, props=props)
-    store.write("eval/create_answers", [_answer_row(run_id, r) for r in results], run_id=run_id, progress=progress)
+    rows = [_answer_row(run_id, r) for r in results]
+    if new:
+        # a new run id has no answers yet: CREATE skips MERGE's look-up of each answer and link
+        # (benchmarks/answer_write.py, 20,000 answers at load 15: 1.66x less CPU, server's and
+        # ours); a batch that finds one of its answers there after all goes to the MERGE
+        store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id, progress=progress)
+    else:       # a run recorded again (a re-run after a crash): MERGE, so nothing is doubled
+        store.write("eval/create_answers", rows, run_id=run_id, progress=progress)
     if variants:
         store.write("eval/create_variant_answers", [_answer_row(run_id, r) for r in variants], run_id=run_id)
     log.info("recorded run %s: %d questions, %d answers, %d variant answers", run_id, len(items), len(results),
              len(variants))
-    return run_id
+    return RecordedRun(run_id, questions)
 
 
 def _answer_row(run_id: str, r: SampleResult) -> dict:
@@ -147,9 +179,45 @@ def _answer_row(run_id: str, r: SampleResult) -> dict:
     return {"id": key, "question_id": r.item_id, "props": props}
 
 
-def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None) -> None:
-    """Every item is a question in the graph, of ``benchmark`` (or of its own benchmark)."""
-    rows = store.read("eval/question_benchmarks", ids=[i.id for i in items])
+def report_samples(run_id: str, questions: Mapping[str, Mapping], results: Sequence[SampleResult]) -> list[Sample]:
+    """The (question, answer) pairs of a run's own answers (not its variants), as a report reads
+    them back from the graph (``run_answers``): the question's report fields and the Answer's
+    properties (a property Neo4j would not store, a null, left out), ordered by question id and
+    sample. Built from the answers in memory, so the eval that just recorded them writes its
+    report without reading them back (issue 33: that read was most of the engine's cost per
+    sample); tests/test_report_memory.py checks that both give the same report."""
+    out = []
+    for r in results:
+        if r.variant is not None:
+            continue
+        question = questions.get(r.item_id)
+        if question is None:
+            raise InputError(f"run {run_id}: an answer to question {r.item_id!r}, which the run did not record")
+        row = _answer_row(run_id, r)
+        answer = {"id": row["id"], **{k: _graph_value(v) for k, v in row["props"].items() if v is not None}}
+        out.append((question, answer))
+    out.sort(key=lambda qa: (qa[0]["id"], qa[1]["sample_index"]))
+    return out
+
+
+def _graph_value(value):
+    """A property value as the driver gives it back (a tuple is stored as a list)."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+def report_question(row: Mapping) -> dict:
+    """A ``question_benchmarks`` row as the question of a report's samples: its fields and its
+    ``slice_<key>`` properties, nulls left out as ``properties(q)`` leaves them."""
+    question = {k: row[k] for k in ("id", "benchmark", "task", "form", "answers", "metadata_json")
+                if row.get(k) is not None}
+    question.update((k, v) for k, v in row.get("slices") or () if v is not None)
+    return question
+
+
+def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None) -> dict[str, dict]:
+    """Every item is a question in the graph, of ``benchmark`` (or of its own benchmark); each
+    question's report fields (``report_question``) by id."""
+    rows = store.read_values("eval/question_benchmarks", ids=[i.id for i in items])
     found = {r["id"]: r["benchmark"] for r in rows}
     missing = [i.id for i in items if i.id not in found]
     if missing:
@@ -162,6 +230,7 @@ def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None
             raise InputError(f"question {item.id!r} belongs to benchmark {found[item.id]!r}, not "
                              f"{', '.join(sorted(expected))!r}: a run does not attach answers to another "
                              "benchmark's questions")
+    return {r["id"]: report_question(r) for r in rows}
 
 
 def _benchmark_parts(benchmark: str) -> set[str]:

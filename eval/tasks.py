@@ -37,7 +37,7 @@ from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes
 from knowforge.eval.records import check_solver_extra
 from knowforge.eval.registry import check_evaluable, metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import TASK_METRIC_COUNTS, TASK_METRICS, load_report, write_report
-from knowforge.eval.results import record_run, write_samples_log
+from knowforge.eval.results import report_samples, write_run, write_samples_log
 from knowforge.eval.shared_intervals import items_key
 from knowforge.eval.solvers import make_solver
 from knowforge.eval.stats import underpowered_text
@@ -214,13 +214,17 @@ def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmar
                   sections: dict | None = None) -> tuple[str, Path]:
     """Record a solver's answers as a Run in the graph and write its report; (run id, dir)."""
     check_solver_extra(name or benchmark, output.run_extra)
-    run_id = record_run(store, options, output.items, output.samples, benchmark=benchmark, name=name,
-                        variants=output.variants, extra={**output.run_extra, **(extra or {})},
-                        started_at=started_at)
+    recorded = write_run(store, options, output.items, output.samples, benchmark=benchmark, name=name,
+                         variants=output.variants, extra={**output.run_extra, **(extra or {})},
+                         started_at=started_at)
+    run_id = recorded.run_id
     run_dir = Path(options.out_dir) / run_id
     if options.log_samples:
         write_samples_log(run_dir / "samples.jsonl", output.items, [*output.samples, *output.variants])
-    write_report(store, run_id, run_dir, extra_sections={**output.sections, **(sections or {})})
+    # the report of the answers just recorded, from memory: reading them back was most of the
+    # engine's cost per sample (issue 33); `knowforge report RUN` reads them from the graph
+    write_report(store, run_id, run_dir, extra_sections={**output.sections, **(sections or {})},
+                 samples=report_samples(run_id, recorded.questions, output.samples))
     if output.finalize is not None:
         output.finalize(run_dir, run_id)
     return run_id, run_dir

@@ -8,7 +8,7 @@ import pytest
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.eval.report import build_report, headline_table, write_report
-from knowforge.eval.results import RunNotFound, list_runs, record_run, results_by, run_answers
+from knowforge.eval.results import RunNotFound, _answer_row, list_runs, record_run, results_by, run_answers
 from knowforge.eval.file_benchmark import ensure_questions
 from knowforge.eval.types import EvalOptions
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
@@ -99,6 +99,19 @@ def test_questions_are_merged_across_runs(store):
     assert [r["links"] for r in again] == [1] * 5
     assert store.user_query("MATCH (a:Answer) RETURN count(a) AS a")[0]["a"] == 10
     assert any(r["raw"] == ["Quito"] for r in again)
+
+
+def test_a_new_runs_answers_are_created_and_a_batch_that_exists_falls_back_to_the_merge(store):
+    items = make_items()
+    run_id, results = _run(store, items)          # a new run: the create-only statement
+    shape = ("MATCH (a:Answer) OPTIONAL MATCH (:Run)-[g:GAVE]->(a) WITH a, count(g) AS gave "
+             "MATCH (a)-[l:ANSWERS]->(:Question) RETURN count(a) AS answers, sum(gave) AS gave, count(l) AS links")
+    assert store.user_query(shape)[0] == {"answers": 5, "gave": 5, "links": 5}
+    # the same rows sent to it again (one of them exists): nothing written by it, the MERGE takes them
+    rows = [_answer_row(run_id, r) for r in results]
+    summary = store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id)
+    assert summary.counters["fallbacks"] == 1
+    assert store.user_query(shape)[0] == {"answers": 5, "gave": 5, "links": 5}
 
 
 def test_a_run_never_writes_questions_nor_answers_another_benchmarks(store):

@@ -1,0 +1,83 @@
+"""Per-item Python steps of `knowforge eval` outside generation, old way against new, in one
+process (no server: the graph's part is measured by harness_overhead.py and answer_write.py).
+
+  question check   a file benchmark's item against its stored question (``item_json``):
+                   parse the stored JSON and compare both models (before), or compare the
+                   stored JSON with the item's own first and parse only when they differ (now)
+  record export    a question read's records (the fields of eval/question_benchmarks, built as
+                   the driver builds them) as dicts: ``Record.data()`` (``Store.read``, before)
+                   against a dict of the decoded values (``Store.read_values``, now)
+
+CPU seconds per item, best of --repeat, and the ratio.
+
+    .venv/bin/python benchmarks/engine_steps.py [--items 100000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from harness_overhead import make_items
+
+from knowforge.models.types import BenchmarkItem
+
+
+def parse_and_compare(items, stored):
+    for item, text in zip(items, stored):
+        if BenchmarkItem.model_validate_json(text).model_dump(exclude={"version"}) != \
+                item.model_dump(exclude={"version"}):
+            raise AssertionError(item.id)
+
+
+def text_first(items, stored):
+    for item, text in zip(items, stored):
+        if text != item.model_dump_json() and BenchmarkItem.model_validate_json(text).model_dump(
+                exclude={"version"}) != item.model_dump(exclude={"version"}):
+            raise AssertionError(item.id)
+
+
+def exported(records):
+    return [r.data() for r in records]
+
+
+def values(records, keys):
+    return [dict(zip(keys, r)) for r in records]
+
+
+def best_cpu(fn, *args, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.process_time()
+        fn(*args)
+        times.append(time.process_time() - t)
+    return min(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--items", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    items = make_items(args.items)
+    stored = [i.model_dump_json() for i in items]          # what write_questions stored
+    before = best_cpu(parse_and_compare, items, stored, repeat=args.repeat)
+    after = best_cpu(text_first, items, stored, repeat=args.repeat)
+    print(f"question check, {args.items:,} items: parse and compare {before:.3f} s "
+          f"({1e6 * before / args.items:.1f} us/item), stored JSON first {after:.3f} s "
+          f"({1e6 * after / args.items:.1f} us/item): {before / after:.1f}x")
+
+    import neo4j
+
+    keys = ["id", "benchmark", "task", "form", "answers", "metadata_json", "slices"]
+    records = [neo4j.Record(zip(keys, [i.id, i.benchmark, i.task, i.form, list(i.answers), "{}",
+                                      [[f"slice_{k}", v] for k, v in i.slices.items()]])) for i in items]
+    assert exported(records) == values(records, keys)
+    before = best_cpu(exported, records, repeat=args.repeat)
+    after = best_cpu(values, records, keys, repeat=args.repeat)
+    print(f"record export, {args.items:,} records: Record.data() {before:.3f} s, values {after:.3f} s: "
+          f"{before / after:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,17 @@
+// Create-only writer of a NEW run's answers (its id was just made, so none of them exists):
+// the nodes and links of eval/create_answers with CREATE in place of MERGE, which looks every
+// answer and both its links up first (benchmarks/answer_write.py measures the difference).
+// $rows: the rows of eval/create_answers. $ids: the rows' ids. If any of them is already an
+// Answer (a run recorded again), nothing is written and the caller sends the same rows to
+// eval/create_answers, so nothing is doubled.
+OPTIONAL MATCH (old:Answer)
+WHERE old.id IN $ids
+WITH count(old) AS existing
+WHERE existing = 0
+MATCH (r:Run {id: $run_id})
+UNWIND $rows AS row
+MATCH (q:Question {id: row.question_id})
+CREATE (a:Answer {id: row.id})
+SET a += row.props
+CREATE (r)-[:GAVE]->(a)
+CREATE (a)-[:ANSWERS]->(q)
