@@ -141,6 +141,15 @@ SMOKE: dict[str, Smoke] = {
         (rf"^upsert \(first\) +: +{NUM} facts/s +ratio to baseline {NUM}",
          rf"^upsert vs reference: first {NUM}x, reload {NUM}x", rf"^upsert vs serial: first {NUM}x, reload {NUM}x"),
         graph=()),
+    "answer_write": Smoke(
+        ("--answers", "30", "--rounds", "1", "--batches", "10", "10000"),
+        (rf"^ +merge {NUM} +: wall median +{NUM} s .* ratio to merge {NUM} +{NUM}; CPU median +{NUM} s, ratio +{NUM}$",
+         rf"^ +create {NUM} +: wall median .* ratio to merge {NUM}", rf"^ +re-run +: wall median "),
+        graph=(), forbid=(r"^ +! ",)),
+    "engine_steps": Smoke(
+        ("--items", "200", "--repeat", "1"),
+        (rf"^question check, 200 items: parse and compare {NUM} s .*: {NUM}x$",
+         rf"^record export, 200 records: .*: {NUM}x$")),
     "store_write_variants": Smoke(
         ("--facts", "50", "--rounds", "1", "--batch-sizes", "20", "--warm-up", "20"),
         (rf"^writer +: +{NUM} facts/s +vs CREATE {NUM}", rf"^in transactions +: .* vs writer {NUM}",
