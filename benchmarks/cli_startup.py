@@ -77,7 +77,7 @@ def main() -> None:
     floor = after["python -c pass"]
     print(f"CPU seconds of start-up, median of {args.repeat} (user + system); x = ratio to python -c pass")
     for name, value in after.items():
-        line = f"{name:24s}: {value:6.2f} s  x{value / floor:5.1f}"
+        line = f"{name:24s}: {value:6.2f} s  x{value / floor:.1f}"
         if name in before:
             line += f"   before {before[name]:6.2f} s  after/before {value / before[name]:.2f}"
         print(line)
