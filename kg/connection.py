@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-import neo4j
-
 from knowforge.errors import ConfigError, GraphUnavailable
+from knowforge.kg.driver import neo4j
 from knowforge.kg.neo4j_server import ManagedNeo4j
 from knowforge.kg.store import DEFAULT_BATCH_SIZE, Store
 

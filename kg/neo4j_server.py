@@ -516,7 +516,7 @@ class ManagedNeo4j:
                            heap=heap, pagecache=pagecache)
 
     def _wait_for_bolt(self, uri: str, pid: int | None, timeout: float, proc=None) -> None:
-        import neo4j  # local: keeps `knowforge neo4j --help` fast
+        from knowforge.kg.driver import neo4j  # local: keeps `knowforge neo4j --help` fast
 
         deadline = time.monotonic() + timeout
         password = self.password()

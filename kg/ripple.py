@@ -27,14 +27,17 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import yaml
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.kg.cypher import load_cypher
 from knowforge.kg.relations import labelled, relation_labels
 from knowforge.kg.store import Store
+
+if TYPE_CHECKING:   # imported where a graph is built: every method's import reaches this module
+    import networkx as nx
 
 @lru_cache(maxsize=None)
 def ignored_relations() -> frozenset[str]:
@@ -229,6 +232,8 @@ def ripple_graph(report: RippleReport) -> nx.MultiDiGraph:
     (``retracted``, ``asserted``, ``declared``, ``candidate``), ``depth`` (0 for the edited facts), ``reason`` and ``fact_id`` when the
     fact exists in the graph (an ad-hoc edit's new fact does not). Only GraphML scalar types.
     """
+    import networkx as nx
+
     graph = nx.MultiDiGraph(target=report.target, hops=report.hops)
     starts = {x for _, f in report.edited for x in (f.subject_id, f.object_id) if x}
 
@@ -262,6 +267,8 @@ def write_graphml(report: RippleReport, path: str | Path) -> nx.MultiDiGraph:
     graph = ripple_graph(report)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    import networkx as nx
+
     nx.write_graphml(graph, path)
     return graph
 

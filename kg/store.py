@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
 
-import neo4j
-from neo4j import Query, RoutingControl
+from knowforge.kg.driver import neo4j  # first: the driver without pandas (kg/driver.py)
+from neo4j import Query, RoutingControl  # noqa: E402
 
 from knowforge.errors import GraphUnavailable, KnowforgeError, QueryError, QueryRefused
 from knowforge.kg.cypher import load_cypher, split_statements

@@ -30,9 +30,8 @@ from collections.abc import Callable, Iterable, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import neo4j
-
 from knowforge.errors import ConfigError
+from knowforge.kg.driver import neo4j
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
 from knowforge.kg.store import Progress, Store, WriteSummary, chunked, prefetched, refused_rows
 

@@ -10,7 +10,12 @@ decision of the pipeline is known in advance:
   than 3 distractors stay unpicked), and nothing right for terms in ``MISS_GOLD``; CSJ
   ratings are 9 for true sentences and 1 for false ones, except ``LOW_TRUE`` (true rated 5);
 * echo + logprobs give a log-likelihood per token that depends on the token;
-* evaluation: Base always answers "A" / "YES"; Gold answers right.
+* evaluation: Base always answers "A" / "YES"; Gold answers right;
+* ChroKnow's LLM distractors (docs/chrono.md's ``--distractors llm`` example): three invented
+  names per question, and a verification that marks the gold option (a) alone, so every
+  question is done in the first round (a reply the pipeline cannot use made it ask three rounds
+  for every question and fall back to the graph: 5,304 requests for 83 facts, 2.3x the
+  successful path's).
 """
 
 from __future__ import annotations
@@ -44,8 +49,25 @@ def token_logprob(token: str) -> float:
     return -0.05 - 0.1 * (sum(map(ord, token)) % 7)
 
 
+# invented, so no gold of the samples fuzzy-matches one; distinct words, so none matches another
+CHRONO_DISTRACTORS = ("Quellmoor Athletic", "Brannoch Institute", "Ostravine Pike Society", "Halvering Council",
+                      "Tessaly Works", "Dunmarrow Guild")
+
+
+def chrono_distractors(prompt: str) -> str:
+    """Three options for a ChroKnow distractor prompt, which opened "1." itself."""
+    start = int(short_hash(prompt), 16) % len(CHRONO_DISTRACTORS)
+    names = [CHRONO_DISTRACTORS[(start + k) % len(CHRONO_DISTRACTORS)] for k in range(3)]
+    return f" {names[0]}\n2. {names[1]}\n3. {names[2]}"
+
+
 def answer(prompt: str) -> str:
     """The scripted reply to one prompt."""
+    # --- ChroKnow's LLM distractors and their verification (generators/chrono/distractors.py) ---
+    if "Write three plausible incorrect options for this question." in prompt:
+        return chrono_distractors(prompt)
+    if "List the letters of ALL options that are correct answers" in prompt:
+        return "a"                       # the gold comes first (verify_prompt)
     term = _term(prompt) or ""
     # --- evaluation (official phrasings) ---
     if 'printing exactly one option from "A", "B", "C", "D"' in prompt or 'printing "YES" or "NO"' in prompt \

@@ -62,6 +62,10 @@ SMOKE: dict[str, Smoke] = {
     "chrono_check": Smoke(
         ("--facts", "1", "--years", "1", "--max-tokens", "2", "--batch-size", "8"),
         (rf"^harness alone \(instant backend\): {NUM} s", rf"^ratio check / raw: {NUM}$"), needs=HF),
+    "cli_startup": Smoke(
+        ("--repeat", "1"),
+        (rf"^knowforge --help +: +{NUM} s +x{NUM}$", rf"^graph command imports +: +{NUM} s",
+         rf"^ratio import neo4j / knowforge.kg.driver: {NUM}$")),
     "control_bf16": Smoke(
         ("--rounds", "1", "--steps", "1", "--batch", "2", "--length", "8"),
         (rf"^ratio bf16 / fp32: {NUM}x",), needs=("torch", "transformers")),

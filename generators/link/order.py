@@ -16,10 +16,12 @@ variable; neighbours are visited in name order, so the order is a pure function 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .rules import Predicate, Rule
+
+if TYPE_CHECKING:   # imported in the functions: every `knowforge generate` imports this module
+    import networkx as nx
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class SearchOrder:
 
 def variable_graph(rule: Rule) -> nx.Graph:
     """Variables as nodes; an edge per two-variable predicate (its texts in ``predicates``)."""
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_nodes_from(sorted(rule.variables))
     for pred in sorted((*rule.premises, rule.conclusion), key=lambda p: p.text):
@@ -47,6 +51,8 @@ def variable_graph(rule: Rule) -> nx.Graph:
 
 def search_order(rule: Rule, *, entity: str | None = None) -> SearchOrder:
     """The variables in search order (generic first); ``entity`` forces premise/conclusion-first."""
+    import networkx as nx
+
     graph = variable_graph(rule)
     generic = rule.generic
     entity = entity or ("conclusion" if rule.factual else "premise")

@@ -28,9 +28,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import neo4j
-
 from knowforge.errors import InputError, KnowforgeError
+from knowforge.kg.driver import neo4j
 from knowforge.kg.loaders.checks import (entity_problem, fact_problem, relation_problem, row_problem,
                                          text_problem)
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord

@@ -8,10 +8,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knowforge.errors import ConfigError
-from knowforge.kg.loaders.base import LoadReport, RecordProgress
-from knowforge.kg.store import Store
+
+if TYPE_CHECKING:   # the names alone: `knowforge load --help` (SOURCES) needs no driver
+    from knowforge.kg.loaders.base import LoadReport, RecordProgress
+    from knowforge.kg.store import Store
 
 # source -> (module, function)
 LOADERS = {

@@ -27,7 +27,9 @@ def describe_error(exc: BaseException, ctx: click.Context | None = None) -> str 
 
 
 def _driver_error(exc: BaseException, ctx: click.Context | None) -> str | None:
-    from neo4j import exceptions as neo
+    from knowforge.kg.driver import neo4j
+
+    neo = neo4j.exceptions
 
     if isinstance(exc, (neo.ServiceUnavailable, neo.SessionExpired)):
         return f"{_server_gone()}{rerun_hint(ctx)}"

@@ -25,7 +25,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
-from neo4j.exceptions import DriverError, Neo4jError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -35,6 +34,7 @@ from starlette.staticfiles import StaticFiles
 
 from knowforge import __version__
 from knowforge.errors import GraphUnavailable
+from knowforge.kg.driver import neo4j
 
 from . import compare as comparing
 from . import graphs, runs, samples
@@ -294,8 +294,8 @@ def build_app(store, *, views: ViewRegistry | None = None, stats_cache: StatsCac
         Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
     ]
     handlers = {HTTPException: not_found, NotFound: not_found, BadRequest: bad_request,
-                GraphUnavailable: graph_unavailable, DriverError: graph_unavailable,
-                Neo4jError: graph_error, Exception: server_error}
+                GraphUnavailable: graph_unavailable, neo4j.exceptions.DriverError: graph_unavailable,
+                neo4j.exceptions.Neo4jError: graph_error, Exception: server_error}
     app = GuardedStarlette(routes=routes, exception_handlers=handlers)
     app.state.viewer = ViewerState(store=store, views=views if views is not None else declared_views(),
                                    cache=stats_cache if stats_cache is not None else StatsCache(),
