@@ -148,7 +148,7 @@ SMOKE: dict[str, Smoke] = {
     "answer_write": Smoke(
         ("--answers", "30", "--rounds", "1", "--batches", "10", "10000"),
         (rf"^ +merge {NUM} +: wall median +{NUM} s .* ratio to merge {NUM} +{NUM}; CPU median +{NUM} s, ratio +{NUM}$",
-         rf"^ +create {NUM} +: wall median .* ratio to merge {NUM}", rf"^ +re-run +: wall median "),
+         rf"^ +create {NUM} +: wall median .* ratio to merge {NUM}", r"^ +re-run +: wall median "),
         graph=(), forbid=(r"^ +! ",)),
     "engine_steps": Smoke(
         ("--items", "200", "--repeat", "1"),
