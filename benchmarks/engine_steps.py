@@ -6,7 +6,8 @@ process (no server: the graph's part is measured by harness_overhead.py and answ
                    stored JSON with the item's own first and parse only when they differ (now)
   record export    a question read's records (the fields of eval/question_benchmarks, built as
                    the driver builds them) as dicts: ``Record.data()`` (``Store.read``, before)
-                   against a dict of the decoded values (``Store.read_values``, now)
+                   against a dict of the decoded values (``Store.read_values``, until the reads
+                   collected their rows into one record: benchmarks/question_reads.py)
 
 CPU seconds per item, best of --repeat, and the ratio.
 

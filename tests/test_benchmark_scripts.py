@@ -154,6 +154,12 @@ SMOKE: dict[str, Smoke] = {
         ("--items", "200", "--repeat", "1"),
         (rf"^question check, 200 items: parse and compare {NUM} s .*: {NUM}x$",
          rf"^record export, 200 records: .*: {NUM}x$")),
+    "question_reads": Smoke(
+        ("--items", "30", "--rounds", "1"),
+        (r"^eval/question_items, 30 questions x 1 round\(s\); same rows: yes$",
+         r"^eval/question_benchmarks, 30 questions x 1 round\(s\); same rows: yes$",
+         rf"^ +collected: wall +{NUM} s \(x ?{NUM}\), this process CPU +{NUM} s \(x ?{NUM}\)"),
+        graph=()),
     "store_write_variants": Smoke(
         ("--facts", "50", "--rounds", "1", "--batch-sizes", "20", "--warm-up", "20"),
         (rf"^writer +: +{NUM} facts/s +vs CREATE {NUM}", rf"^in transactions +: .* vs writer {NUM}",
