@@ -160,6 +160,10 @@ SMOKE: dict[str, Smoke] = {
          r"^eval/question_benchmarks, 30 questions x 1 round\(s\); same rows: yes$",
          rf"^ +collected: wall +{NUM} s \(x ?{NUM}\), this process CPU +{NUM} s \(x ?{NUM}\)"),
         graph=()),
+    "report_groups": Smoke(
+        ("--items", "60", "--repeat", "1"),
+        (rf"^report groups, 60 samples, unit item: before {NUM} s, after {NUM} s: {NUM}x; same JSON: yes$",
+         rf"^report groups, 60 samples, unit group: .*: {NUM}x; same JSON: yes$")),
     "store_write_variants": Smoke(
         ("--facts", "50", "--rounds", "1", "--batch-sizes", "20", "--warm-up", "20"),
         (rf"^writer +: +{NUM} facts/s +vs CREATE {NUM}", rf"^in transactions +: .* vs writer {NUM}",
