@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowforge.errors import ConfigError
-from knowforge.models.methods import available, is_builtin
+from knowforge.models.methods import available, is_builtin, loaded
 from knowforge.eval.unit import (EvalUnit, FileScoringSpec, ListingSpec, MetricSpec, RunExportSpec, RunViewSpec,
                                  ScorerSpec, SolverSpec, ValiditySpec)
 
@@ -224,22 +224,28 @@ def _build(methods: Iterable) -> Registry:
 
 
 _BUILT: dict[tuple, Registry] = {}
+_CURRENT: list[tuple[object, Registry]] = []    # (the loaded methods it was built from, the registry)
 
 
 def registry() -> Registry:
     """The registry of the installed methods (built again when ``knowforge.methods.refresh``
     loaded other method objects)."""
+    current = loaded()
+    if _CURRENT and _CURRENT[0][0] is current:     # the usual case, once per scored sample: no key built
+        return _CURRENT[0][1]
     methods = available()
     key = tuple((name, id(method)) for name, method in methods.items())
     if key not in _BUILT:
         _BUILT.clear()
         _BUILT[key] = _build(methods.values())
+    _CURRENT[:] = [(current, _BUILT[key])]
     return _BUILT[key]
 
 
 def refresh() -> None:
     """Forget the registry (tests that change a unit in place)."""
     _BUILT.clear()
+    _CURRENT.clear()
 
 
 def _spec(kind: str, name: str, what: str):
