@@ -62,6 +62,12 @@ def unit_of(method) -> EvalUnit:
     return unit
 
 
+# each kind's table in Registry (the kinds of Registry._tables)
+_TABLE_OF = {"solver": "solvers", "metric": "metrics", "scorer": "scorers", "run export": "run_exports",
+             "file scoring": "file_scorings", "validity check": "validity", "run view": "run_views",
+             "listing": "listings"}
+
+
 @dataclass
 class Registry:
     solvers: dict[str, SolverSpec] = field(default_factory=dict)
@@ -82,7 +88,7 @@ class Registry:
     # (kind, "<method>:<name>") asked for a name registered bare -> that spec under the long name
     qualified: dict[tuple[str, str], Any] = field(default_factory=dict)
 
-    def _tables(self, unit: EvalUnit):
+    def _tables(self, unit: EvalUnit):       # the kinds, in order, as _TABLE_OF names their tables
         return (("solver", self.solvers, unit.solvers), ("metric", self.metrics, unit.metrics),
                 ("scorer", self.scorers, unit.scorers), ("run export", self.run_exports, unit.run_exports),
                 ("file scoring", self.file_scorings, unit.file_scorings),
@@ -90,7 +96,8 @@ class Registry:
                 ("listing", self.listings, unit.listings))
 
     def table(self, kind: str) -> dict:
-        return {k: t for k, t, _ in self._tables(EvalUnit())}[kind]
+        # a name per kind, not _tables' tuple built again: lookup runs for every scored sample
+        return getattr(self, _TABLE_OF[kind])
 
     def names(self, unit: EvalUnit) -> list[tuple[str, str]]:
         """Every (kind, name) ``unit`` declares, in declaration order."""
