@@ -86,6 +86,10 @@ SMOKE: dict[str, Smoke] = {
         ("--n", "1", "--types", "win-election", "--repeats", "1", "--round-trips", "5"),
         (rf"^planning only .* \(one event = {NUM} round trips\)$",
          rf"^generate .* questions/s \(one event = {NUM} round trips\)$"), graph=("wikidata",)),
+    "gc_pause": Smoke(
+        ("--items", "40", "--repeat", "2", "--heap", "1000"),
+        (rf"^read, 40 items: gc on {NUM} s, paused {NUM} s: {NUM}x; same result: yes$",
+         rf"^report, 40 items: gc on {NUM} s, paused {NUM} s: {NUM}x; same result: yes$")),
     "harness_overhead": Smoke(
         ("--items", "6", "--max-tokens", "2", "--batch-size", "4", "--repeat", "1"),
         (r"graph: yes$", rf"^ratio harness / direct  : best/best +{NUM}, median/median +{NUM}$",
