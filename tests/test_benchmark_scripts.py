@@ -157,7 +157,8 @@ SMOKE: dict[str, Smoke] = {
     "engine_steps": Smoke(
         ("--items", "200", "--repeat", "1"),
         (rf"^question check, 200 items: parse and compare {NUM} s .*: {NUM}x$",
-         rf"^record export, 200 records: .*: {NUM}x$")),
+         rf"^record export, 200 records: .*: {NUM}x$",
+         rf"^registry lookup, 600 lookups: .* now {NUM} s .*: {NUM}x$")),
     "question_reads": Smoke(
         ("--items", "30", "--rounds", "1"),
         (r"^eval/question_items, 30 questions x 1 round\(s\); same rows: yes$",
