@@ -94,6 +94,8 @@ SMOKE: dict[str, Smoke] = {
         ("--items", "6", "--max-tokens", "2", "--batch-size", "4", "--repeat", "1"),
         (r"graph: yes$", rf"^ratio harness / direct  : best/best +{NUM}, median/median +{NUM}$",
          rf"^  harness run .* intervals +{NUM} \+ graph +{NUM} \+ report +{NUM} .* total/generate {NUM}\)$",
+         rf"^    of which CPU: intervals {NUM} \+ graph {NUM} \+ report {NUM} \+ read/render/score/metrics -?{NUM} s "
+         r"\(this process\)$",
          rf"^in-run ratio total / generate \(median\): {NUM}$",
          rf"^ +6 samples: wall +{NUM} s = +{NUM} ms/sample, CPU +{NUM} s; budget +{NUM} s: (met|NOT met) \(wall\)"),
         needs=HF, graph=()),
