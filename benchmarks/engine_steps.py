@@ -6,7 +6,13 @@ process (no server: the graph's part is measured by harness_overhead.py and answ
                    stored JSON with the item's own first and parse only when they differ (now)
   record export    a question read's records (the fields of eval/question_benchmarks, built as
                    the driver builds them) as dicts: ``Record.data()`` (``Store.read``, before)
-                   against a dict of the decoded values (``Store.read_values``, now)
+                   against a dict of the decoded values (``Store.read_values``, until the reads
+                   collected their rows into one record: benchmarks/question_reads.py)
+
+  registry lookup  a scorer's spec (``eval.registry.scorer_spec``, three per scored sample): the
+                   registry found by a key built from every loaded method and the kind's table
+                   from a dict of all tables (before), or by the identity of what was loaded and
+                   the table by name (now)
 
 CPU seconds per item, best of --repeat, and the ratio.
 
@@ -20,6 +26,10 @@ import time
 
 from harness_overhead import make_items
 
+from knowforge.eval import registry
+from knowforge.eval.registry import scorer_spec
+from knowforge.eval.unit import EvalUnit
+from knowforge.models.methods import available
 from knowforge.models.types import BenchmarkItem
 
 
@@ -77,6 +87,24 @@ def main() -> None:
     after = best_cpu(values, records, keys, repeat=args.repeat)
     print(f"record export, {args.items:,} records: Record.data() {before:.3f} s, values {after:.3f} s: "
           f"{before / after:.1f}x")
+
+    # three lookups per scored sample (its scoring rule twice, its scorer once)
+    names = [("boolean", "multi-choice", "fuzzy")[k % 3] for k in range(3 * args.items)]
+    assert [old_scorer_spec(n) for n in names[:3]] == [scorer_spec(n) for n in names[:3]]
+    before = best_cpu(lambda: [old_scorer_spec(n) for n in names], repeat=args.repeat)
+    after = best_cpu(lambda: [scorer_spec(n) for n in names], repeat=args.repeat)
+    print(f"registry lookup, {len(names):,} lookups: key and table built each time {before:.3f} s "
+          f"({1e6 * before / len(names):.2f} us each), now {after:.3f} s ({1e6 * after / len(names):.2f} us): "
+          f"{before / after:.1f}x")
+
+
+def old_scorer_spec(name: str):
+    """``registry.scorer_spec`` as it was before 2026-11-29 (engine7): the registry found by a
+    key built from a copy of every loaded method, the kind's table from a dict of all tables."""
+    methods = available()
+    key = tuple((n, id(m)) for n, m in methods.items())
+    reg = registry._BUILT.get(key) or registry.registry()
+    return {k: t for k, t, _ in reg._tables(EvalUnit())}["scorer"][name]
 
 
 if __name__ == "__main__":

@@ -206,10 +206,9 @@ def main() -> None:
             def harness():
                 spent.clear()
                 t, cpu = time.perf_counter(), time.process_time()
-                loaded = read_items(bench)
                 if store is None:
-                    solve_prompted(loaded, "zero-shot", SolveContext(backend=backend, options=options))
-                else:
+                    solve_prompted(read_items(bench), "zero-shot", SolveContext(backend=backend, options=options))
+                else:       # evaluate_file reads the file itself (a second read here was counted twice)
                     workflow.evaluate_file(store, bench, options, backend=backend)
                 spent["cpu"] = time.process_time() - cpu
                 return time.perf_counter() - t, dict(spent)
@@ -269,6 +268,10 @@ def report_size(n: int, args, store, direct_times: list[float], harness_runs: li
               f"  (outside generation {total - generate:7.3f} s, "
               f"CPU {parts.get('cpu', 0.0) - parts.get('backend.generate cpu', 0.0):7.3f} s;"
               f" total/generate {in_run[-1]:.3f})")
+        cpu = {k: parts.get(f"{k} cpu", 0.0) for k in ("backend.generate", "intervals", "graph", "report")}
+        print(f"    of which CPU: intervals {cpu['intervals']:.3f} + graph {cpu['graph']:.3f} + report "
+              f"{cpu['report']:.3f} + read/render/score/metrics "
+              f"{parts.get('cpu', 0.0) - sum(cpu.values()):.3f} s (this process)")
     print(f"in-run ratio total / generate (median): {statistics.median(in_run):.3f}")
 
 

@@ -31,6 +31,7 @@ from knowforge.eval.scoring import score_item, scoring_rule
 from knowforge.eval.types import SampleResult
 from knowforge.models.backends import require_capability
 from knowforge.models.cache import generation_key, loglikelihood_key
+from knowforge.models.gc_pause import paused_gc
 from knowforge.models.types import (CAP_LOGLIKELIHOOD, Backend, BenchmarkItem, GenerationRequest,
                                     GenerationResult, LoglikelihoodRequest, LoglikelihoodResult)
 
@@ -105,7 +106,8 @@ def ask_and_score(asks: Sequence[Ask], backend: Backend, *, scoring: str, progre
     ask's samples in index order."""
     asks = list(asks)
     answers = ask([a.request for a in asks], backend, progress=progress, chunk_size=chunk_size)
-    results = [sample for a, answer in zip(asks, answers) for sample in _samples(a, answer, backend, scoring)]
+    with paused_gc():           # scoring every answer: the engine's own bulk work, no model code
+        results = [sample for a, answer in zip(asks, answers) for sample in _samples(a, answer, backend, scoring)]
     errors = sum(1 for r in results if r.error)
     if errors:
         log.warning("%d of %d samples failed; they are recorded with their error and scored 0",

@@ -37,8 +37,9 @@ def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) 
     An item whose question exists with other content, or a new item of a benchmark with a
     ``(:Benchmark)`` node, is an ``InputError`` naming the file and the item.
     """
-    rows = {r["id"]: r for r in store.read_values("eval/question_items", ids=[i.id for i in items])}
-    registered = {r["benchmark"] for r in rows.values() if r["registered"]}
+    # id -> (benchmark, item_json, whether the benchmark has a Benchmark node)
+    rows = {r[0]: r[1:] for r in store.read_collected("eval/question_items", [i.id for i in items])}
+    registered = {benchmark for benchmark, _, known in rows.values() if known}
     registered |= {r["id"] for r in store.read("benchmark/read_benchmarks_by_id",
                                                 ids=sorted({i.benchmark for i in items}))}
     new = []
@@ -51,15 +52,16 @@ def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) 
                                  "a benchmark name of their own)")
             new.append(item)
             continue
-        if row["benchmark"] != item.benchmark:
+        benchmark, item_json, _ = row
+        if benchmark != item.benchmark:
             raise InputError(f"{source}: item {item.id!r} says benchmark {item.benchmark!r}, but that question "
-                             f"belongs to {row['benchmark']!r}")
-        if row["item_json"] is None or row["item_json"] == item.model_dump_json():
+                             f"belongs to {benchmark!r}")
+        if item_json is None or item_json == item.model_dump_json():
             continue              # the stored JSON itself: no parse (3.7x cheaper per item, benchmarks/engine_steps.py)
-        stored = BenchmarkItem.model_validate_json(row["item_json"])
+        stored = BenchmarkItem.model_validate_json(item_json)
         if stored.model_dump(exclude={"version"}) != item.model_dump(exclude={"version"}):
             raise InputError(f"{source}: item {item.id!r} differs from question {item.id!r} of benchmark "
-                             f"{row['benchmark']!r} in the graph; an evaluation never changes a question "
+                             f"{benchmark!r} in the graph; an evaluation never changes a question "
                              "(give changed items new ids)")
     if new:
         write_questions(store, new, overwrite=False)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowforge.errors import ConfigError
-from knowforge.models.methods import available, is_builtin
+from knowforge.models.methods import available, is_builtin, loaded
 from knowforge.eval.unit import (EvalUnit, FileScoringSpec, ListingSpec, MetricSpec, RunExportSpec, RunViewSpec,
                                  ScorerSpec, SolverSpec, ValiditySpec)
 
@@ -62,6 +62,12 @@ def unit_of(method) -> EvalUnit:
     return unit
 
 
+# each kind's table in Registry (the kinds of Registry._tables)
+_TABLE_OF = {"solver": "solvers", "metric": "metrics", "scorer": "scorers", "run export": "run_exports",
+             "file scoring": "file_scorings", "validity check": "validity", "run view": "run_views",
+             "listing": "listings"}
+
+
 @dataclass
 class Registry:
     solvers: dict[str, SolverSpec] = field(default_factory=dict)
@@ -82,7 +88,7 @@ class Registry:
     # (kind, "<method>:<name>") asked for a name registered bare -> that spec under the long name
     qualified: dict[tuple[str, str], Any] = field(default_factory=dict)
 
-    def _tables(self, unit: EvalUnit):
+    def _tables(self, unit: EvalUnit):       # the kinds, in order, as _TABLE_OF names their tables
         return (("solver", self.solvers, unit.solvers), ("metric", self.metrics, unit.metrics),
                 ("scorer", self.scorers, unit.scorers), ("run export", self.run_exports, unit.run_exports),
                 ("file scoring", self.file_scorings, unit.file_scorings),
@@ -90,7 +96,8 @@ class Registry:
                 ("listing", self.listings, unit.listings))
 
     def table(self, kind: str) -> dict:
-        return {k: t for k, t, _ in self._tables(EvalUnit())}[kind]
+        # a name per kind, not _tables' tuple built again: lookup runs for every scored sample
+        return getattr(self, _TABLE_OF[kind])
 
     def names(self, unit: EvalUnit) -> list[tuple[str, str]]:
         """Every (kind, name) ``unit`` declares, in declaration order."""
@@ -224,22 +231,28 @@ def _build(methods: Iterable) -> Registry:
 
 
 _BUILT: dict[tuple, Registry] = {}
+_CURRENT: list[tuple[object, Registry]] = []    # (the loaded methods it was built from, the registry)
 
 
 def registry() -> Registry:
     """The registry of the installed methods (built again when ``knowforge.methods.refresh``
     loaded other method objects)."""
+    current = loaded()
+    if _CURRENT and _CURRENT[0][0] is current:     # the usual case, once per scored sample: no key built
+        return _CURRENT[0][1]
     methods = available()
     key = tuple((name, id(method)) for name, method in methods.items())
     if key not in _BUILT:
         _BUILT.clear()
         _BUILT[key] = _build(methods.values())
+    _CURRENT[:] = [(current, _BUILT[key])]
     return _BUILT[key]
 
 
 def refresh() -> None:
     """Forget the registry (tests that change a unit in place)."""
     _BUILT.clear()
+    _CURRENT.clear()
 
 
 def _spec(kind: str, name: str, what: str):

@@ -205,20 +205,24 @@ def _graph_value(value):
     return list(value) if isinstance(value, tuple) else value
 
 
-def report_question(row: Mapping) -> dict:
-    """A ``question_benchmarks`` row as the question of a report's samples: its fields and its
-    ``slice_<key>`` properties, nulls left out as ``properties(q)`` leaves them."""
-    question = {k: row[k] for k in ("id", "benchmark", "task", "form", "answers", "metadata_json")
-                if row.get(k) is not None}
-    question.update((k, v) for k, v in row.get("slices") or () if v is not None)
+# the fields of an eval/question_benchmarks row, in order; its last member is the slices
+QUESTION_ROW = ("id", "benchmark", "task", "form", "answers", "metadata_json")
+
+
+def report_question(row: Sequence) -> dict:
+    """A ``question_benchmarks`` row ([id, benchmark, task, form, answers, metadata_json,
+    slices]) as the question of a report's samples: its fields and its ``slice_<key>``
+    properties, nulls left out as ``properties(q)`` leaves them."""
+    question = {k: v for k, v in zip(QUESTION_ROW, row) if v is not None}
+    question.update((k, v) for k, v in row[len(QUESTION_ROW)] or () if v is not None)
     return question
 
 
 def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None) -> dict[str, dict]:
     """Every item is a question in the graph, of ``benchmark`` (or of its own benchmark); each
     question's report fields (``report_question``) by id."""
-    rows = store.read_values("eval/question_benchmarks", ids=[i.id for i in items])
-    found = {r["id"]: r["benchmark"] for r in rows}
+    rows = store.read_collected("eval/question_benchmarks", [i.id for i in items])
+    found = {r[0]: r[1] for r in rows}
     missing = [i.id for i in items if i.id not in found]
     if missing:
         raise InputError(f"{len(missing)} answered questions are not in the graph (e.g. {missing[0]!r}); a run "
@@ -230,7 +234,7 @@ def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None
             raise InputError(f"question {item.id!r} belongs to benchmark {found[item.id]!r}, not "
                              f"{', '.join(sorted(expected))!r}: a run does not attach answers to another "
                              "benchmark's questions")
-    return {r["id"]: report_question(r) for r in rows}
+    return {r[0]: report_question(r) for r in rows}
 
 
 def _benchmark_parts(benchmark: str) -> set[str]:

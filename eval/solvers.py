@@ -29,6 +29,7 @@ from knowforge.eval.registry import registry, solver_spec
 from knowforge.eval.scorers import final_answer
 from knowforge.eval.types import EvalOptions, SampleResult, parse_key_values
 from knowforge.eval.unit import SolveContext, Solver, SolverOutput
+from knowforge.models.gc_pause import paused_gc
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem
 
@@ -61,8 +62,9 @@ def solve_prompted(items: Sequence[BenchmarkItem], setting: str, ctx: SolveConte
             for sample in ask_choices(questions, ctx.backend, progress=ctx.progress):
                 by_id[sample.item_id] = [sample]
             generated = [i for i in items if i.id not in by_id]
-    for sample in ask_and_score(prompt_asks(generated, setting, options), ctx.backend, scoring=options.scoring,
-                                progress=ctx.progress):
+    with paused_gc():           # every item's prompt (knowforge.models.gc_pause)
+        asks = prompt_asks(generated, setting, options)
+    for sample in ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress):
         by_id.setdefault(sample.item_id, []).append(sample)
     return [s for item in items for s in by_id.get(item.id, [])]
 

@@ -44,6 +44,7 @@ from knowforge.eval.stats import underpowered_text
 from knowforge.eval.types import EvalOptions
 from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput
 from knowforge.models.backends import make_backend
+from knowforge.models.gc_pause import paused_gc
 from knowforge.models.task import Component, Task
 from knowforge.models.types import Backend, BenchmarkItem
 
@@ -259,54 +260,56 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         unit_key = cluster_key or group_key
         output = solver_obj.solve(chosen, SolveContext(backend=backend, options=options, store=store,
                                                        progress=progress, unit_key=unit_key))
-        metrics = task_metrics(planned.tasks, output, options.scoring)
-        intervals = metric_intervals(planned.tasks, output, metrics, options.scoring, key=unit_key,
-                                     resamples=options.bootstrap, seed=options.seed)
-        stats = cache_stats(backend)
-        # one backend (and cache) serves every run: record each run's own share of hits
-        cache = {}
-        if stats:
-            hits, misses = stats["hits"] - before["hits"], stats["misses"] - before["misses"]
-            cache = {"cache_hits": hits, "cache_misses": misses,
-                     "cache_hit_rate": hits / (hits + misses) if hits + misses else 0.0}
-        before = stats or before
-        task_names = tuple(t.name for t in planned.tasks)
-        extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
-                 "sample": options.sample, "cluster_key": unit_key, "task_filter": list(task_filter) or None,
-                 "metric_bootstrap": options.bootstrap, **cache,
-                 # which items each task's metrics covered, so the report finds its groups of one task's items
-                 "task_items": {t.name: items_key(i.id for i in output.items if t.dataset.matches(i))
-                                for t in planned.tasks},
-                 "task_sizes": {t.name: sum(1 for i in output.items if t.dataset.matches(i)) for t in planned.tasks},
-                 # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
-                 # and the one interval the run report prints for a number it also computes (a task's accuracy)
-                 "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"),
-                                         "scale": r.get("scale"),
-                                         **{k: r[k] for k in ("stderr", "ci_method", "unit", "units", "resamples")
-                                            if r.get(k) is not None}}
-                                        for task, rows in intervals.items() for r in rows]}
-        sizes = extra["task_sizes"]
-        sections = {TASK_METRICS: metric_rows(metrics, intervals, sizes)}
-        counts = metric_counts(metrics, sizes)
-        if counts:
-            sections[TASK_METRIC_COUNTS] = counts
-        run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
-                                        started_at=started, extra=extra, sections=sections)
-        report = load_report(run_dir)
-        n = len(output.samples)
-        overall = report.get("overall", {})
-        runs.append(TaskRun(run_id=run_id, solver=label, tasks=task_names, report_dir=run_dir,
-                            items=len({s.item_id for s in output.samples}), samples=n,
-                            accuracy=(sum(s.score for s in output.samples) / n) if n else None,
-                            metrics=metrics,
-                            by={key: accuracy_by(output.items, output.samples, key, report) for key in report_slices},
-                            cache={"hits": cache["cache_hits"], "misses": cache["cache_misses"]} if cache else None,
-                            accuracy_stats={k: overall.get(k) for k in ("stderr", "ci", "ci_method", "units")}
-                            | {"unit": (report.get("uncertainty") or {}).get("unit")},
-                            chance=chance_of(output.items, output.samples), intervals=intervals,
-                            task_sizes=dict(sizes), solver_name=solver_obj.component.name,
-                            unparsed=sum(1 for s in output.samples if s.parsed is None and not s.error)))
-        log.info("%s %s: accuracy %s over %d samples", benchmark, label, runs[-1].accuracy, n)
+        # metrics, intervals, the Run and its report: the engine's bulk bookkeeping, no model code
+        with paused_gc():      # (knowforge.models.gc_pause)
+            metrics = task_metrics(planned.tasks, output, options.scoring)
+            intervals = metric_intervals(planned.tasks, output, metrics, options.scoring, key=unit_key,
+                                         resamples=options.bootstrap, seed=options.seed)
+            stats = cache_stats(backend)
+            # one backend (and cache) serves every run: record each run's own share of hits
+            cache = {}
+            if stats:
+                hits, misses = stats["hits"] - before["hits"], stats["misses"] - before["misses"]
+                cache = {"cache_hits": hits, "cache_misses": misses,
+                         "cache_hit_rate": hits / (hits + misses) if hits + misses else 0.0}
+            before = stats or before
+            task_names = tuple(t.name for t in planned.tasks)
+            extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
+                     "sample": options.sample, "cluster_key": unit_key, "task_filter": list(task_filter) or None,
+                     "metric_bootstrap": options.bootstrap, **cache,
+                     # which items each task's metrics covered, so the report finds its groups of one task's items
+                     "task_items": {t.name: items_key(i.id for i in output.items if t.dataset.matches(i))
+                                    for t in planned.tasks},
+                     "task_sizes": {t.name: sum(1 for i in output.items if t.dataset.matches(i)) for t in planned.tasks},
+                     # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
+                     # and the one interval the run report prints for a number it also computes (a task's accuracy)
+                     "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"),
+                                             "scale": r.get("scale"),
+                                             **{k: r[k] for k in ("stderr", "ci_method", "unit", "units", "resamples")
+                                                if r.get(k) is not None}}
+                                            for task, rows in intervals.items() for r in rows]}
+            sizes = extra["task_sizes"]
+            sections = {TASK_METRICS: metric_rows(metrics, intervals, sizes)}
+            counts = metric_counts(metrics, sizes)
+            if counts:
+                sections[TASK_METRIC_COUNTS] = counts
+            run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
+                                            started_at=started, extra=extra, sections=sections)
+            report = load_report(run_dir)
+            n = len(output.samples)
+            overall = report.get("overall", {})
+            runs.append(TaskRun(run_id=run_id, solver=label, tasks=task_names, report_dir=run_dir,
+                                items=len({s.item_id for s in output.samples}), samples=n,
+                                accuracy=(sum(s.score for s in output.samples) / n) if n else None,
+                                metrics=metrics,
+                                by={key: accuracy_by(output.items, output.samples, key, report) for key in report_slices},
+                                cache={"hits": cache["cache_hits"], "misses": cache["cache_misses"]} if cache else None,
+                                accuracy_stats={k: overall.get(k) for k in ("stderr", "ci", "ci_method", "units")}
+                                | {"unit": (report.get("uncertainty") or {}).get("unit")},
+                                chance=chance_of(output.items, output.samples), intervals=intervals,
+                                task_sizes=dict(sizes), solver_name=solver_obj.component.name,
+                                unparsed=sum(1 for s in output.samples if s.parsed is None and not s.error)))
+            log.info("%s %s: accuracy %s over %d samples", benchmark, label, runs[-1].accuracy, n)
     return runs
 
 

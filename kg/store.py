@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
@@ -29,6 +29,8 @@ from knowforge.kg.query_guard import commits_in_batches, refusal
 log = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = int(os.environ.get("KNOWFORGE_BATCH_SIZE", "10000"))
+# ids per read of Store.read_collected: one record of 10,000 rows is a few MB on the server
+READ_CHUNK = 10_000
 
 Progress = Callable[[int], None]
 """A progress callback: called with the number of items just finished."""
@@ -209,9 +211,8 @@ def in_parallel(fn: Callable, items: Iterable, workers: int) -> Iterator[tuple]:
                 future.cancel()
 
 
-def _value_rows(result) -> list[dict]:
-    keys = result.keys()
-    return [dict(zip(keys, record)) for record in result]
+def _collected_rows(result) -> list[list]:
+    return result.single(strict=True)["rows"]
 
 
 class Store:
@@ -244,14 +245,20 @@ class Store:
             self._query(name), params, routing_=RoutingControl.READ, database_=self.database,
             result_transformer_=neo4j.Result.data)
 
-    def read_values(self, name: str, **params) -> list[dict]:
-        """``read`` for a statement that returns only values (strings, numbers, lists and maps
-        of them; no nodes, relationships or paths): each record as a dict of what the driver
-        decoded, without ``Record.data()``'s export pass over every value, which costs about 13x
-        the time per record of the eval's question reads (benchmarks/engine_steps.py)."""
-        return self.driver.execute_query(
-            self._query(name), params, routing_=RoutingControl.READ, database_=self.database,
-            result_transformer_=_value_rows)
+    def read_collected(self, name: str, ids: Sequence, *, chunk: int = READ_CHUNK, **params) -> list[list]:
+        """The rows of a read statement that takes ``$ids`` and returns one record whose ``rows``
+        is a list of value lists (``collect([...])``; values only: strings, numbers, lists and
+        maps of them), for ``ids`` sent in chunks of ``chunk``. One record per chunk rather than
+        one per row: the driver's handling of each record (its message, its Record, the export
+        of its values) was most of this process's cost of the eval's question reads; collected,
+        they cost 1.6-3.2x (question_benchmarks) and 15-18x (question_items) less of it, and
+        the server 1.2-2x less (benchmarks/question_reads.py, 4,000 and 20,000 questions)."""
+        query = self._query(name)
+        out: list[list] = []
+        for part in chunked(ids, chunk):
+            out.extend(self.driver.execute_query(query, {"ids": part, **params}, routing_=RoutingControl.READ,
+                                                 database_=self.database, result_transformer_=_collected_rows))
+        return out
 
     def stream(self, name: str, **params) -> Iterator[dict]:
         """Stream the records of a named read statement without holding them all in memory."""

@@ -32,6 +32,7 @@ from knowforge.eval.tasks import TaskRun, run_tasks, write_summary
 from knowforge.eval.types import EvalOptions
 from knowforge.methods import split_benchmark
 from knowforge.models.method import ExportFormat, GenerationSummary, Method, MethodParams
+from knowforge.models.gc_pause import paused_gc
 from knowforge.models.hf_dataset import dataset_card, dataset_statistics, write_hf_dataset
 from knowforge.models.items_io import read_items as read_file_items
 from knowforge.models.items_io import write_items
@@ -205,10 +206,11 @@ def evaluate_file(store, path: str | Path, options: EvalOptions, *, solver: Comp
     (``knowforge.eval.file_benchmark``)."""
     path = Path(path)
     name = name or path.stem
-    items = read_file_items(path)
-    if not items:
-        raise InputError(f"{path}: the benchmark has no items to evaluate")
-    ensure_questions(store, items, path)
+    with paused_gc():           # the engine's bulk bookkeeping (knowforge.models.gc_pause)
+        items = read_file_items(path)
+        if not items:
+            raise InputError(f"{path}: the benchmark has no items to evaluate")
+        ensure_questions(store, items, path)
     benchmark = ",".join(sorted({i.benchmark for i in items}))
     task = file_task(name)
     runs = run_tasks(store, benchmark, items, [task], options, solver=solver, backend=backend,

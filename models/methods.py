@@ -99,6 +99,12 @@ def available() -> dict[str, Method]:
     return dict(_load()[0])
 
 
+def loaded() -> object:
+    """The same object for as long as the loaded methods stay the same (until ``refresh``): a
+    cheap check for caches built from them (``eval.registry``, asked once per scored sample)."""
+    return _load()
+
+
 def load_errors() -> dict[str, str]:
     """Methods whose entry point failed to load, with the reason."""
     return dict(_load()[1])

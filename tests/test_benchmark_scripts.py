@@ -86,10 +86,16 @@ SMOKE: dict[str, Smoke] = {
         ("--n", "1", "--types", "win-election", "--repeats", "1", "--round-trips", "5"),
         (rf"^planning only .* \(one event = {NUM} round trips\)$",
          rf"^generate .* questions/s \(one event = {NUM} round trips\)$"), graph=("wikidata",)),
+    "gc_pause": Smoke(
+        ("--items", "40", "--repeat", "2", "--heap", "1000"),
+        (rf"^read, 40 items: gc on {NUM} s, paused {NUM} s: {NUM}x; same result: yes$",
+         rf"^report, 40 items: gc on {NUM} s, paused {NUM} s: {NUM}x; same result: yes$")),
     "harness_overhead": Smoke(
         ("--items", "6", "--max-tokens", "2", "--batch-size", "4", "--repeat", "1"),
         (r"graph: yes$", rf"^ratio harness / direct  : best/best +{NUM}, median/median +{NUM}$",
          rf"^  harness run .* intervals +{NUM} \+ graph +{NUM} \+ report +{NUM} .* total/generate {NUM}\)$",
+         rf"^    of which CPU: intervals {NUM} \+ graph {NUM} \+ report {NUM} \+ read/render/score/metrics -?{NUM} s "
+         r"\(this process\)$",
          rf"^in-run ratio total / generate \(median\): {NUM}$",
          rf"^ +6 samples: wall +{NUM} s = +{NUM} ms/sample, CPU +{NUM} s; budget +{NUM} s: (met|NOT met) \(wall\)"),
         needs=HF, graph=()),
@@ -153,7 +159,18 @@ SMOKE: dict[str, Smoke] = {
     "engine_steps": Smoke(
         ("--items", "200", "--repeat", "1"),
         (rf"^question check, 200 items: parse and compare {NUM} s .*: {NUM}x$",
-         rf"^record export, 200 records: .*: {NUM}x$")),
+         rf"^record export, 200 records: .*: {NUM}x$",
+         rf"^registry lookup, 600 lookups: .* now {NUM} s .*: {NUM}x$")),
+    "question_reads": Smoke(
+        ("--items", "30", "--rounds", "1"),
+        (r"^eval/question_items, 30 questions x 1 round\(s\); same rows: yes$",
+         r"^eval/question_benchmarks, 30 questions x 1 round\(s\); same rows: yes$",
+         rf"^ +collected: wall +{NUM} s \(x ?{NUM}\), this process CPU +{NUM} s \(x ?{NUM}\)"),
+        graph=()),
+    "report_groups": Smoke(
+        ("--items", "60", "--repeat", "1"),
+        (rf"^report groups, 60 samples, unit item: before {NUM} s, after {NUM} s: {NUM}x; same JSON: yes$",
+         rf"^report groups, 60 samples, unit group: .*: {NUM}x; same JSON: yes$")),
     "store_write_variants": Smoke(
         ("--facts", "50", "--rounds", "1", "--batch-sizes", "20", "--warm-up", "20"),
         (rf"^writer +: +{NUM} facts/s +vs CREATE {NUM}", rf"^in transactions +: .* vs writer {NUM}",

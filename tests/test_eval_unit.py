@@ -171,3 +171,17 @@ def test_the_method_words_pattern():
     assert METHOD_WORDS.search("events/fact") and METHOD_WORDS.search("newterm-csj")
     assert METHOD_WORDS.search("LINK_METRICS") and METHOD_WORDS.search("chrono_check")
     assert not METHOD_WORDS.search("linked to") and not METHOD_WORDS.search("eventsource")
+
+
+def test_each_kinds_table_is_the_one_every_unit_adds_to():
+    """``Registry.table`` names each kind's table directly (it runs for every scored sample):
+    the same tables, in the same kinds, as the registry fills from a unit."""
+    reg = registry()
+    kinds = [(kind, table) for kind, table, _ in reg._tables(EvalUnit())]
+    assert [kind for kind, _ in kinds] == ["solver", "metric", "scorer", "run export", "file scoring",
+                                           "validity check", "run view", "listing"]
+    for kind, table in kinds:
+        assert reg.table(kind) is table
+    assert "boolean" in reg.table("scorer") and "accuracy" in reg.table("metric")
+    with pytest.raises(KeyError):
+        reg.table("no such kind")

@@ -134,6 +134,25 @@ def test_a_run_never_writes_questions_nor_answers_another_benchmarks(store):
         ensure_questions(store, [changed], "f.jsonl")
 
 
+def test_question_reads_collect_every_chunk(store):
+    """The question reads return one record per chunk of ids: every question comes back once
+    whatever the chunk size, a missing one is left out, and no ids read nothing."""
+    items = make_items()
+    ensure_questions(store, items, "test items")
+    ids = [i.id for i in items] + ["missing"]
+    whole = store.read_collected("eval/question_benchmarks", ids)
+    for chunk in (1, 2, 4):
+        assert store.read_collected("eval/question_benchmarks", ids, chunk=chunk) == whole
+    assert sorted(r[0] for r in whole) == sorted(i.id for i in items)
+    q3 = next(r for r in whole if r[0] == "q3")
+    assert q3[1:4] == ["b", "b/mc", "multi-choice"]
+    assert dict(map(tuple, q3[6])) == {"slice_relation": "P2067", "slice_year": 2021}
+    stored = {r[0]: r[1:] for r in store.read_collected("eval/question_items", ids, chunk=3)}
+    assert set(stored) == {i.id for i in items}
+    assert stored["q1"] == ["b", items[0].model_dump_json(), False]
+    assert store.read_collected("eval/question_items", []) == []
+
+
 def test_a_run_of_joined_benchmarks_answers_each_part(store):
     """``newterm:2022+2024`` evaluates two yearly benchmarks in one run: a question of either
     belongs to the run, a question of a third does not."""
