@@ -153,8 +153,8 @@ def source_graph_hash(store: Store) -> str:
     entity id, in id order: the "source graph" a benchmark was made from.
 
     Read in pages along the id indexes, each page one record: streamed as one record per fact,
-    the driver's per-record cost was most of the time (about 7x the wall time and 30x the
-    client CPU on the bundled samples; ``benchmarks/source_hash.py``). A page walk meets only
+    the driver's per-record cost was most of the time (5x the wall time and 24x the client CPU
+    on the bundled samples, ``benchmarks/source_hash.py``). A page walk meets only
     ids that order after ``''`` (strings); when it does not meet every fact and entity the
     count store holds (an id that is missing, empty or not a string, or a write in between),
     the hash is taken by the per-record stream, which orders every id as Cypher does."""
