@@ -146,6 +146,10 @@ SMOKE: dict[str, Smoke] = {
         (rf"^ratio parse / Spark line count   : {NUM}$", rf"^ratio parse / bz2 streaming      : {NUM}$",
          rf"^ratio whole load / Spark line count: {NUM}$",
          rf"^first split in one process: .* ratio {NUM}$"), needs=("pyspark",), slow=True),
+    "source_hash": Smoke(
+        ("--samples", "cskg", "--synthetic", "120", "--repeat", "1"),
+        (rf"^graph: {NUM} facts, {NUM} entities", rf"^paged +: wall median {NUM} s, client CPU median {NUM} s",
+         rf"^ratio streamed / paged: wall {NUM}x, client CPU {NUM}x$", r"^same value: yes$"), graph=()),
     "store_write_rate": Smoke(
         ("--facts", "50", "--warm-up", "20"),
         (rf"^upsert \(first\) +: +{NUM} facts/s +ratio to baseline {NUM}",

@@ -59,12 +59,29 @@ def bulk_server(neo4j_server, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def sample_bulk(spark, tmp_path_factory):
-    """The Spark output of the bundled sample, parsed once for the tests that only read it (an
-    import adds its import.log to the folder and changes nothing else)."""
+def inputs(tmp_path_factory):
+    """The bundled sample plus a second file whose facts point at entities nobody loads (stubs)
+    and whose texts need quoting in CSV; and a later file loaded on top of either graph."""
+    folder = tmp_path_factory.mktemp("bulk-inputs")
+    extra = write_lines(folder / "extra.json", [
+        item("Q900001", 'Ana "the" Tester', [("P27", "Q900100", "a"), ("P26", "Q76", "b")],
+             description="line one,\nline two"),
+        item("Q900002", "  spaced  ", [("P27", "Q900100", "c"), ("P108", "Q900101", "d")], description=""),
+    ])
+    later = write_lines(folder / "later.json", [
+        item("Q900100", "Stub no more", [("P17", "Q900001", "e")]),
+        item("Q900003", "New after import", [("P27", "Q30", "f")]),
+    ])
+    return [SAMPLE, extra], later
+
+
+@pytest.fixture(scope="module")
+def sample_bulk(spark, inputs, tmp_path_factory):
+    """The Spark output of the inputs, parsed once for every test of the module (an import adds
+    its import.log and report to the folder and changes nothing else): Spark's jobs cost the
+    same on any small input, so one run, not one per test."""
     out = tmp_path_factory.mktemp("sample-bulk") / "bulk"
-    load_wikidata_spark([SAMPLE], out, partitions=2, spark=spark)
-    return out
+    return out, load_wikidata_spark(inputs[0], out, partitions=3, spark=spark)
 
 
 def connect(server):
@@ -91,23 +108,13 @@ def cli_stats(server, monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)  # two loads, a Spark run, an import with a server restart
-def test_import_gives_the_unwind_graph(bulk_server, spark, tmp_path, monkeypatch):
+def test_import_gives_the_unwind_graph(bulk_server, inputs, sample_bulk, monkeypatch):
     monkeypatch.delenv("NEO4J_URI", raising=False)
-    # The bundled sample plus a second file whose facts point at entities nobody loads (stubs)
-    # and whose texts need quoting in CSV.
-    extra = write_lines(tmp_path / "extra.json", [
-        item("Q900001", 'Ana "the" Tester', [("P27", "Q900100", "a"), ("P26", "Q76", "b")],
-             description="line one,\nline two"),
-        item("Q900002", "  spaced  ", [("P27", "Q900100", "c"), ("P108", "Q900101", "d")], description=""),
-    ])
-    later = write_lines(tmp_path / "later.json", [
-        item("Q900100", "Stub no more", [("P17", "Q900001", "e")]),
-        item("Q900003", "New after import", [("P27", "Q30", "f")]),
-    ])
+    files, later = inputs
 
     store = connect(bulk_server)
     wipe(store)
-    load_wikidata_json(store, [SAMPLE, extra])
+    load_wikidata_json(store, files)
     unwind_lines = list(graph_lines(store))
     unwind_digest = graph_digest(store)
     unwind_stats = cli_stats(bulk_server, monkeypatch)
@@ -116,8 +123,7 @@ def test_import_gives_the_unwind_graph(bulk_server, spark, tmp_path, monkeypatch
     store.close()
     assert any('"stub":true' in line for line in unwind_lines)
 
-    out = tmp_path / "bulk"
-    spark_result = load_wikidata_spark([SAMPLE, extra], out, partitions=3, spark=spark)
+    out, spark_result = sample_bulk
     assert spark_result.counts["stubs"] >= 2
     assert spark_result.report.problem_count == 0
 
@@ -158,7 +164,7 @@ def test_import_gives_the_unwind_graph(bulk_server, spark, tmp_path, monkeypatch
 
 
 def test_cli_import_with_neo4j_uri_stops_nothing(bulk_server, sample_bulk, monkeypatch):
-    out = sample_bulk
+    out, _ = sample_bulk
     pid = bulk_server.status().pid
     monkeypatch.setenv("NEO4J_URI", "neo4j://db.example:7687")
     result = CliRunner().invoke(cli, ["neo4j", "import", str(out)], catch_exceptions=False)
@@ -175,7 +181,7 @@ def test_cli_import_refuses_a_database_with_data(bulk_server, sample_bulk, monke
     store = connect(bulk_server)
     load_wikidata_json(store, [SAMPLE])
     store.close()
-    out = sample_bulk
+    out, _ = sample_bulk
     result = CliRunner().invoke(cli, ["neo4j", "import", str(out), "--home", str(bulk_server.home)])
     assert result.exit_code == 1
     assert "--overwrite" in result.output and "Traceback" not in result.output
@@ -192,7 +198,7 @@ def test_import_restarts_elsewhere_when_its_port_was_taken(bulk_server, sample_b
     # Another process grabs the Bolt port while the server is down for the import tool: the
     # imported graph must still come up (on a free port, with a warning), not fail after it.
     monkeypatch.delenv("NEO4J_URI", raising=False)
-    out = sample_bulk
+    out, _ = sample_bulk
     old_port = bulk_server.status().bolt_port
     squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     # As a server would: the stopped Neo4j's closed connections can leave the port in TIME_WAIT.
