@@ -211,6 +211,11 @@ def in_parallel(fn: Callable, items: Iterable, workers: int) -> Iterator[tuple]:
                 future.cancel()
 
 
+def _value_rows(result) -> list[dict]:
+    keys = result.keys()
+    return [dict(zip(keys, record)) for record in result]
+
+
 def _collected_rows(result) -> list[list]:
     return result.single(strict=True)["rows"]
 
@@ -244,6 +249,15 @@ class Store:
         return self.driver.execute_query(
             self._query(name), params, routing_=RoutingControl.READ, database_=self.database,
             result_transformer_=neo4j.Result.data)
+
+    def read_values(self, name: str, **params) -> list[dict]:
+        """``read`` for a statement that returns only values (strings, numbers, lists and maps
+        of them; no nodes, relationships or paths): each record as a dict of what the driver
+        decoded, without ``Record.data()``'s export pass over every value (the source-graph
+        hash's pages are one record of up to 20,000 rows each)."""
+        return self.driver.execute_query(
+            self._query(name), params, routing_=RoutingControl.READ, database_=self.database,
+            result_transformer_=_value_rows)
 
     def read_collected(self, name: str, ids: Sequence, *, chunk: int = READ_CHUNK, **params) -> list[list]:
         """The rows of a read statement that takes ``$ids`` and returns one record whose ``rows``
