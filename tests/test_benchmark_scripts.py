@@ -150,6 +150,12 @@ SMOKE: dict[str, Smoke] = {
         (rf"^ +merge {NUM} +: wall median +{NUM} s .* ratio to merge {NUM} +{NUM}; CPU median +{NUM} s, ratio +{NUM}$",
          rf"^ +create {NUM} +: wall median .* ratio to merge {NUM}", r"^ +re-run +: wall median "),
         graph=(), forbid=(r"^ +! ",)),
+    "control_train": Smoke(
+        ("--fraction", "0.01", "--threads", "1"),
+        (rf"^previous: epochs {NUM}, .*: {NUM} steps, {NUM} tokens, wall {NUM} s, CPU {NUM} s, final loss {NUM} ",
+         rf"^current : epochs {NUM}, .*: {NUM} steps, {NUM} tokens, wall {NUM} s, CPU {NUM} s, final loss {NUM} ",
+         rf"^ratio current / previous: steps {NUM}x, tokens {NUM}x, wall {NUM}x, CPU {NUM}x$"),
+        needs=HF, graph=("wikidata",)),
     "engine_steps": Smoke(
         ("--items", "200", "--repeat", "1"),
         (rf"^question check, 200 items: parse and compare {NUM} s .*: {NUM}x$",
