@@ -101,7 +101,8 @@ def main() -> None:
     p, c = results["previous"], results["current"]
     print(f"ratio current / previous: steps {c['steps'] / p['steps']:.2f}x, tokens {c['tokens'] / p['tokens']:.2f}x, "
           f"wall {c['wall'] / p['wall']:.2f}x, CPU {c['cpu'] / p['cpu']:.2f}x")
-    print(f"CPU per 1k tokens: previous {1000 * p['cpu'] / p['tokens']:.3f} s, current {1000 * c['cpu'] / c['tokens']:.3f} s")
+    print(f"CPU per 1k tokens: previous {1000 * p['cpu'] / p['tokens']:.3f} s, "
+          f"current {1000 * c['cpu'] / c['tokens']:.3f} s")
 
 
 if __name__ == "__main__":
