@@ -231,8 +231,8 @@ class Demo:
         except ValueError as exc:    # pydantic's ValidationError: a bad --set
             raise DemoError(f"bad control config: {exc}") from None
         cache = self.s.model_cache or (self.s.cache_dir or default_cache_dir()) / "control-models"
-        # about 24 s of CPU an epoch on the samples (171 s for the default 7, docs/control.md)
-        self.say(f"(training: {config.epochs:g} epochs, about {24 * config.epochs:.0f} s of CPU on the samples; a model "
+        # about 58 s of CPU an epoch, two threads (406 s for the default 7, idle machine: docs/control.md)
+        self.say(f"(training: {config.epochs:g} epochs, about {58 * config.epochs:.0f} s of CPU on the samples; a model "
                  f"trained before on the same facts and config is reused from {cache})")
         steps: list[int] = []
         with train_bar(False, config.epochs) as bar:

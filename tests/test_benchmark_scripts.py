@@ -160,6 +160,13 @@ SMOKE: dict[str, Smoke] = {
         (rf"^ +merge {NUM} +: wall median +{NUM} s .* ratio to merge {NUM} +{NUM}; CPU median +{NUM} s, ratio +{NUM}$",
          rf"^ +create {NUM} +: wall median .* ratio to merge {NUM}", r"^ +re-run +: wall median "),
         graph=(), forbid=(r"^ +! ",)),
+    "control_train": Smoke(
+        ("--fraction", "0.01", "--threads", "1", "--set", "epochs=3", "--set", "lr=6e-3"),
+        (rf"^default  : epochs {NUM}, lr {NUM}, .*: {NUM} steps, {NUM} tokens, wall {NUM} s, CPU {NUM} s, final loss",
+         rf"^candidate: epochs {NUM}, lr 0\.006, .*: {NUM} steps, {NUM} tokens, wall {NUM} s, CPU {NUM} s, final",
+         r"^candidate: epochs=3, lr=6e-3$",
+         rf"^ratio candidate / default: steps {NUM}x, tokens {NUM}x, wall {NUM}x, CPU {NUM}x$"),
+        needs=HF, graph=("wikidata",)),
     "engine_steps": Smoke(
         ("--items", "200", "--repeat", "1"),
         (rf"^question check, 200 items: parse and compare {NUM} s .*: {NUM}x$",
