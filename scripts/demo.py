@@ -88,12 +88,12 @@ class Settings:
     # the control model's config beyond the cutoff (ControlConfig fields), e.g. a short one in tests
     control: dict = field(default_factory=dict)
     # ChroKnowPrompt on a seeded sample of CHRONO_SAMPLE of the general domain's 83 records (None: all):
-    # half the answers (4,194 requests instead of 9,022) with the seen - unseen gap still far above its
+    # half the answers (4,488 requests instead of 9,505) with the seen - unseen gap still far above its
     # target (benchmarks/RESULTS.md, "The demo's sections after profiling")
     chrono_sample: int | None = CHRONO_SAMPLE
-    # Its answers are many (10,320 with both spans); its metrics are bootstrapped over arrays of
-    # per-record totals, so 1,000 resamples cost about 2 s (200 object-level ones cost 77 s:
-    # benchmarks/verdict_intervals.py). Fewer in tests.
+    # Its answers are many (10,320 with both spans on every record, about half on the sample); its
+    # metrics are bootstrapped over arrays of per-record totals, so 1,000 resamples cost about 2 s
+    # (200 object-level ones cost 77 s: benchmarks/verdict_intervals.py). Fewer in tests.
     chrono_bootstrap: int = 1000
     bootstrap: int = 1000                  # resamples of every other run's intervals (fewer in tests)
     weight_events: int = WEIGHT_EVENTS     # events ROME and MEMIT edit, and every method's ripple probes
