@@ -385,6 +385,7 @@ def split_reads(totals: Totals, unit_index: Mapping[str, int]) -> str | None:
 # --- the engine's entry point ----------------------------------------------------------------------
 OBJECTS = "objects"            # a number recomputed on object-level resamples of the run
 ARRAYS = "arrays"              # a number bootstrapped over arrays of per-unit totals
+NO_ITEMS = "no interval: the run has no item of this task"
 
 
 @dataclass(frozen=True)
@@ -528,6 +529,13 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                                               resamples=max(resamples, 2)).items():
                     if path in leaves:
                         extras.setdefault((task.name, name, path), {}).update(result)
+            if not mine:
+                # A task none of the run's items belongs to (a benchmark's other templates, whose
+                # metrics read a run-wide detail) has no unit to resample. Resampled as objects, it
+                # recomputed the whole run 1,000 times for intervals with nothing under them: most of
+                # the demo's ChroKnow step (issue 33's profile).
+                plans.append(_Plan(task, spec, leaves, objects_note=NO_ITEMS))
+                continue
             plan = _Plan(task, spec, leaves)
             plans.append(_array_plan(plan, data, unit_index, len(units)) if resamples >= 2 and len(units) >= 2
                          else plan)
@@ -540,7 +548,7 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
         boot_seed = child_seed(seed, "metrics")
         replicates.update(array_replicates([p for p in plans if p.columns is not None], len(units), resamples,
                                            boot_seed))
-        objects = [p for p in plans if p.columns is None]
+        objects = [p for p in plans if p.columns is None and p.objects_note != NO_ITEMS]
         drawn = resamples
         if objects:
             drawn = _object_replicates(objects, output, scoring, matches, key, resamples, boot_seed, replicates,
@@ -557,7 +565,9 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
                                    "units": task_units[plan.task.name]}
             row["scale"] = plan.spec.scale
             samples = replicates.get((plan.task.name, plan.spec.name, path))
-            if note is not None:
+            if plan.objects_note == NO_ITEMS:
+                row.update(stderr=None, ci=None, note=NO_ITEMS)
+            elif note is not None:
                 row.update(stderr=None, ci=None, note=f"not resampled: {note}")
             elif resamples < 2:
                 row.update(stderr=None, ci=None, note="no interval: --bootstrap 0")

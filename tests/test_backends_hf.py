@@ -128,6 +128,27 @@ def test_loglikelihood_matches_a_manual_forward_pass(batched):
         assert result.total < 0
 
 
+def test_options_after_one_context_share_a_row_and_match_a_manual_forward_pass(batched):
+    # A multiple-choice question scored by likelihood: one-token options after the same context
+    # are read from one row (the context once), beside a longer option and another question; each
+    # log-probability equals the one of its own forward pass over the whole sequence.
+    context = "Which option is right? (A) France (B) Berlin (C) Rome (D) Oslo\nAnswer:"
+    options = [" A", " B", " C", " D"]
+    requests = [LoglikelihoodRequest(context, o) for o in options]
+    assert all(len(batched.encode_pair(context, o)[1]) == 1 for o in options)
+    requests += [LoglikelihoodRequest(context, " France and Berlin"), LoglikelihoodRequest("A B", " C D")]
+    results = batched.loglikelihood(requests)
+    for request, result in zip(requests, results, strict=True):
+        ctx, cont = batched.encode_pair(request.context, request.continuation)
+        with torch.no_grad():
+            logprobs = torch.log_softmax(batched.lm(torch.tensor([ctx + cont])).logits[0].float(), dim=-1)
+        manual = [float(logprobs[len(ctx) - 1 + i, token]) for i, token in enumerate(cont)]
+        assert result.token_logprobs == pytest.approx(manual, abs=1e-4)
+        assert result.is_greedy is all(int(logprobs[len(ctx) - 1 + i].argmax()) == t for i, t in enumerate(cont))
+    # the four options are four different numbers, not one row's first answer copied
+    assert len({r.total for r in results[:4]}) == 4
+
+
 def test_greedy_continuation_has_is_greedy_true(batched):
     # A random byte-level model may pick half a UTF-8 character; use contexts whose greedy
     # tokens survive a decode/encode round trip (deterministic for the seed-0 tiny model).

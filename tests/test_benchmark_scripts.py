@@ -52,7 +52,7 @@ SMOKE: dict[str, Smoke] = {
     "backend_throughput": Smoke(
         ("--requests", "4", "--batch-size", "2", "--max-tokens", "2"),
         (rf"^batched .* speed-up x{NUM}$", rf"^cached, cold .* ratio to direct {NUM}$",
-         rf"^cached, all hits .* ratio to direct {NUM} "), needs=HF),
+         rf"^cached, all hits .* ratio to direct {NUM} ", rf"^likelihood, 16 options .* speed-up x{NUM} "), needs=HF),
     "bulk_import": Smoke(
         ("--facts", "200", "--conf", "spark.sql.shuffle.partitions=4", "--keep", "{tmp}/work"),
         (rf"^UNWIND path: {NUM} facts", rf"^ratio import command / UNWIND : {NUM}x$",

@@ -265,6 +265,32 @@ def test_chrono_solver_tables_get_the_task_metrics_intervals():
                                           output.items, [], None, resamples=RESAMPLES, seed=3)
 
 
+def test_a_task_with_no_item_in_the_run_gets_no_resamples(monkeypatch):
+    """A benchmark's task none of the run's items belongs to (the demo's ChroKnow run has only
+    Generation items, and its MCQA and TF tasks read the run-wide ChroKnowPrompt detail): its
+    rows say so, and the run is not recomputed on object-level resamples for it (it was, 1,000
+    times). The other tasks' intervals are the same as without it."""
+    import knowforge.eval.metric_stats as stats
+
+    tasks, output = _chrono_run(8)
+    empty = Task(name="chrono/tf", dataset=ItemFilter(tasks=("chrono/tf",)), solver=Component(name="chrono-check"),
+                 metrics=("chrono_categories", "chronoprompt_gain"))
+    metrics = task_metrics(tasks + [empty], output, "knowforge")
+    assert metrics["chrono/tf"]                   # it has values: the detail is the run's
+
+    def no_objects(*args, **kwargs):
+        raise AssertionError("a task with no items was resampled as objects")
+
+    monkeypatch.setattr(stats, "resample_run", no_objects)
+    rows = metric_intervals(tasks + [empty], output, metrics, "knowforge", key="record_id",
+                            resamples=RESAMPLES, seed=2)
+    assert rows["chrono/tf"] and all(r["ci"] is None and r["note"] == stats.NO_ITEMS for r in rows["chrono/tf"])
+    alone = metric_intervals(tasks, output, {t.name: metrics[t.name] for t in tasks}, "knowforge", key="record_id",
+                             resamples=RESAMPLES, seed=2)
+    assert {t: rows[t] for t in alone} == alone
+    assert any(r["ci"] is not None for r in alone["chrono/mcqa"])
+
+
 def test_shares_are_rounded_as_python_rounds_them():
     """A table stores round(100 * k / n, 1); numpy's round differs from Python's in the last
     digit (0.15 -> 0.2, not 0.1), and the totals must give back the stored number."""

@@ -5,6 +5,7 @@ run records (``knowforge ripple EVENT --run RUN``)."""
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from click.testing import CliRunner
@@ -186,7 +187,7 @@ def test_probe_categories_of_an_acquisition(store):
 
 
 @pytest.mark.hf
-def test_an_ice_run_records_probe_answers_and_the_cli_prints_them(store, graph_env, tiny_model_dir, tmp_path):
+def test_an_ice_run_records_probe_answers_and_the_cli_prints_them(store, graph_env, tiny_model_dir, tmp_path, caplog):
     from knowforge.eval.types import EvalOptions
     from knowforge.generators.events.build import generate_events, read_batch
 
@@ -202,6 +203,14 @@ def test_an_ice_run_records_probe_answers_and_the_cli_prints_them(store, graph_e
     assert len(answers) == run.run["ripple_probes"] == len(build_probes(store, event_id, 1).probes)
     assert run.run["ripple_hops"] == 1
     assert {a.outcome for a in answers} <= {"moved", "missed", "collateral", "kept"}
+    # probes past the cap: one warning for the run, not one per event
+    assert len(answers) > 1
+    with caplog.at_level(logging.DEBUG, logger="knowforge.eval.events.ripple_probe"):
+        evaluate_editing(store, items, options, method="ice", args={"ripple_hops": 1, "ripple_max_probes": 1})
+    warned = [r.getMessage() for r in caplog.records
+              if r.levelno >= logging.WARNING and "ripple_max_probes" in r.getMessage()]
+    assert warned == [f"{len(answers) - 1} ripple probes of 1 of 1 events past ripple_max_probes=1 are left out "
+                      "(counted on the run)"]
     assert all(a.answer_before is not None and a.answer_after is not None for a in answers)
     linked = store.user_query("MATCH (:Run {id: $id})-[:PROBED]->(:RippleProbe)-[:PROBES]->(f:Fact) "
                               "RETURN count(DISTINCT f) AS n", {"id": run.run_id})[0]["n"]

@@ -439,8 +439,9 @@ def build_probes(store, event_id: str, hops: int, *, max_probes: int = DEFAULT_M
                             STAY, category, walked.kind))
     left_out = max(0, len(probes) - max_probes)
     if left_out:
-        log.warning("event %s: %d ripple probes past ripple_max_probes=%d are left out (counted on the run)",
-                    event_id, left_out, max_probes)
+        # a run's recorder says it once for all its events (a line per event filled the demo's log)
+        log.debug("event %s: %d ripple probes past ripple_max_probes=%d are left out", event_id, left_out,
+                  max_probes)
     return ProbeSet(event_id, event_row.get("text") or "", hops, tuple(probes[:max_probes]), left_out)
 
 
@@ -616,6 +617,10 @@ class RippleRecorder:
         # the event as the run's items state it (an LLM paraphrase, where the batch has one), so
         # an edit given in context reads the same text for the probes as for the questions
         sets = {e: build_probes(ctx.store, e, hops, max_probes=limit) for e in texts}
+        capped = [s.left_out for s in sets.values() if s.left_out]
+        if capped:
+            log.warning("%d ripple probes of %d of %d events past ripple_max_probes=%d are left out (counted on "
+                        "the run)", sum(capped), len(capped), len(sets), limit)
         sets = {e: replace(s, event=texts[e] or s.event) for e, s in sets.items()}
         return cls(ctx.store, ctx, sets)
 

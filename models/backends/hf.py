@@ -10,6 +10,7 @@ position ids, so a row's tokens do not depend on what it was batched with.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,10 @@ class HFBackend:
         self.eos_id = tok.eos_token_id
         self.pad_id = tok.pad_token_id if tok.pad_token_id is not None else self.eos_id
         self.prefix_id = tok.bos_token_id if tok.bos_token_id is not None else self.eos_id
+        # Models that take ``logits_to_keep`` (transformers' causal LMs) project only the positions
+        # read onto the vocabulary: with a small model the projection and its log-softmax over every
+        # prompt position cost as much as the layers (issue 33's profile of the demo).
+        self.keep_logits = "logits_to_keep" in inspect.signature(self.lm.forward).parameters
 
     @classmethod
     def from_options(cls, options) -> HFBackend:
@@ -164,10 +169,11 @@ class HFBackend:
         input_ids, mask = input_ids.to(self.device), mask.to(self.device)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         past = None
+        last = {"logits_to_keep": 1} if self.keep_logits else {}
         with torch.inference_mode():
             for _ in range(budget):
                 out = self.lm(input_ids=input_ids, attention_mask=mask, position_ids=positions,
-                              past_key_values=past, use_cache=True)
+                              past_key_values=past, use_cache=True, **last)
                 past = out.past_key_values
                 logits = out.logits[:, -1, :].float()
                 next_ids = []
@@ -221,32 +227,50 @@ class HFBackend:
     def loglikelihood(self, requests: list[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
         torch = self.torch
         pairs = [self.encode_pair(r.context, r.continuation) for r in requests]
+        # The model reads (context + continuation)[:-1]. Requests with the same input (a question's
+        # options when each is one token after the same context, as lm-evaluation-harness groups
+        # them) share one row: the context is read once, not once per option.
+        inputs = [tuple((ctx + cont)[:-1]) or (self.prefix_id,) for ctx, cont in pairs]
+        rows = list(dict.fromkeys(inputs))
+        members: dict[tuple, list[int]] = {}
+        for k, seq in enumerate(inputs):
+            members.setdefault(seq, []).append(k)
         results: list[LoglikelihoodResult | None] = [None] * len(requests)
-        order = sorted(range(len(pairs)), key=lambda k: -(len(pairs[k][0]) + len(pairs[k][1])))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
-            seqs = [(pairs[k][0] + pairs[k][1])[:-1] or [self.prefix_id] for k in batch]
-            width = max(len(s) for s in seqs)
+        rows.sort(key=len, reverse=True)
+        for start in range(0, len(rows), self.batch_size):
+            batch = rows[start:start + self.batch_size]
+            width = max(len(s) for s in batch)
             # Right padding: a causal model's earlier positions never see the pads.
             input_ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
             mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for b, seq in enumerate(seqs):
+            for b, seq in enumerate(batch):
                 input_ids[b, :len(seq)] = torch.tensor(seq)
                 mask[b, :len(seq)] = 1
+            # the positions whose next-token distribution a continuation is scored by
+            spans = {k: (len(pairs[k][0]) - 1, len(pairs[k][1])) for seq in batch for k in members[seq]}
+            keep = sorted({p for first, n in spans.values() for p in range(first, first + n)})
+            extra = {}
+            if self.keep_logits and keep:
+                extra["logits_to_keep"] = torch.tensor(keep, device=self.device)
             with torch.inference_mode():
-                logits = self.lm(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device)).logits
+                logits = self.lm(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
+                                 **extra).logits
                 logprobs = torch.log_softmax(logits.float(), dim=-1)
-            for b, k in enumerate(batch):
-                ctx, cont = pairs[k]
-                if not cont:
-                    results[k] = LoglikelihoodResult(total=0.0, token_logprobs=(), is_greedy=True)
-                    continue
-                first = len(ctx) - 1
-                span = logprobs[b, first:first + len(cont)]
-                target = torch.tensor(cont, device=span.device)
-                token_lp = span.gather(-1, target.unsqueeze(-1)).squeeze(-1)
-                greedy = bool((span.argmax(-1) == target).all())
-                values = tuple(float(v) for v in token_lp.cpu())
-                results[k] = LoglikelihoodResult(total=float(sum(values)), token_logprobs=values, is_greedy=greedy)
+            column = {p: i for i, p in enumerate(keep)} if extra else None
+            for b, seq in enumerate(batch):
+                for k in members[seq]:
+                    cont = pairs[k][1]
+                    if not cont:
+                        results[k] = LoglikelihoodResult(total=0.0, token_logprobs=(), is_greedy=True)
+                        continue
+                    first = spans[k][0]
+                    if column is None:
+                        span = logprobs[b, first:first + len(cont)]
+                    else:
+                        span = logprobs[b, [column[p] for p in range(first, first + len(cont))]]
+                    target = torch.tensor(cont, device=span.device)
+                    token_lp = span.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+                    greedy = bool((span.argmax(-1) == target).all())
+                    values = tuple(float(v) for v in token_lp.cpu())
+                    results[k] = LoglikelihoodResult(total=float(sum(values)), token_logprobs=values, is_greedy=greedy)
         return [r for r in results if r is not None]
-
