@@ -23,7 +23,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.eval.file_benchmark import ensure_questions, file_task

@@ -114,9 +114,9 @@ SMOKE: dict[str, Smoke] = {
         ("--n", "1", "--repeats", "1", "--round-trips", "5", "--model"),
         (rf"one statement = +{NUM} round trips of time; {NUM} Bolt round trips",
          rf"^model, graph rules \(cold cache\): {NUM} statements .* {NUM} log-likelihood requests",
-         rf"^model, graph rules \(warm cache\): .* 0\.00 sent to a model",
+         r"^model, graph rules \(warm cache\): .* 0\.00 sent to a model",
          rf"^model, LLM rule +\(cold cache\): {NUM} statements .* {NUM} generate \+",
-         rf"^model, LLM rule +\(warm cache\): .* 0\.00 sent to a model"),
+         r"^model, LLM rule +\(warm cache\): .* 0\.00 sent to a model"),
         needs=HF, graph=("wikidata", "cskg", "umls")),
     "make_wikidata_dump": Smoke(
         ("{tmp}/latest-all.json", "--lines", "5"), (r"^wrote 5 entity documents \(",)),
