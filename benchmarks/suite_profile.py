@@ -53,8 +53,12 @@ def file_of(nodeid: str) -> str:
 
 
 def junit_nodeid(case: ET.Element) -> str:
-    """pytest writes classname "tests.test_x" (or "tests.test_x.TestClass") and name "test_y[p]"."""
-    parts = (case.get("classname") or "").split(".")
+    """pytest writes classname "tests.test_x" (or "tests.test_x.TestClass") and name "test_y[p]";
+    a module skipped whole (an optional dependency absent) has no classname and the module as its
+    name, which would otherwise count as a file called ".py"."""
+    if not case.get("classname"):
+        return "/".join((case.get("name") or "").split(".")) + ".py"
+    parts = case.get("classname").split(".")
     # the module is the last dotted part that starts with "test"; a class may follow it
     at = max((i for i, p in enumerate(parts) if p.startswith("test")), default=len(parts) - 1)
     path = "/".join(parts[:at + 1]) + ".py"
