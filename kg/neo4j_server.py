@@ -22,6 +22,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 
 NEO4J_VERSION = "5.26.30"
 DEFAULT_BOLT_PORT = 7687
+PORT_IN_USE_HINT = "\nport in use: another process holds the Bolt port; use --port or stop it"
 DEFAULT_HTTP_PORT = 7474
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
@@ -216,6 +218,41 @@ def _first_free(*ports: int | None, avoid: int | None = None) -> int:
     while port == avoid:
         port = free_port()
     return port
+
+
+class _PortTaken(Neo4jServerError):
+    """Our server lost its Bolt or HTTP port to another process between the check and the bind."""
+
+
+def listens_on(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds the listening TCP socket on ``port``; None where /proc
+    cannot tell (not Linux, or another user's process)."""
+    inodes: set[str] = set()
+    try:
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                with open(table, encoding="ascii") as fh:
+                    rows = fh.read().splitlines()[1:]
+            except FileNotFoundError:
+                continue
+            for row in rows:
+                fields = row.split()
+                # fields: sl, local "ADDR:PORT" in hex, remote, state (0A is LISTEN), ..., inode
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(fields[9])
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except (OSError, IndexError, ValueError):
+        return None
+    if not inodes:
+        return False
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[8:-1] in inodes:
+            return True
+    return False
 
 
 def _pid_alive(pid: int | None) -> bool:
@@ -458,8 +495,12 @@ class ManagedNeo4j:
         return password
 
     def start(self, *, port: int | None = None, timeout: float = 180.0,
-              heap: str | None = None) -> StartResult:
-        """Start the server, or reuse it when it already runs. Waits until Bolt answers."""
+              heap: str | None = None, _tries: int = 3) -> StartResult:
+        """Start the server, or reuse it when it already runs. Waits until Bolt answers.
+
+        A port chosen here that another process binds before Neo4j does (two servers starting
+        at once both see 7687 free) is given up for the next free one, up to ``_tries`` starts;
+        an explicit ``port`` is never changed."""
         t0 = time.monotonic()
         heap = checked_size(heap, "--heap") if heap else None
         status = self.status()
@@ -507,6 +548,14 @@ class ManagedNeo4j:
                                                "started_at": time.time()}))
         try:
             self._wait_for_bolt(uri, proc.pid, timeout, proc=proc)
+        except _PortTaken as exc:
+            self.stop(timeout=10)
+            if port is not None or _tries <= 1:
+                raise Neo4jServerError(str(exc)) from None
+            log.warning("port %s or %s was taken while Neo4j started; starting again on free ports",
+                        bolt_port, http_port)
+            return self.start(timeout=max(timeout - (time.monotonic() - t0), 30.0), heap=heap,
+                              _tries=_tries - 1)
         except Neo4jServerError:
             self.stop(timeout=10)
             raise
@@ -523,7 +572,8 @@ class ManagedNeo4j:
         last_error: Exception | None = None
         while time.monotonic() < deadline:
             if proc is not None and proc.poll() is not None or proc is None and not _pid_alive(pid):
-                raise Neo4jServerError(self._failure_message("Neo4j exited during start-up"))
+                message = self._failure_message("Neo4j exited during start-up")
+                raise (_PortTaken if PORT_IN_USE_HINT in message else Neo4jServerError)(message)
             try:
                 # A plain session (not execute_query) so a refused connection fails at once
                 # instead of being retried by the driver for 30 s.
@@ -533,6 +583,12 @@ class ManagedNeo4j:
                         session.run("RETURN 1 AS ok").consume()
                 return
             except neo4j.exceptions.AuthError as exc:
+                # While ours starts, the one answering may be another server that bound the
+                # port first; ours then exits on the bind, and that is the error to report.
+                if proc is not None and listens_on(proc.pid, urlsplit(uri).port) is False:
+                    last_error = exc
+                    time.sleep(0.25)
+                    continue
                 raise Neo4jServerError(f"the managed Neo4j at {uri} rejected the stored password in "
                                        f"{self.password_file}") from exc
             except Exception as exc:  # not up yet: ServiceUnavailable, SessionExpired, ...
@@ -545,7 +601,7 @@ class ManagedNeo4j:
         tail = self.logs(lines=25)
         hint = ""
         if "Address already in use" in tail or "BindException" in tail:
-            hint = "\nport in use: another process holds the Bolt port; use --port or stop it"
+            hint = PORT_IN_USE_HINT
         return f"{headline}.{hint}\nLast lines of {self.console_log}:\n{tail}"
 
     def stop(self, *, timeout: float = 30.0) -> bool:
