@@ -10,14 +10,17 @@ what the model was taught.
 
 One process, one graph connection and one loaded model serve every step: the CLI commands run
 in-process (``knowforge.cli.main``), the evaluations through ``knowforge.workflow`` with one
-shared backend. Safe to run again: loads are idempotent MERGEs, generated batches are dropped
+shared backend. The control model trains in a second process, started once its facts are read,
+while the benchmarks are generated: every step's part that needs no model runs first, then the
+evaluations, which wait for the model. Safe to run again: loads are idempotent MERGEs, generated batches are dropped
 and regenerated under the same seed, the trained model is kept in the user cache under an id
 that hashes its config and the graph's facts (a second demo copies it instead of training), and
 answers come from the response cache. Progress goes to stderr: bars on a terminal, a plain line
 every 10 seconds in a log.
 
 Steps (``STEPS`` below): Neo4j, load, control, knowgen, chrono, events, newterm, link, validity.
-Each method's step is one function; ELKEN's editing methods are ``EVENT_METHODS``.
+Each method's step is two functions (generate and export; evaluate); ELKEN's editing methods are
+``EVENT_METHODS``.
 """
 
 from __future__ import annotations
@@ -287,6 +290,10 @@ class Demo:
                 training["step"] = message[1:]
             elif message[0] == "error":
                 training["error"] = message[1]
+            elif message[0] == "card":
+                from knowforge.models.control import ControlCard
+
+                training["card"] = ControlCard.model_validate_json(message[1])
         return got
 
     def training_status(self) -> None:
@@ -325,18 +332,17 @@ class Demo:
 
     def _wait_training(self):
         from knowforge.cli.control_cmd import train_bar
-        from knowforge.models.control import ControlCard
 
         training = self._training
         training["widen"].set()       # the benchmarks are generated: training takes both cores
         process = training["process"]
         with train_bar(False, self.plan.config.epochs) as bar:
+            if training["step"] is not None and bar is not None:
+                bar(*training["step"])      # where it was at the last status line
             while True:
                 for message in self._training_messages(timeout=1.0):
                     if message[0] == "step" and bar is not None:
                         bar(*message[1:])
-                    elif message[0] == "card":
-                        training["card"] = ControlCard.model_validate_json(message[1])
                 if "card" in training or training["error"]:
                     break
                 if not process.is_alive():
