@@ -71,7 +71,9 @@ class ControlConfig(BaseModel):
     num_layers: int = 2
     num_heads: int = 4
     # training
-    epochs: float = 7.0            # with stable_years 3: 171 s of CPU on the samples instead of 292
+    # with stable_years 3: 171 s of CPU on the samples instead of 292 (2026-11-25, an avx512 CPU); about 350 s
+    # on today's AVX2-only machine, same code and 5% more tokens (benchmarks/RESULTS.md, helper demo8)
+    epochs: float = 7.0
     lr: float = 3e-3
     batch_tokens: int = 1024
     bf16: bool = False             # bf16 autocast while training (fp32 weights; saved in fp32)
