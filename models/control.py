@@ -29,6 +29,7 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -70,7 +71,9 @@ class ControlConfig(BaseModel):
     num_layers: int = 2
     num_heads: int = 4
     # training
-    epochs: float = 7.0            # with stable_years 3: 171 s of CPU on the samples instead of 292
+    # with stable_years 3: 171 s of CPU on the samples instead of 292 (2026-11-25, an avx512 CPU); about 350 s
+    # on today's AVX2-only machine, same code and 5% more tokens (benchmarks/RESULTS.md, helper demo8)
+    epochs: float = 7.0
     lr: float = 3e-3
     batch_tokens: int = 1024
     bf16: bool = False             # bf16 autocast while training (fp32 weights; saved in fp32)
@@ -177,22 +180,29 @@ TrainProgress = Callable[[int, int, float], None]
 """Called after each step with (steps done, total steps, loss)."""
 
 
-def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
-                  progress: TrainProgress | None = None, reuse: bool = True,
-                  cache_dir: str | Path | None = None) -> ControlCard:
-    """Train a control model on the graph's facts, write it to ``out_dir`` and record its
-    training set in the graph. Returns its card.
+@dataclass(frozen=True)
+class ControlPlan:
+    """What training a control model needs, read from the graph once (``plan_control``): the
+    source facts and their split, the model id, and the model to reuse when one exists. Fitting
+    it (``fit_control``) reads nothing from the graph, so it can run while the graph changes in
+    other ways (the demo generates its benchmarks meanwhile): the model learns the facts as they
+    were read here."""
 
-    With ``reuse`` (the default), a model already in ``out_dir`` with the same id (same config,
-    same source facts) is not trained again: only its training set is recorded again. With
-    ``cache_dir`` too, a model of that id kept under ``cache_dir/<model id>`` is copied to
-    ``out_dir`` instead of being trained, and a newly trained one is kept there: the id hashes
-    the config and the facts, so a cached model is exactly the one training would make.
-    """
-    import torch
+    config: ControlConfig
+    out: Path
+    facts: tuple[SourceFact, ...]
+    membership: dict[str, str]
+    graph_hash: str
+    model_id: str
+    trained_ids: tuple[str, ...]
+    cached: Path | None = None        # where a trained model of this id is kept
+    reused: ControlCard | None = None  # a model of this id already in ``out`` (copied from the cache if need be)
 
-    from .lm_training import TrainConfig, plan_steps, tokenise, train_lm
 
+def plan_control(store: Store, config: ControlConfig, out_dir: str | Path, *, reuse: bool = True,
+                 cache_dir: str | Path | None = None) -> ControlPlan:
+    """Read the source facts, split them and name the model; with ``reuse``, find a model of that
+    id in ``out_dir`` or (copied from there) in ``cache_dir``: ``plan.reused`` is then its card."""
     if config.cutoff < 1000 or config.cutoff > 9999:
         raise ConfigError(f"the cutoff is a year, not {config.cutoff}")
     out = Path(out_dir)
@@ -201,29 +211,43 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
         raise ConfigError("the graph has no source facts to train on (load some: `knowforge load samples`)")
     membership = split_facts(facts, cutoff=config.cutoff, holdout=config.holdout, seed=config.seed)
     graph_hash = facts_hash(facts)
-    from .methods import control_practices, plugin_practices
+    from .methods import plugin_practices
 
-    practices = control_practices()
     mid = model_id(config, graph_hash, plugin_practices())
-    trained_ids = [fid for fid, m in sorted(membership.items()) if m == TRAINED]
-    existing = read_card(out) if reuse else None
+    trained_ids = tuple(fid for fid, m in sorted(membership.items()) if m == TRAINED)
+    cached = Path(cache_dir) / mid if cache_dir is not None else None
+    plan = ControlPlan(config=config, out=out, facts=tuple(facts), membership=membership, graph_hash=graph_hash,
+                       model_id=mid, trained_ids=trained_ids, cached=cached)
+    if not reuse:
+        return plan
+    existing = read_card(out)
     if existing is not None and existing.model_id == mid and (out / "config.json").is_file():
         log.info("%s is already trained in %s: recording its training set only", mid, out)
-        record_model(store, existing, trained_ids, out)
-        return existing
-    cached = Path(cache_dir) / mid if cache_dir is not None else None
-    kept = read_card(cached) if reuse and cached is not None else None
+        return replace(plan, reused=existing)
+    kept = read_card(cached) if cached is not None else None
     if kept is not None and kept.model_id == mid and (cached / "config.json").is_file():
         log.info("%s is cached in %s: copied to %s, not trained again", mid, cached, out)
         shutil.copytree(cached, out, dirs_exist_ok=True)
-        record_model(store, kept, trained_ids, out)
-        return kept
+        return replace(plan, reused=kept)
+    return plan
+
+
+def fit_control(plan: ControlPlan, *, progress: TrainProgress | None = None) -> ControlCard:
+    """Train the planned model, write it, its tokenizer and its card to ``plan.out`` and keep a
+    copy in the cache; the graph is not touched (``record_model`` does that). Returns its card."""
+    import torch
+
+    from .lm_training import TrainConfig, plan_steps, tokenise, train_lm
+    from .methods import control_practices
+
+    config, facts, membership, out = plan.config, list(plan.facts), plan.membership, plan.out
+    practices = control_practices()
     data_config, phrasings = config.data_config(), load_phrasings()
     fixed = fixed_examples(facts, membership, data_config, phrasings)
     first = epoch_examples(facts, membership, data_config, phrasings, epoch=0, practices=practices)
     examples = fixed + first
     counts = Counter(membership.values())
-    log.info("%s: %d facts trained, %d held out, %d after the cutoff; %d examples per epoch", mid,
+    log.info("%s: %d facts trained, %d held out, %d after the cutoff; %d examples per epoch", plan.model_id,
              counts[TRAINED], counts[HELD_OUT], counts[AFTER_CUTOFF], len(examples))
 
     t0 = time.perf_counter()
@@ -252,8 +276,8 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
     model.to("cpu").save_pretrained(out)
     tokenizer.save_pretrained(out)
     card = ControlCard(
-        model_id=mid, cutoff=config.cutoff, seed=config.seed, config_hash=config.config_hash(),
-        facts_hash=graph_hash, config=config, practices=sorted(practices),
+        model_id=plan.model_id, cutoff=config.cutoff, seed=config.seed, config_hash=config.config_hash(),
+        facts_hash=plan.graph_hash, config=config, practices=sorted(practices),
         counts={"facts": len(facts), TRAINED: counts[TRAINED], HELD_OUT: counts[HELD_OUT],
                 AFTER_CUTOFF: counts[AFTER_CUTOFF], "examples": len(examples),
                 **{f"examples_{k}": v for k, v in sorted(Counter(e.kind for e in examples).items())},
@@ -265,9 +289,60 @@ def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
                "epoch_losses": [round(x, 4) for x in result.losses],
                "torch_threads": torch.get_num_threads()})
     (out / CARD_FILE).write_text(card.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    record_model(store, card, trained_ids, out)
-    if cached is not None:
-        keep_model(out, cached)
+    if plan.cached is not None:
+        keep_model(out, plan.cached)
+    return card
+
+
+def fit_control_child(plan: ControlPlan, messages, widen) -> None:
+    """``fit_control`` as the target of a child process (the demo trains while it generates its
+    benchmarks): one torch thread until ``widen`` (a multiprocessing Event) is set, every thread
+    torch would use after; ``messages`` (a multiprocessing Queue) gets ``("step", done, total,
+    loss)`` at most every half second and for the last step, then ``("card", card json)`` or
+    ``("error", text)``. The thread count changes no result: the control model's training gives
+    bit-identical weights on one thread and on two (benchmarks/RESULTS.md)."""
+    import torch
+
+    wide = torch.get_num_threads()
+    torch.set_num_threads(1)
+    state = {"wide": False, "sent": 0.0}
+
+    def progress(done: int, total: int, loss: float) -> None:
+        if not state["wide"] and widen.is_set():
+            torch.set_num_threads(wide)
+            state["wide"] = True
+        state["last"] = ("step", done, total, loss)
+        now = time.monotonic()
+        if now - state["sent"] >= 0.5:
+            state["sent"] = now
+            messages.put(state.pop("last"))
+
+    try:
+        card = fit_control(plan, progress=progress)
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it as its own error
+        messages.put(("error", f"{type(exc).__name__}: {exc}"))
+        raise
+    if "last" in state:
+        _, done, _, loss = state["last"]
+        messages.put(("step", done, done, loss))
+    messages.put(("card", card.model_dump_json()))
+
+
+def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
+                  progress: TrainProgress | None = None, reuse: bool = True,
+                  cache_dir: str | Path | None = None) -> ControlCard:
+    """Train a control model on the graph's facts, write it to ``out_dir`` and record its
+    training set in the graph. Returns its card.
+
+    With ``reuse`` (the default), a model already in ``out_dir`` with the same id (same config,
+    same source facts) is not trained again: only its training set is recorded again. With
+    ``cache_dir`` too, a model of that id kept under ``cache_dir/<model id>`` is copied to
+    ``out_dir`` instead of being trained, and a newly trained one is kept there: the id hashes
+    the config and the facts, so a cached model is exactly the one training would make.
+    """
+    plan = plan_control(store, config, out_dir, reuse=reuse, cache_dir=cache_dir)
+    card = plan.reused or fit_control(plan, progress=progress)
+    record_model(store, card, list(plan.trained_ids), plan.out)
     return card
 
 

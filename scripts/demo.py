@@ -10,14 +10,17 @@ what the model was taught.
 
 One process, one graph connection and one loaded model serve every step: the CLI commands run
 in-process (``knowforge.cli.main``), the evaluations through ``knowforge.workflow`` with one
-shared backend. Safe to run again: loads are idempotent MERGEs, generated batches are dropped
+shared backend. The control model trains in a second process, started once its facts are read,
+while the benchmarks are generated: every step's part that needs no model runs first, then the
+evaluations, which wait for the model. Safe to run again: loads are idempotent MERGEs, generated batches are dropped
 and regenerated under the same seed, the trained model is kept in the user cache under an id
 that hashes its config and the graph's facts (a second demo copies it instead of training), and
 answers come from the response cache. Progress goes to stderr: bars on a terminal, a plain line
 every 10 seconds in a log.
 
 Steps (``STEPS`` below): Neo4j, load, control, knowgen, chrono, events, newterm, link, validity.
-Each method's step is one function; ELKEN's editing methods are ``EVENT_METHODS``.
+Each method's step is two functions (generate and export; evaluate); ELKEN's editing methods are
+``EVENT_METHODS``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import contextlib
 import io
 import json
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -114,6 +118,10 @@ class Demo:
         self.stream = stream or sys.stdout
         self.t0 = time.monotonic()
         self.cpu0 = time.process_time()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.children0 = children.ru_utime + children.ru_stime
+        self.plan = None                      # the control model's ControlPlan (the control step)
+        self._training: dict | None = None    # its background training: process, messages, last step
         self.model = str(self.out / f"control-{settings.cutoff}")
         self.runs: list[str] = []             # the demo's own runs: what the validity report checks
         self.control_run: str | None = None
@@ -125,9 +133,15 @@ class Demo:
     def say(self, text: str = "") -> None:
         print(text, file=self.stream, flush=True)
 
+    def cpu(self) -> float:
+        """This process's CPU seconds since the start, and its finished children's (the training)."""
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() - self.cpu0 + children.ru_utime + children.ru_stime - self.children0
+
     def section(self, title: str) -> None:
-        # wall time since the start and this process's CPU time: on a busy machine the two differ
-        self.say(f"\n== {title} ({time.monotonic() - self.t0:.0f}s, CPU {time.process_time() - self.cpu0:.0f}s) ==")
+        # wall time since the start and the CPU time: on a busy machine the two differ
+        self.say(f"\n== {title} ({time.monotonic() - self.t0:.0f}s, CPU {self.cpu():.0f}s) ==")
+        self.training_status()
 
     def kf(self, *args: str, log: Path | None = None, quiet: bool = False, show: bool = False) -> str:
         """``knowforge ARGS`` in this process; returns what it printed on stdout (shown too with
@@ -165,6 +179,10 @@ class Demo:
         return self._store
 
     def close(self) -> None:
+        if self._training is not None and self._training["process"].is_alive():
+            # the demo stopped before its evaluations: the training it started goes with it
+            self._training["process"].terminate()
+            self._training["process"].join()
         for backend in self._backends.values():
             close = getattr(backend, "close", None)
             if close is not None:
@@ -224,29 +242,87 @@ class Demo:
         self.kf("stats", show=True)
 
     def control(self) -> None:
+        """Read the facts the control model learns and start its training in a background process
+        (or take the model trained before on the same facts and config); ``control_ready`` waits."""
         self.section(f"Control model: a small LM taught the graph's facts up to {self.s.cutoff}")
-        from knowforge.cli.control_cmd import train_bar
         from knowforge.models.cache import default_cache_dir
-        from knowforge.models.control import ControlConfig, train_control
+        from knowforge.models.control import ControlConfig, plan_control
 
         try:
             config = ControlConfig(cutoff=self.s.cutoff, seed=0, **self.s.control)
         except ValueError as exc:    # pydantic's ValidationError: a bad --set
             raise DemoError(f"bad control config: {exc}") from None
         cache = self.s.model_cache or (self.s.cache_dir or default_cache_dir()) / "control-models"
-        # about 58 s of CPU an epoch, two threads (406 s for the default 7, idle machine: docs/control.md)
-        self.say(f"(training: {config.epochs:g} epochs, about {58 * config.epochs:.0f} s of CPU on the samples; a model "
-                 f"trained before on the same facts and config is reused from {cache})")
-        steps: list[int] = []
-        with train_bar(False, config.epochs) as bar:
-            def progress(done: int, total: int, loss: float) -> None:
-                steps.append(done)
-                if bar is not None:
-                    bar(done, total, loss)
+        # the facts are read here, before any benchmark is generated: the model learns the graph as loaded
+        self.plan = plan_control(self.store, config, self.model, cache_dir=cache)
+        if self.plan.reused is not None:
+            self.say(f"{self.plan.model_id}: trained before on the same facts and config, reused from {cache}")
+            return
+        # about 58 s of CPU an epoch on two threads (406 s for the default 7, idle machine: docs/control.md);
+        # one thread while the benchmarks are generated beside it, both once they are
+        self.say(f"(training {self.plan.model_id}: {config.epochs:g} epochs, about {58 * config.epochs:.0f} s of CPU "
+                 "on the samples, in a background process while the benchmarks are generated; their evaluations "
+                 f"wait for it. A second demo reuses the model from {cache})")
+        import multiprocessing
 
-            card = train_control(self.store, config, self.model, progress=progress, cache_dir=cache)
+        from knowforge.models.control import fit_control_child
+
+        ctx = multiprocessing.get_context("spawn")   # the parent holds a driver's threads and sockets: no fork
+        messages, widen = ctx.Queue(), ctx.Event()
+        process = ctx.Process(target=fit_control_child, args=(self.plan, messages, widen), daemon=True,
+                              name="control-training")
+        process.start()
+        self._training = {"process": process, "messages": messages, "widen": widen, "step": None, "error": None}
+
+    def _training_messages(self, timeout: float | None = None) -> list[tuple]:
+        """The background training's messages so far (waiting up to ``timeout`` for the first)."""
+        import queue
+
+        training, got = self._training, []
+        try:
+            got.append(training["messages"].get(timeout=timeout) if timeout else training["messages"].get_nowait())
+            while True:
+                got.append(training["messages"].get_nowait())
+        except queue.Empty:
+            pass
+        for message in got:
+            if message[0] == "step":
+                training["step"] = message[1:]
+            elif message[0] == "error":
+                training["error"] = message[1]
+            elif message[0] == "card":
+                from knowforge.models.control import ControlCard
+
+                training["card"] = ControlCard.model_validate_json(message[1])
+        return got
+
+    def training_status(self) -> None:
+        """One line on stderr while the model trains in the background: where it is."""
+        if self._training is None or "card" in self._training:
+            return
+        self._training_messages()
+        step = self._training["step"]
+        if step is not None:
+            done, total, loss = step
+            epochs = self.plan.config.epochs
+            print(f"  training in the background: {done:,}/{total:,} steps, epoch "
+                  f"{min(epochs, done * epochs / max(total, 1)):.1f}/{epochs:g}, loss {loss:.3f}", file=sys.stderr,
+                  flush=True)
+
+    def control_ready(self) -> None:
+        """Wait for the background training (with its bar), record the model's training set in the
+        graph and say what it was taught."""
+        if self.plan is None:
+            return
+        self.section("Control model: what it was taught")
+        from knowforge.models.control import record_model
+
+        card, how = self.plan.reused, "reused: same config, same facts"
+        if card is None:
+            card, how = self._wait_training(), "trained"
+        # after the benchmarks' generation, before any evaluation reads the model's training set
+        record_model(self.store, card, list(self.plan.trained_ids), self.plan.out)
         t = card.train
-        how = "trained" if steps else "reused: same config, same facts"
         self.say(f"{card.model_id} ({how}): {card.parameters:,} parameters, {card.counts['trained']} facts trained, "
                  f"{card.counts['held_out']} held out, {card.counts['after_cutoff']} after {self.s.cutoff}; "
                  f"{t['epochs']} epochs, {t['steps']} steps, loss {t['first_loss']:.3f} -> {t['final_loss']:.3f}")
@@ -254,7 +330,33 @@ class Demo:
         self.kf("query", "--file", str(DEMO_CYPHER / "control_model_facts.cypher"), "-p", f"model={card.model_id}",
                 show=True)
 
+    def _wait_training(self):
+        from knowforge.cli.control_cmd import train_bar
+
+        training = self._training
+        training["widen"].set()       # the benchmarks are generated: training takes both cores
+        process = training["process"]
+        with train_bar(False, self.plan.config.epochs) as bar:
+            if training["step"] is not None and bar is not None:
+                bar(*training["step"])      # where it was at the last status line
+            while True:
+                for message in self._training_messages(timeout=1.0):
+                    if message[0] == "step" and bar is not None:
+                        bar(*message[1:])
+                if "card" in training or training["error"]:
+                    break
+                if not process.is_alive():
+                    self._training_messages()
+                    if "card" not in training and not training["error"]:
+                        training["error"] = f"the training process ended with exit code {process.exitcode}"
+                    break
+        process.join()
+        if training["error"] or "card" not in training:
+            raise DemoError(f"training the control model failed: {training['error']}")
+        return training["card"]
+
     def knowgen(self) -> None:
+        """Generate and export (no model needed)."""
         self.section("KnowGen (ALCUNA): artificial entities")
         out = self.out / "knowgen"
         out.mkdir(parents=True, exist_ok=True)
@@ -264,6 +366,10 @@ class Demo:
         self.kf("generate", "knowgen", "--name", "demo", "--n", str(self.s.knowgen_n), "--seed", "0")
         self.kf("export", "knowgen", "--name", "demo", "--format", "alcuna", "--out", str(out / "alcuna"), quiet=True)
         self.kf("export", "knowgen", "--name", "demo", "--format", "jsonl", "--out", str(out / "jsonl"), quiet=True)
+
+    def knowgen_evaluate(self) -> None:
+        self.section("KnowGen (ALCUNA): the control model's answers")
+        out = self.out / "knowgen"
         # Multiple-choice and yes/no items are scored by likelihood (as lm-evaluation-harness does): a small
         # model that rarely writes a parseable letter still shows what it knows. Open items are generated.
         self.say(f"KA: the first {self.s.knowgen_limit} questions under each of four settings; KU: the first "
@@ -297,6 +403,10 @@ class Demo:
             self.kf("generate", "chrono", *args, "--seed", "0")
         self.kf("export", "chrono", "--name", "general", "--format", "chroknowbench", "--out",
                 str(out / "chroknowbench"), quiet=True)
+
+    def chrono_evaluate(self) -> None:
+        self.section("ChroKnow: the control model's answers")
+        out = self.out / "chrono"
         sample = self.s.chrono_sample
         self.say("the Generation template of the general domain, sampling-based check + ChroKnowPrompt (both spans)"
                  + (f", on a seeded sample of {sample} records" if sample else "")
@@ -325,6 +435,20 @@ class Demo:
         self.kf("export", "events", "--name", EVENT_BATCH, "--format", "jsonl", "--out",
                 str(out / f"items_{EVENT_BATCH}.jsonl"), quiet=True)
         self.say(elken_summary(json.loads(elken.read_text(encoding="utf-8"))))
+        rows = self.query(["--file", str(DEMO_CYPHER / "first_event_of_type.cypher"), "-p", f"batch={EVENT_BATCH}",
+                           "-p", "type=win-election"])
+        if rows:
+            event = rows[0]["id"]
+            self.say(f"two-hop ripple of {event}:")
+            ripple = self.kf("ripple", event, "--hops", "2", log=out / f"ripple_{EVENT_BATCH}.txt")
+            text = (out / f"ripple_{EVENT_BATCH}.txt").read_text(encoding="utf-8") + ripple
+            self.say("\n".join(text.splitlines()[:25]))
+            (out / f"ripple_{EVENT_BATCH}.cypher").write_text(
+                self.kf("ripple", event, "--hops", "2", "--format", "cypher"), encoding="utf-8")
+
+    def events_evaluate(self) -> None:
+        self.section("ELKEN: each editing method on the control model")
+        out = self.out / "events"
         # each method's reliability and locality with their 95% intervals (a bootstrap over events), and its
         # paired difference from no edit on the same questions; fact questions are open, so their chance
         # level is about 0: the comparison with no edit is what tells
@@ -356,16 +480,6 @@ class Demo:
         # each method's evaluation (its answers, ripple probes, report and comparison with no edit):
         # what an editing method adds to the demo's time
         self.say(f"{CPU_LINE} " + ", ".join(f"{m} {s:.1f}" for m, s in cpu.items()))
-        rows = self.query(["--file", str(DEMO_CYPHER / "first_event_of_type.cypher"), "-p", f"batch={EVENT_BATCH}",
-                           "-p", "type=win-election"])
-        if rows:
-            event = rows[0]["id"]
-            self.say(f"two-hop ripple of {event}:")
-            ripple = self.kf("ripple", event, "--hops", "2", log=out / f"ripple_{EVENT_BATCH}.txt")
-            text = (out / f"ripple_{EVENT_BATCH}.txt").read_text(encoding="utf-8") + ripple
-            self.say("\n".join(text.splitlines()[:25]))
-            (out / f"ripple_{EVENT_BATCH}.cypher").write_text(
-                self.kf("ripple", event, "--hops", "2", "--format", "cypher"), encoding="utf-8")
 
     def _prepare_event_batch(self) -> bool:
         """Whether to generate the demo's event batch anew. A batch of an earlier demo on top of the
@@ -387,16 +501,10 @@ class Demo:
         return True
 
     def newterm(self) -> None:
+        """The slice was imported with the loads: here its export is checked against the release."""
         self.section("NewTerm: new dictionary terms")
         out = self.out / "newterm"
         out.mkdir(parents=True, exist_ok=True)
-        # Each phrasing is scored by the likelihood of the answers its system prompt names (A-D; YES/NO, ...),
-        # as lm-evaluation-harness scores multiple choice: a small model that never prints a parseable
-        # letter would otherwise score 0 everywhere (NewTerm's own protocol generates; see docs/newterm.md).
-        evaluation = self.evaluate("newterm:sample2022", out / "runs", tasks=["COMA_clean", "COST_clean", "CSJ_clean"],
-                                   max_tokens=4, mc_scoring="likelihood")
-        summary = json.loads((evaluation.summary_dir / "summary.json").read_text(encoding="utf-8"))
-        self.say(newterm_table(summary))
         release = out / "release"
         self.kf("export", "newterm", "--name", "sample2022", "--format", "newterm", "--out", str(release), quiet=True)
         for f in sorted(NEWTERM_SLICE.glob("*.jsonl")):
@@ -405,6 +513,17 @@ class Demo:
         self.say(f"export of newterm:sample2022 is byte-identical to {NEWTERM_SLICE.relative_to(REPO)}")
         self.kf("query", "--file", str(DEMO_CYPHER / "newterm_meanings.cypher"), "-p", "benchmark=newterm:sample2022",
                 "-p", "year=2022", "-p", "limit=6", show=True)
+
+    def newterm_evaluate(self) -> None:
+        self.section("NewTerm: the control model's answers")
+        out = self.out / "newterm"
+        # Each phrasing is scored by the likelihood of the answers its system prompt names (A-D; YES/NO, ...),
+        # as lm-evaluation-harness scores multiple choice: a small model that never prints a parseable
+        # letter would otherwise score 0 everywhere (NewTerm's own protocol generates; see docs/newterm.md).
+        evaluation = self.evaluate("newterm:sample2022", out / "runs", tasks=["COMA_clean", "COST_clean", "CSJ_clean"],
+                                   max_tokens=4, mc_scoring="likelihood")
+        summary = json.loads((evaluation.summary_dir / "summary.json").read_text(encoding="utf-8"))
+        self.say(newterm_table(summary))
 
     def link(self) -> None:
         self.section("LINK / LINT: long-tail statements from symbolic-rule chains")
@@ -420,6 +539,10 @@ class Demo:
         self.say("a rule chain in the graph (depth 2 conclusion -> depth 1 conclusion -> source facts):")
         self.kf("query", "--file", str(DEMO_CYPHER / "link_rule_chain.cypher"), "-p", "benchmark=link:demo",
                 "-p", "limit=3", show=True)
+
+    def link_evaluate(self) -> None:
+        self.section("LINK / LINT: the control model's answers")
+        out = self.out / "link"
         # Each probe is scored by the likelihood of its template's two labels (Yes/No, True/False, Right/Wrong),
         # as lm-evaluation-harness scores yes/no tasks, so a small model's bias shows instead of unparsed replies.
         evaluation = self.evaluate("link:demo", out / "runs", max_tokens=4, mc_scoring="likelihood")
@@ -451,20 +574,28 @@ class Demo:
                  f"-p model={self.card.model_id if self.card else 'MODEL_ID'}; more recipes in cypher/queries/")
 
 
-STEPS: tuple[tuple[str, Callable[[Demo], None]], ...] = (
-    ("neo4j", Demo.neo4j), ("load", Demo.load), ("control", Demo.control), ("knowgen", Demo.knowgen),
-    ("chrono", Demo.chrono), ("events", Demo.events), ("newterm", Demo.newterm), ("link", Demo.link),
-    ("validity", Demo.validity), ("done", Demo.done))
+Part = Callable[[Demo], None] | None
+# Each step: (name, its part that needs no trained model, its part that does). The demo runs every
+# step's first part in order, then every second part: the control model trains in a background
+# process while the benchmarks are generated (their graph writes never touch the source facts it
+# learns, read before they start), and the evaluations wait for it.
+STEPS: tuple[tuple[str, Part, Part], ...] = (
+    ("neo4j", Demo.neo4j, None), ("load", Demo.load, None), ("control", Demo.control, Demo.control_ready),
+    ("knowgen", Demo.knowgen, Demo.knowgen_evaluate), ("chrono", Demo.chrono, Demo.chrono_evaluate),
+    ("events", Demo.events, Demo.events_evaluate), ("newterm", Demo.newterm, Demo.newterm_evaluate),
+    ("link", Demo.link, Demo.link_evaluate), ("validity", None, Demo.validity), ("done", None, Demo.done))
 
 
 def run_demo(settings: Settings, *, stream=None) -> Demo:
-    """Every step (or ``settings.steps``) in order; returns the Demo (its runs, model card)."""
+    """Every step (or ``settings.steps``): first each one's part that needs no model, then each
+    one's part that does, in order; returns the Demo (its runs, model card)."""
     settings.out.mkdir(parents=True, exist_ok=True)
     demo = Demo(settings, stream=stream)
+    chosen = [(before, after) for name, before, after in STEPS if not settings.steps or name in settings.steps]
     try:
-        for name, step in STEPS:
-            if not settings.steps or name in settings.steps:
-                step(demo)
+        for part in [before for before, _ in chosen] + [after for _, after in chosen]:
+            if part is not None:
+                part(demo)
     finally:
         demo.close()
     return demo
@@ -620,7 +751,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", dest="control", action="append", default=[], metavar="KEY=VALUE",
                         help="A field of the control model's config (as train-control --set), e.g. --set epochs=1 "
                              "for a quick look; the numbers then differ from the documented ones.")
-    parser.add_argument("--step", dest="steps", action="append", choices=[n for n, _ in STEPS],
+    parser.add_argument("--step", dest="steps", action="append", choices=[n for n, *_ in STEPS],
                         help="Run only this step (repeatable; the steps before it must have run once).")
     args = parser.parse_args(argv)
     control = {}

@@ -423,3 +423,46 @@ def test_a_cached_model_is_copied_not_trained_and_only_for_the_same_facts(store,
     other = train_control(store, config, tmp_path / "c", cache_dir=tmp_path / "cache",
                           progress=lambda done, total, loss: steps.append(done))
     assert other.model_id != card.model_id and steps
+
+
+@pytest.mark.hf
+def test_a_plan_fitted_in_a_child_process_gives_the_in_process_model_and_touches_no_graph(store, tmp_path):
+    """The demo trains in a spawned process while it generates its benchmarks: the facts are read
+    (planned) first, the child writes the model and the cache only, and the parent records it.
+    One torch thread until widened, then all: the weights are the in-process training's, byte for byte."""
+    pytest.importorskip("torch")
+    import multiprocessing
+
+    from knowforge.models.control import (ControlCard, ControlConfig, fit_control_child, plan_control,
+                                          record_model, train_control)
+
+    _tiny_graph(store)
+    config = ControlConfig(**{**TINY, "epochs": 1.0})
+    plan = plan_control(store, config, tmp_path / "child", cache_dir=tmp_path / "cache")
+    assert plan.reused is None and plan.trained_ids
+    ctx = multiprocessing.get_context("spawn")
+    messages, widen = ctx.Queue(), ctx.Event()
+    widen.set()
+    process = ctx.Process(target=fit_control_child, args=(plan, messages, widen), daemon=True)
+    process.start()
+    got = [messages.get(timeout=300)]
+    while got[-1][0] == "step":
+        got.append(messages.get(timeout=300))
+    process.join(timeout=60)
+    assert process.exitcode == 0
+    kind, payload = got[-1]
+    assert kind == "card", got[-1]
+    card = ControlCard.model_validate_json(payload)
+    steps = [m for m in got if m[0] == "step"]
+    assert steps and steps[-1][1] == card.train["steps"]          # the last step is always reported
+    assert store.read("models/read_model", id=card.model_id) == []  # the child wrote nothing to the graph
+    record_model(store, card, list(plan.trained_ids), plan.out)
+    assert store.read("models/read_model", id=card.model_id)[0]["trained_on"] == len(plan.trained_ids)
+    # in-process training of the same config on the same facts: the same id and the same weights
+    same = train_control(store, config, tmp_path / "here", reuse=False)
+    assert same.model_id == card.model_id
+    assert (tmp_path / "here" / "model.safetensors").read_bytes() == \
+        (tmp_path / "child" / "model.safetensors").read_bytes()
+    # and the cached copy is what a second plan reuses
+    again = plan_control(store, config, tmp_path / "third", cache_dir=tmp_path / "cache")
+    assert again.reused == card

@@ -57,10 +57,12 @@ def _run(demo, settings) -> tuple[str, object]:
 def _numbers(text: str) -> str:
     """What the benchmark steps printed (KnowGen to the end), without what may differ between two
     runs that measure the same: elapsed and CPU seconds (of the sections and of each editing method), run ids (and the report folders named
-    after them), the note that the ELKEN batch was kept under a later one, and the two-hop
-    ripple view (the imported release's events stacked later may show in it)."""
+    after them), whether the control model was trained or reused, the note that the ELKEN batch
+    was kept under a later one, and the two-hop ripple view (the imported release's events
+    stacked later may show in it)."""
     text = text[text.index("== KnowGen"):]
     text = re.sub(r"\(\d+s, CPU \d+s\) ==", "==", text)
+    text = re.sub(r" \((trained|reused: same config, same facts)\): ", " (MODEL): ", text)
     text = re.sub(r"CPU seconds of each editing method's evaluation:.*", "", text)
     text = re.sub(r"run-[0-9A-Za-z-]+", "RUN", text)
     text = re.sub(r"two-hop ripple of .*?(?=\n== )", "", text, flags=re.S)
