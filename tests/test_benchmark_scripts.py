@@ -30,7 +30,8 @@ from knowforge.kg.neo4j_server import ManagedNeo4j
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "benchmarks"
-SCRIPTS = sorted(p.stem for p in BENCHMARKS.glob("*.py"))
+# a leading underscore marks a module the scripts share (benchmarks/_throwaway.py), not a script
+SCRIPTS = sorted(p.stem for p in BENCHMARKS.glob("*.py") if not p.stem.startswith("_"))
 
 NUM = r"[0-9][0-9,]*(?:\.[0-9]+)?"      # a printed number (never nan or inf)
 HF = ("torch", "transformers", "tokenizers")
