@@ -241,7 +241,7 @@ SMOKE: dict[str, Smoke] = {
 # ``__main__`` and exits with its code after the atexit handlers a normal exit would run.
 # Nothing here starts a thread before the fork (torch starts its pool on first use).
 FORKSERVER = textwrap.dedent("""
-    import atexit, importlib, json, os, runpy, sys, traceback
+    import atexit, gc, importlib, json, os, runpy, sys, traceback
 
     for name in ("numpy", "torch", "transformers", "tokenizers", "transformers.models.llama.modeling_llama",
                  "transformers.models.gpt2.modeling_gpt2", "neo4j", "knowforge.kg.connection",
@@ -254,6 +254,11 @@ FORKSERVER = textwrap.dedent("""
             pass
     import transformers
     getattr(transformers, "AutoModelForCausalLM", None), getattr(transformers, "AutoTokenizer", None)
+    # the imported objects out of the collector's sight: a child's collections (and what
+    # gc_pause.py times) see only the script's own objects, as in a fresh interpreter, and do
+    # not touch (and so copy) the shared pages
+    gc.collect()
+    gc.freeze()
 
     def child(req):
         code = 1
@@ -295,6 +300,10 @@ FORKSERVER = textwrap.dedent("""
             child(req)
         print(json.dumps({"pid": pid}), flush=True)
         print(json.dumps({"code": os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])}), flush=True)
+    # past the interpreter's teardown, where a binding imported above reports its objects as
+    # leaked (nanobind), many lines of noise at the end of every test run
+    atexit._run_exitfuncs()
+    os._exit(0)
 """)
 
 
