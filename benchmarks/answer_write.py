@@ -30,9 +30,9 @@ import argparse
 import contextlib
 import os
 import statistics
-import tempfile
 import time
-from pathlib import Path
+
+from _throwaway import throwaway_store
 
 from knowforge.eval.results import _answer_row, new_run_id
 from knowforge.eval.types import SampleResult
@@ -45,29 +45,17 @@ BENCHMARK = "answerbench:scratch"
 @contextlib.contextmanager
 def server(start: bool):
     """(store, server pid or None): the configured or managed server, or a throw-away one."""
-    from knowforge.kg.connection import GraphSettings, open_store
-    from knowforge.kg.neo4j_server import ManagedNeo4j, free_port
+    from knowforge.kg.connection import open_store
+    from knowforge.kg.neo4j_server import ManagedNeo4j
 
-    if not start:
-        status = ManagedNeo4j().status() if not os.environ.get("NEO4J_URI") else None
-        with open_store() as store:
-            store.apply_schema()
-            yield store, status.pid if status and status.running else None
+    if start:
+        with throwaway_store() as (store, pid):
+            yield store, pid
         return
-    os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
-    os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
-    with tempfile.TemporaryDirectory() as home:
-        managed = ManagedNeo4j(home=Path(home))
-        if not managed.is_installed():
-            managed.install()
-        result = managed.start(port=free_port(), timeout=240)
-        store = open_store(GraphSettings(uri=result.uri, user="neo4j", password=managed.password()))
-        try:
-            store.apply_schema()
-            yield store, managed.status().pid
-        finally:
-            store.close()
-            managed.stop(timeout=30)
+    status = ManagedNeo4j().status() if not os.environ.get("NEO4J_URI") else None
+    with open_store() as store:
+        store.apply_schema()
+        yield store, status.pid if status and status.running else None
 
 
 class CpuClock:

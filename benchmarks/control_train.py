@@ -23,39 +23,28 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import tempfile
 import time
 from pathlib import Path
 
+from _throwaway import throwaway_store
+
+
 @contextlib.contextmanager
 def graph(start: bool):
     """An open store: the configured server's, or a throw-away one with the bundled samples."""
-    from knowforge.kg.connection import GraphSettings, open_store
+    from knowforge.kg.connection import open_store
     from knowforge.kg.loaders.registry import load_source
     from knowforge.kg.loaders.samples import sample_paths
-    from knowforge.kg.neo4j_server import ManagedNeo4j, free_port
 
     if not start:
         with open_store() as store:
             yield store
         return
-    os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
-    os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
-    with tempfile.TemporaryDirectory() as home:
-        managed = ManagedNeo4j(home=Path(home))
-        if not managed.is_installed():
-            managed.install()
-        result = managed.start(port=free_port(), timeout=240)
-        store = open_store(GraphSettings(uri=result.uri, user="neo4j", password=managed.password()))
-        try:
-            store.apply_schema()
-            for source, paths in sample_paths().items():
-                load_source(store, source, paths)
-            yield store
-        finally:
-            store.close()
-            managed.stop(timeout=30)
+    with throwaway_store() as (store, _):
+        for source, paths in sample_paths().items():
+            load_source(store, source, paths)
+        yield store
 
 
 def train(store, config, out: Path) -> dict:

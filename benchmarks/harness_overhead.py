@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _throwaway import throwaway_store
+
 from knowforge.kg.connection import hide_query_notifications
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -58,30 +60,6 @@ def make_items(n: int):
 
 
 @contextlib.contextmanager
-def throwaway_neo4j():
-    """A managed Neo4j in a temporary home, on a free port (not 7687, which another server may
-    take), with the schema applied; yields its ``GraphSettings``."""
-    from knowforge.kg.connection import GraphSettings, open_store
-    from knowforge.kg.neo4j_server import ManagedNeo4j, free_port
-
-    os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
-    os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
-    with tempfile.TemporaryDirectory() as home:
-        server = ManagedNeo4j(home=Path(home))
-        if not server.is_installed():
-            server.install()
-        result = server.start(port=free_port(), timeout=240)
-        settings = GraphSettings(uri=result.uri, user="neo4j", password=server.password())
-        store = open_store(settings)
-        store.apply_schema()
-        store.close()
-        try:
-            yield settings
-        finally:
-            server.stop(timeout=30)
-
-
-@contextlib.contextmanager
 def graph(start: bool):
     """A store when one is reachable (or started on request), else None."""
     from knowforge.errors import GraphUnavailable
@@ -98,12 +76,8 @@ def graph(start: bool):
             if store is not None:
                 store.close()
         return
-    with throwaway_neo4j() as settings:
-        store = open_store(settings)
-        try:
-            yield store
-        finally:
-            store.close()
+    with throwaway_store() as (store, _):
+        yield store
 
 
 class EchoBackend:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import random
 import statistics
 import tempfile
@@ -38,6 +37,8 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+from _throwaway import throwaway_store
+
 from knowforge.kg.connection import hide_query_notifications
 
 TASKS = 4
@@ -46,31 +47,14 @@ TASKS = 4
 @contextlib.contextmanager
 def private_graph(kind: str):
     """A store on a throw-away managed Neo4j (``private``) or on the configured server (``env``)."""
-    from knowforge.kg.connection import GraphSettings, open_store
+    from knowforge.kg.connection import open_store
 
     if kind == "env":
-        store = open_store(autostart=False)
-        try:
+        with open_store(autostart=False) as store:
             yield store
-        finally:
-            store.close()
         return
-    from knowforge.kg.neo4j_server import ManagedNeo4j, free_port
-
-    os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "768m")
-    os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "512m")
-    with tempfile.TemporaryDirectory(prefix="kf-view-bench-") as home:
-        server = ManagedNeo4j(home=Path(home))
-        if not server.is_installed():
-            server.install()
-        result = server.start(port=free_port(), timeout=240)
-        store = open_store(GraphSettings(uri=result.uri, user="neo4j", password=server.password()))
-        try:
-            store.apply_schema()
-            yield store
-        finally:
-            store.close()
-            server.stop(timeout=60)
+    with throwaway_store(heap="768m", pagecache="512m", stop_timeout=60) as (store, _):
+        yield store
 
 
 def build_run(store, samples: int, per_item: int, name: str, out_dir: Path) -> str:

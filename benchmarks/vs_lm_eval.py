@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from harness_overhead import throwaway_neo4j  # noqa: E402  (shared with the overhead benchmark)
+from _throwaway import throwaway_neo4j  # noqa: E402
 
 COLOURS = ["red", "green", "blue", "grey", "black", "white", "amber", "violet"]
 
@@ -74,7 +74,7 @@ def main() -> None:
         raise SystemExit("knowforge eval needs a Neo4j: set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) or pass "
                          "--start-neo4j")
     server = throwaway_neo4j() if args.start_neo4j else contextlib.nullcontext()
-    with tempfile.TemporaryDirectory() as tmp, server as settings:
+    with tempfile.TemporaryDirectory() as tmp, server as throwaway:
         tmp = Path(tmp)
         model = build_tiny_model(tmp / "model", seed=0)
         items = make_items(args.items)
@@ -83,7 +83,8 @@ def main() -> None:
         write_lm_eval_tasks(items, tmp / "lm", benchmark="versus", tasks=[file_task("versus")])
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                "HF_DATASETS_CACHE": str(tmp / "hf-cache"), "TOKENIZERS_PARALLELISM": "false"}
-        if settings is not None:
+        if throwaway is not None:
+            settings = throwaway.settings
             env.update(NEO4J_URI=settings.uri, NEO4J_USER=settings.user, NEO4J_PASSWORD=settings.password)
         knowforge = [str(Path(sys.executable).with_name("knowforge")), "eval", "--benchmark", str(bench),
                      "--mc-scoring", "likelihood", "--no-cache", "--backend", "hf", "--model", str(model),
