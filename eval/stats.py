@@ -254,9 +254,13 @@ def bootstrap_totals(counts: Sequence[Sequence[float]] | np.ndarray,
         return Estimate(estimate, None, None, n, "bootstrap", level)
     parts = []
     with np.errstate(invalid="ignore", divide="ignore"):
-        # chunks bound the (chunk, n, k) gather
-        for rows in resample_index_chunks(n, resamples, seed, cells=max(1, 2_000_000 // c.shape[1])):
-            parts.append(np.asarray(statistic(c[rows].sum(axis=1)), dtype=float))
+        for rows in resample_index_chunks(n, resamples, seed):
+            # each resample's totals as how often it drew each unit times the units' rows, not a
+            # gather of (chunk, n, k) rows summed: 7x less CPU for a report's balanced accuracy
+            # over 33,000 units (benchmarks/report_build.py); the totals are sums of counts, exact
+            # either way, so the replicates are the same
+            drawn = np.stack([np.bincount(row, minlength=n) for row in rows]).astype(float)
+            parts.append(np.asarray(statistic(drawn @ c), dtype=float))
     return percentile_estimate(estimate, np.concatenate(parts), n, resamples, level)
 
 
