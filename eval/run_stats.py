@@ -103,7 +103,7 @@ class SampleColumns:
     """A run's samples as arrays, built in one pass, for a report that groups every sample once
     per slice key: the figures of a group (``estimate``, ``item_estimate``) are then bincounts
     over its positions instead of a Python loop over its samples (a 100,000-sample report built
-    its groups in 4.9 s of CPU, its item figures in 2 s; benchmarks/report_build.py).
+    its groups in 4.9 s of CPU, its item figures in 2 s; benchmarks/report_groups.py).
 
     Unit codes follow the units' names in sorted order and item codes the items' first scored
     sample, and ``np.bincount`` adds its weights one after the other in position order: every
