@@ -27,8 +27,9 @@ from typing import Any
 
 from knowforge.errors import BackendError
 from knowforge.eval.mc_likelihood import ChoiceQuestion, judge_choice_question
-from knowforge.eval.scoring import score_item, scoring_rule
+from knowforge.eval.scoring import get_scorer, scoring_rule
 from knowforge.eval.types import SampleResult
+from knowforge.eval.unit import Scorer
 from knowforge.models.backends import require_capability
 from knowforge.models.cache import generation_key, loglikelihood_key
 from knowforge.models.gc_pause import paused_gc
@@ -106,8 +107,12 @@ def ask_and_score(asks: Sequence[Ask], backend: Backend, *, scoring: str, progre
     ask's samples in index order."""
     asks = list(asks)
     answers = ask([a.request for a in asks], backend, progress=progress, chunk_size=chunk_size)
+    # each scorer's rule and function resolved once per call, not three registry look-ups per
+    # sample (a 100,000-sample profile: 300,000 look-ups, 3.4 s); the same ones score_item uses
+    resolved: dict[str, tuple[str, Scorer]] = {}
     with paused_gc():           # scoring every answer: the engine's own bulk work, no model code
-        results = [sample for a, answer in zip(asks, answers) for sample in _samples(a, answer, backend, scoring)]
+        results = [sample for a, answer in zip(asks, answers)
+                   for sample in _samples(a, answer, backend, scoring, resolved)]
     errors = sum(1 for r in results if r.error)
     if errors:
         log.warning("%d of %d samples failed; they are recorded with their error and scored 0",
@@ -115,11 +120,21 @@ def ask_and_score(asks: Sequence[Ask], backend: Backend, *, scoring: str, progre
     return results
 
 
-def _samples(a: Ask, answer: GenerationResult, backend: Backend, scoring: str) -> list[SampleResult]:
+def _resolve(scorer: str, scoring: str, resolved: dict[str, tuple[str, Scorer]]) -> tuple[str, Scorer]:
+    """``scorer``'s recorded rule (``<scorer>:<mode>``) and the function ``score_item`` would
+    call, under ``scoring``; memoised in ``resolved`` for one scoring pass."""
+    found = resolved.get(scorer)
+    if found is None:
+        found = resolved[scorer] = (f"{scorer}:{scoring_rule(scorer, scoring)}", get_scorer(scorer, scoring))
+    return found
+
+
+def _samples(a: Ask, answer: GenerationResult, backend: Backend, scoring: str,
+             resolved: dict[str, tuple[str, Scorer]]) -> list[SampleResult]:
     request, item = a.request, a.item
     prompt = request_text(request)
     scorer = a.scorer or item.scorer
-    rule = f"{scorer}:{scoring_rule(scorer, scoring)}" if a.score else None
+    rule, score_fn = _resolve(scorer, scoring, resolved) if a.score else (None, None)
     out = []
     for k in range(request.n):
         index = a.first_index + k
@@ -137,7 +152,7 @@ def _samples(a: Ask, answer: GenerationResult, backend: Backend, scoring: str) -
             out.append(SampleResult(raw=raw, parsed=raw, score=0.0, finish_reason=finish, **common))
             continue
         text = a.read(raw) if a.read is not None else raw
-        score = score_item(item, text, scoring, scorer=scorer)
+        score = score_fn(item, text or "")       # = score_item(item, text, scoring, scorer=scorer)
         out.append(SampleResult(raw=raw, parsed=score.answer, score=float(score.value), finish_reason=finish,
                                 explanation=score.explanation, **common))
     return out

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.table import Table
 
 from knowforge.errors import ConfigError
@@ -39,10 +40,10 @@ from knowforge.eval.metric_stats import format_number
 from knowforge.eval.registry import metric_spec
 from knowforge.eval.records import REPORT_VERSION, Report, RunRecord
 from knowforge.eval.results import load_run, run_answers
-from knowforge.eval.run_stats import (Sample, Units, accuracy_estimate, balanced_accuracy_estimate, item_estimate,
+from knowforge.eval.run_stats import (Sample, SampleColumns, Units, balanced_accuracy_estimate,
                                       paired_runs, plan_for_gap)
 from knowforge.eval.shared_intervals import SharedIntervals
-from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, cluster_mean, underpowered_text
+from knowforge.eval.stats import DEFAULT_RESAMPLES, child_seed, underpowered_text
 from knowforge.eval.svg_plot import Panel, Point, Series, chart, percent_point
 from knowforge.eval.validity import UNDATED, question_sides
 from knowforge.kg.relations import labelled, relation_labels
@@ -110,9 +111,11 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
     for q, a in samples:
         per_item[q["id"]].append(a.get("score") or 0.0)
     shared = SharedIntervals(run, units.name, "accuracy")
-    acc = accuracy_estimate(samples, units)
-    item_acc = item_estimate(samples, units, lambda v: sum(v) / len(v))
-    all_right = item_estimate(samples, units, lambda v: float(all(x >= 1.0 for x in v)))
+    # the samples as arrays once: every group below is a set of positions in them
+    columns = SampleColumns.of(samples, units)
+    acc = columns.estimate()
+    item_acc = columns.item_estimate("mean")
+    all_right = columns.item_estimate("all")
     report: dict[str, Any] = {
         "version": REPORT_VERSION, "run_id": run_id, "scoring": scoring_of(run),
         # the typed record: engine keys as fields, a solver's own properties under "extra"
@@ -137,8 +140,8 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
                     "cached": sum(1 for _, a in samples if a.get("cached"))},
     }
     shared.apply(report["overall"], {str(i) for i in per_item})
-    report["by_task"] = _group(samples, lambda q: q.get("task"), units, shared)
-    report["by_form"] = _group(samples, lambda q: q.get("form"), units, shared)
+    report["by_task"] = _group(samples, lambda q: q.get("task"), units, shared, columns=columns)
+    report["by_form"] = _group(samples, lambda q: q.get("form"), units, shared, columns=columns)
     balanced = {}
     balanced_shared = SharedIntervals(run, units.name, "balanced_accuracy")
     for task in sorted({q.get("task") for q, _ in samples if q.get("form") in _BOOL_FORMS}, key=str):
@@ -152,22 +155,28 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
                                                         {str(q["id"]) for q, _ in samples if q.get("task") == task},
                                                         "value")
     report["balanced_accuracy"] = balanced
-    slice_keys = sorted({k for q, _ in samples for k in q if k.startswith("slice_")})
+    names: set[str] = set()
+    for q, _ in samples:
+        names.update(q)
+    slice_keys = sorted(k for k in names if k.startswith("slice_"))
     report["slices"] = {}
     for key in slice_keys:
         name = key[len("slice_"):]
-        report["slices"][name] = _group(samples, lambda q, key=key: q.get(key), units, shared)
+        report["slices"][name] = _group(samples, lambda q, key=key: q.get(key), units, shared, columns=columns)
     if "relation" in report["slices"]:      # shown beside the ids: P551 (residence)
         report["relation_labels"] = relation_labels(store, report["slices"]["relation"])
     if "slice_year" in slice_keys:
         curves: dict[str, dict] = {}
         for task in sorted({q.get("task") for q, _ in samples}, key=str):
-            subset = [(q, a) for q, a in samples if q.get("task") == task and q.get("slice_year") is not None]
+            subset = [i for i, (q, _) in enumerate(samples)
+                      if q.get("task") == task and q.get("slice_year") is not None]
             if subset:
-                curves[task] = _group(subset, lambda q: q.get("slice_year"), units, shared)
+                curves[task] = _group(samples, lambda q: q.get("slice_year"), units, shared, columns=columns,
+                                      positions=subset)
         report["by_year"] = curves
     if run.get("model_cutoff"):
-        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples, units, shared)
+        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples, units, shared,
+                                                   columns=columns)
     if data.sections is not None:
         report["extra"] = data.sections
     return report
@@ -196,14 +205,17 @@ def _scope(store, run: Mapping, samples: Sequence[Sample]) -> dict:
             "benchmark_tasks": dict(sorted(benchmark_tasks.items()))}
 
 
-def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units, shared: SharedIntervals | None = None) -> dict:
+def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units, shared: SharedIntervals | None = None,
+                   *, columns: SampleColumns | None = None) -> dict:
     """Accuracy of items whose tested facts changed before vs after the model's cutoff."""
     sides = question_sides(store, run_id, cutoff)
     side = lambda q: sides.get(q["id"], UNDATED)  # noqa: E731
+    columns = columns if columns is not None else SampleColumns.of(samples, units)
     by_task = {}
     for task in sorted({q.get("task") for q, _ in samples}, key=str):
-        by_task[str(task)] = _group([(q, a) for q, a in samples if q.get("task") == task], side, units, shared)
-    return {"cutoff": cutoff, "all": _group(samples, side, units, shared), "by_task": by_task}
+        mine = [i for i, (q, _) in enumerate(samples) if q.get("task") == task]
+        by_task[str(task)] = _group(samples, side, units, shared, columns=columns, positions=mine)
+    return {"cutoff": cutoff, "all": _group(samples, side, units, shared, columns=columns), "by_task": by_task}
 
 
 def scoring_of(run: Mapping) -> dict:
@@ -220,44 +232,36 @@ def _hashable(value):
     return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
 
 
-def _group(samples, key: Callable[[Mapping], Any], units: Units, shared: SharedIntervals | None = None) -> dict:
+def _group(samples, key: Callable[[Mapping], Any], units: Units, shared: SharedIntervals | None = None, *,
+           columns: SampleColumns | None = None, positions: Sequence[int] | None = None) -> dict:
     """{group: n, correct, accuracy, items, errors, stderr, ci, ci_method, units, unit}, in a
     stable order; a group that holds exactly one task's items carries the engine's interval of
-    that task's accuracy (``shared``)."""
-    members: dict[Any, list] = defaultdict(list)
-    for pair in samples:
-        members[_hashable(key(pair[0]))].append(pair)
+    that task's accuracy (``shared``). ``columns``: ``samples`` as arrays, when the caller groups
+    them more than once; ``positions``: the samples to group (default all)."""
+    cols = columns if columns is not None else SampleColumns.of(samples, units)
+    members: dict[Any, list[int]] = {}
+    for i in (range(len(samples)) if positions is None else positions):
+        label = _hashable(key(samples[i][0]))
+        found = members.get(label)
+        if found is None:
+            members[label] = [i]
+        else:
+            found.append(i)
     out = {}
     ordered = sorted(members, key=lambda k: (k is None, str(type(k)), k if k is not None else 0))
-    unit_of = units.of
     for k in ordered:
-        rows = members[k]
-        # one pass over the group for every figure (a report groups every sample once per slice
-        # key, so this loop is most of its cost): the sums in the order, and with the arithmetic,
-        # of accuracy_estimate and metrics.accuracy, so every number stays the same to the bit
-        sums: dict[str, float] = {}
-        sizes: dict[str, int] = {}
-        ids: set[str] = set()
-        scored: list[float] = []
-        errors = 0
-        for q, a in rows:
-            ids.add(str(q["id"]))
-            if a.get("error"):
-                errors += 1
-            score = a.get("score")
-            if score is None:
-                continue
-            value = float(score)
-            scored.append(value)
-            unit = unit_of(q)
-            sums[unit] = sums.get(unit, 0.0) + value
-            sizes[unit] = sizes.get(unit, 0) + 1
-        keys = sorted(sums)
-        est = cluster_mean([sums[u] for u in keys], [sizes[u] for u in keys])
-        correct = sum(scored)
-        stats = {"n": len(rows), "correct": correct, "accuracy": correct / len(scored) if scored else None,
-                 **est.as_dict(), "unit": units.name, "items": len(ids), "errors": errors}
-        out[_json_key(k)] = shared.apply(stats, ids) if shared is not None else stats
+        at = np.asarray(members[k], dtype=np.intp)
+        # the figures of accuracy_estimate and metrics.accuracy over the group, from the columns:
+        # the same sums in the same order (SampleColumns), so every number stays the same to the bit
+        est = cols.estimate(at)
+        scored = cols.score[at][cols.scored[at]]
+        correct = sum(scored.tolist())
+        items = np.unique(cols.item[at])
+        stats = {"n": len(at), "correct": correct, "accuracy": correct / len(scored) if len(scored) else None,
+                 **est.as_dict(), "unit": units.name, "items": len(items), "errors": int(cols.error[at].sum())}
+        if shared is not None and shared.may_hold(len(items)):
+            stats = shared.apply(stats, {cols.ids[i] for i in items.tolist()})
+        out[_json_key(k)] = stats
     return out
 
 

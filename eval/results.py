@@ -165,9 +165,12 @@ def write_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resul
     return RecordedRun(run_id, questions)
 
 
-def _answer_row(run_id: str, r: SampleResult) -> dict:
-    key = f"{run_id}:{r.item_id}:{r.sample_index}" if r.variant is None else \
+def _answer_key(run_id: str, r: SampleResult) -> str:
+    return f"{run_id}:{r.item_id}:{r.sample_index}" if r.variant is None else \
         f"{run_id}:{r.item_id}:{r.variant}:{r.sample_index}"
+
+
+def _answer_props(r: SampleResult) -> dict:
     props = {"raw": r.raw, "parsed": r.parsed, "score": r.score, "sample_index": r.sample_index,
              "error": r.error, "cached": r.cached, "cache_key": r.cache_key, "finish_reason": r.finish_reason,
              "rule": r.rule,
@@ -176,7 +179,11 @@ def _answer_row(run_id: str, r: SampleResult) -> dict:
              "prompt": r.prompt, "explanation": r.explanation}
     if r.variant is not None:
         props["variant"] = r.variant
-    return {"id": key, "question_id": r.item_id, "props": props}
+    return props
+
+
+def _answer_row(run_id: str, r: SampleResult) -> dict:
+    return {"id": _answer_key(run_id, r), "question_id": r.item_id, "props": _answer_props(r)}
 
 
 def report_samples(run_id: str, questions: Mapping[str, Mapping], results: Sequence[SampleResult]) -> list[Sample]:
@@ -193,16 +200,14 @@ def report_samples(run_id: str, questions: Mapping[str, Mapping], results: Seque
         question = questions.get(r.item_id)
         if question is None:
             raise InputError(f"run {run_id}: an answer to question {r.item_id!r}, which the run did not record")
-        row = _answer_row(run_id, r)
-        answer = {"id": row["id"], **{k: _graph_value(v) for k, v in row["props"].items() if v is not None}}
+        answer = {"id": _answer_key(run_id, r)}
+        for k, v in _answer_props(r).items():
+            if v is not None:
+                # a property value as the driver gives it back (a tuple is stored as a list)
+                answer[k] = list(v) if isinstance(v, tuple) else v
         out.append((question, answer))
     out.sort(key=lambda qa: (qa[0]["id"], qa[1]["sample_index"]))
     return out
-
-
-def _graph_value(value):
-    """A property value as the driver gives it back (a tuple is stored as a list)."""
-    return list(value) if isinstance(value, tuple) else value
 
 
 # the fields of an eval/question_benchmarks row, in order; its last member is the slices

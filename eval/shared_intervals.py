@@ -50,6 +50,21 @@ class SharedIntervals:
         self.resamples = run.get("metric_bootstrap")
         self.by_items = {key: rows[(task, metric)] for task, key in keys.items()
                          if (rows.get((task, metric)) or {}).get("ci")}
+        sizes = run.get("task_sizes")
+        try:
+            sizes = json.loads(sizes) if isinstance(sizes, str) else (sizes or {})
+        except ValueError:
+            sizes = {}
+        # how many items each task with an interval covered, when the Run says so for all of them
+        # (runs recorded before task_sizes do not): a group of another size holds no task's items
+        # exactly, and need not have its ids hashed (a report has a group per slice value)
+        covered = [task for task, key in keys.items() if key in self.by_items]
+        self.sizes = ({int(sizes[t]) for t in covered}
+                      if isinstance(sizes, Mapping) and all(isinstance(sizes.get(t), int) for t in covered) else None)
+
+    def may_hold(self, items: int) -> bool:
+        """Whether a group of ``items`` items can be one whose interval is the engine's."""
+        return bool(self.by_items) and (self.sizes is None or items in self.sizes)
 
     def row(self, ids: set[str] | frozenset[str], value: float | None) -> dict | None:
         row = self.by_items.get(items_key(ids)) if self.by_items else None
