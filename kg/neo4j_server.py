@@ -96,17 +96,33 @@ def extra_jvm_options() -> list[str]:
 
 
 def java_version_text(java: str) -> str:
-    """What ``java -version`` prints. Asked once per binary (and its modification time) in a
-    process: a JVM start costs a fraction of a second of CPU, and start() needs the text twice
-    (the version check and the class-data archive's key)."""
+    """What ``java -XshowSettings:properties -version`` prints: the version, and the JDK's own
+    properties (``java.home`` is the JDK behind a wrapper script or a link). Asked once per
+    binary (and its modification time) in a process: a JVM start costs a fraction of a second
+    of CPU, and start() needs the text twice (the version check and the class-data archive's
+    key)."""
     real = os.path.realpath(java)
     return _java_version_text(real, os.stat(real).st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=8)
 def _java_version_text(real: str, mtime_ns: int) -> str:
-    out = subprocess.run([real, "-version"], capture_output=True, text=True, timeout=30)
+    out = subprocess.run([real, "-XshowSettings:properties", "-version"], capture_output=True, text=True,
+                         timeout=30)
     return out.stderr + out.stdout
+
+
+_JDK_PROPERTIES = re.compile(r"^\s*(java\.home|java\.vm\.version|java\.runtime\.version|java\.vm\.name)"
+                             r" = (.*)$", re.MULTILINE)
+
+
+def jdk_identity(java: str) -> str:
+    """The JDK that ``java`` runs, whatever launches it: its home and exact build. A class-data
+    archive is valid for that JVM only, and a launcher path (a wrapper script in a temporary
+    folder, a link) would key a new archive on every run."""
+    text = java_version_text(java)
+    found = sorted(_JDK_PROPERTIES.findall(text))
+    return "\n".join(f"{k}={v.strip()}" for k, v in found) if found else os.path.realpath(java) + "\n" + text
 
 
 # Class data sharing (CDS): a server start spends most of its CPU loading and verifying the
@@ -311,9 +327,9 @@ def java_executable() -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise Neo4jServerError(f"{hint} ({exc})") from exc
     major = None
-    for token in text.split('"')[1:2]:
-        head = token.split(".")[0]
-        major = int(head) if head.isdigit() else None
+    found = re.search(r'version "([^"]*)"', text)
+    head = found.group(1).split(".")[0] if found else ""
+    major = int(head) if head.isdigit() else None
     if major not in SUPPORTED_JAVA:
         raise Neo4jServerError(f"Neo4j {NEO4J_VERSION} needs Java 17 or 21, found {major} at {java}; "
                                "install openjdk-17-jre or set JAVA_HOME")
@@ -467,10 +483,9 @@ class ManagedNeo4j:
     def cds_archive(self, java: str) -> Path:
         """The server's class-data archive for ``java`` and the installed jars (which may not
         exist yet). Its name hashes what the JVM checks before it maps an archive: the JDK
-        (binary and ``-version``) and every jar's name, size and modification time."""
+        (its home and build) and every jar's name, size and modification time."""
         digest = hashlib.sha256()
-        real = os.path.realpath(java)
-        digest.update(f"{real}\n{java_version_text(java)}\n{NEO4J_VERSION}\n".encode())
+        digest.update(f"{jdk_identity(java)}\n{NEO4J_VERSION}\n".encode())
         for jar in sorted(self.lib_dir.glob("*.jar")):
             st = jar.stat()
             digest.update(f"{jar.name} {st.st_size} {st.st_mtime_ns}\n".encode())

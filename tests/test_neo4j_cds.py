@@ -77,6 +77,13 @@ def test_the_archive_name_follows_the_jars_and_the_jdk(tmp_path):
     assert server.cds_archive(java) != name
     (lib / "b.jar").write_bytes(b"y")
     assert len({name, server.cds_archive(java)}) == 2
+    # the same JDK behind a wrapper script elsewhere (a test's recording java, a link): the same
+    # archive, not one more per launcher path
+    wrapper = tmp_path / "java-home" / "bin" / "java"
+    wrapper.parent.mkdir(parents=True)
+    wrapper.write_text(f'#!/bin/sh\nexec "{os.path.realpath(java)}" "$@"\n')
+    wrapper.chmod(0o755)
+    assert server.cds_archive(str(wrapper)) == server.cds_archive(java)
 
 
 def test_a_stale_lock_is_taken_over_and_a_killed_recorder_leaves_nothing(tmp_path):
