@@ -8,7 +8,7 @@ returns. When the installed jars have no archive yet, one recording start and st
 first and is reported on its own line (a one-off cost per JDK and install).
 
     .venv/bin/python benchmarks/neo4j_cds.py --repeat 3
-    .venv/bin/python benchmarks/neo4j_cds.py --jvm-options "-XX:TieredStopAtLevel=1"   # as the tests run
+    .venv/bin/python benchmarks/neo4j_cds.py --jvm-options=-XX:TieredStopAtLevel=1   # as the tests run
 
 Prints, per mode, the median CPU seconds and wall seconds of a start, and the ratio of the
 archive's median CPU to the baseline's.
