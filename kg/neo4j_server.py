@@ -138,6 +138,9 @@ CDS_PARTIAL_MAX_AGE_S = 24 * 3600
 # A recording server's lock is honoured this long even before its state file names a live
 # server (it is written between the lock and the JVM's start).
 CDS_LOCK_GRACE_S = 600
+# How long stop() waits for a recording server: its archive took 45-73 s to write on the
+# 2-core machine at load 10-12.
+CDS_WRITE_WAIT_S = 300
 
 
 def cds_enabled() -> bool:
@@ -654,7 +657,7 @@ class ManagedNeo4j:
         try:
             self._wait_for_bolt(uri, proc.pid, timeout, proc=proc)
         except Neo4jServerError:
-            self.stop(timeout=10)
+            self.stop(timeout=10, wait_for_archive=False)
             raise
         return StartResult(uri=uri, pid=proc.pid, bolt_port=bolt_port, reused=False,
                            seconds=time.monotonic() - t0,
@@ -694,8 +697,10 @@ class ManagedNeo4j:
             hint = "\nport in use: another process holds the Bolt port; use --port or stop it"
         return f"{headline}.{hint}\nLast lines of {self.console_log}:\n{tail}"
 
-    def stop(self, *, timeout: float = 30.0) -> bool:
-        """Stop the server: SIGTERM for a clean shutdown, SIGKILL after ``timeout``."""
+    def stop(self, *, timeout: float = 30.0, wait_for_archive: bool = True) -> bool:
+        """Stop the server: SIGTERM for a clean shutdown, SIGKILL after ``timeout`` (at least
+        ``CDS_WRITE_WAIT_S`` for a server that records its class-data archive, unless
+        ``wait_for_archive`` is false)."""
         state = self._read_state() or {}
         pid = state.get("pid")
         if not self.is_own_server(pid):
@@ -706,6 +711,12 @@ class ManagedNeo4j:
             self.state_file.unlink(missing_ok=True)
             return False
         os.kill(pid, signal.SIGTERM)
+        if state.get("cds_dump") and wait_for_archive:
+            # The JVM writes the class-data archive after Neo4j has closed its databases: more
+            # time to finish it, instead of a kill that throws it away (the next start would
+            # pay the recording again).
+            log.info("Neo4j is writing its class-data archive (once per JDK and install)")
+            timeout = max(timeout, CDS_WRITE_WAIT_S)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and _pid_alive(pid):
             try:  # reap if it is our child (tests start and stop in one process)
