@@ -137,6 +137,10 @@ SMOKE: dict[str, Smoke] = {
         (rf"^runs until done: {NUM} ", rf"^requests per item: {NUM}; baseline {NUM}; ratio {NUM}$",
          rf"^wall time: {NUM}s; baseline {NUM}s; ratio {NUM}x$",
          r"^every item answered exactly once, cache consistent: yes$")),
+    "neo4j_cds": Smoke(
+        ("--repeat", "1"),
+        (rf"^round 1 baseline: +{NUM} CPU s", rf"^round 1 archive +: +{NUM} CPU s",
+         rf"^archive/baseline CPU ratio: {NUM}$"), own_server=True, slow=True),
     "newterm_rate": Smoke(
         ("--stride", "20000", "--terms", "2"),
         (rf"^parse only: {NUM} synset lines", rf"baseline plain CREATE: {NUM} rows/s; loader/baseline = {NUM}$",
