@@ -698,7 +698,7 @@ class ManagedNeo4j:
         try:
             self._wait_for_bolt(uri, proc.pid, timeout, proc=proc)
         except _PortTaken as exc:
-            self.stop(timeout=10)
+            self.stop(timeout=10, wait_for_archive=False)
             if port is not None or _tries <= 1:
                 raise Neo4jServerError(str(exc)) from None
             log.warning("port %s or %s was taken while Neo4j started; starting again on free ports",

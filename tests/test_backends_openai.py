@@ -54,11 +54,10 @@ def completion_choices(body: dict, server: FakeServer) -> dict:
         if not server.echo_supported:
             return {"status": 400, "body": {"error": {"message": "echo is not supported", "type": "invalid"}}}
         prompt = body["prompt"]
-        tokens, offsets, pos = [], [], 0
+        tokens, offsets = [], []
         for match in TOKEN.finditer(prompt):
             tokens.append(match.group())
             offsets.append(match.start())
-            pos = match.end()
         values = [None] + [token_logprob(i, t) for i, t in enumerate(tokens)][1:]
         # Greedy where the index is even: the top alternative is the token itself.
         top = [None] + [{t: v} if i % 2 == 0 else {t: v, "other": (v or 0) + 1.0}

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from events_subgraph import build_subgraph
 from test_elken_roundtrip import ours, reference
-from test_validity import _graph, _items, _record
+from test_validity import _graph, _items
 
 from knowforge.cli.main import cli
 from knowforge.errors import ConfigError

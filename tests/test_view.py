@@ -566,7 +566,7 @@ def test_a_sample_shows_prompt_answer_gold_score_explanation_rule_and_facts(view
                                     {"id": f"{run}:{row['qid']}:{row['i']}"})[0]["rule"]
     scorer, _, mode = rule.partition(":")
     assert scorer == "link-probe" and f'<dt>scorer</dt><dd>{scorer} · rule <code id="rule">{mode}</code>' in body
-    assert f'href="/entity?id=' in body                                   # facts link to their entities
+    assert 'href="/entity?id=' in body                                   # facts link to their entities
     assert f'/view/link/statement?key={q(row["fact"])}' in body            # and the statement's view
     status, body = fetch(viewer, f"/runs/{run}/sample?q={q(row['qid'])}&i=7")
     assert status == 404 and "has no sample 7" in body

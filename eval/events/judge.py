@@ -5,7 +5,6 @@ building and parsing are pure; unparseable judgements are counted, never guessed
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Sequence
 
 from knowforge.eval.ask import ask

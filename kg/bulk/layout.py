@@ -21,7 +21,6 @@ columns needs one: an entity without aliases has no ``aliases`` property on eith
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 from collections.abc import Iterable

@@ -17,7 +17,6 @@ both paths give the same records, skips and errors by construction
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import math
 from collections.abc import Callable, Iterable
