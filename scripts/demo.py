@@ -109,6 +109,11 @@ class Settings:
     cache_dir: Path | None = None          # response cache (default: KNOWFORGE_CACHE_DIR or the user cache)
     model_cache: Path | None = None        # trained control models (default: <cache_dir>/control-models)
     steps: tuple[str, ...] = ()            # only these steps (default: all)
+    # Train the control model beside the benchmarks' generation (every step's model-free part first)
+    # instead of before it. Off by default: on the idle 2-core machine the overlap made the cold demo
+    # slower, 10:11 against 8:39 (the generation waits on Neo4j's CPU, which the training then
+    # shares; benchmarks/RESULTS.md, "The demo's training beside its generation, measured idle").
+    train_beside: bool = False
 
 
 class Demo:
@@ -260,15 +265,18 @@ class Demo:
             return
         # about 58 s of CPU an epoch on two threads (406 s for the default 7, idle machine: docs/control.md);
         # one thread while the benchmarks are generated beside it, both once they are
+        where = ("in a background process while the benchmarks are generated; their evaluations wait for it"
+                 if self.s.train_beside else "before the benchmarks are generated")
         self.say(f"(training {self.plan.model_id}: {config.epochs:g} epochs, about {58 * config.epochs:.0f} s of CPU "
-                 "on the samples, in a background process while the benchmarks are generated; their evaluations "
-                 f"wait for it. A second demo reuses the model from {cache})")
+                 f"on the samples, {where}. A second demo reuses the model from {cache})")
         import multiprocessing
 
         from knowforge.models.control import fit_control_child
 
         ctx = multiprocessing.get_context("spawn")   # the parent holds a driver's threads and sockets: no fork
         messages, widen = ctx.Queue(), ctx.Event()
+        if not self.s.train_beside:
+            widen.set()                  # nothing runs beside it: every thread from the start
         process = ctx.Process(target=fit_control_child, args=(self.plan, messages, widen), daemon=True,
                               name="control-training")
         process.start()
@@ -575,10 +583,11 @@ class Demo:
 
 
 Part = Callable[[Demo], None] | None
-# Each step: (name, its part that needs no trained model, its part that does). The demo runs every
-# step's first part in order, then every second part: the control model trains in a background
-# process while the benchmarks are generated (their graph writes never touch the source facts it
-# learns, read before they start), and the evaluations wait for it.
+# Each step: (name, its part that needs no trained model, its part that does). The demo runs each
+# step whole, in order; with ``train_beside`` it runs every step's first part in order, then every
+# second part: the control model trains in a background process while the benchmarks are generated
+# (their graph writes never touch the source facts it learns, read before they start), and the
+# evaluations wait for it.
 STEPS: tuple[tuple[str, Part, Part], ...] = (
     ("neo4j", Demo.neo4j, None), ("load", Demo.load, None), ("control", Demo.control, Demo.control_ready),
     ("knowgen", Demo.knowgen, Demo.knowgen_evaluate), ("chrono", Demo.chrono, Demo.chrono_evaluate),
@@ -587,13 +596,16 @@ STEPS: tuple[tuple[str, Part, Part], ...] = (
 
 
 def run_demo(settings: Settings, *, stream=None) -> Demo:
-    """Every step (or ``settings.steps``): first each one's part that needs no model, then each
-    one's part that does, in order; returns the Demo (its runs, model card)."""
+    """Every step (or ``settings.steps``) in order, each whole; with ``settings.train_beside``, first
+    each one's part that needs no model, then each one's part that does. Returns the Demo (its
+    runs, model card)."""
     settings.out.mkdir(parents=True, exist_ok=True)
     demo = Demo(settings, stream=stream)
     chosen = [(before, after) for name, before, after in STEPS if not settings.steps or name in settings.steps]
     try:
-        for part in [before for before, _ in chosen] + [after for _, after in chosen]:
+        order = ([before for before, _ in chosen] + [after for _, after in chosen] if settings.train_beside
+                 else [part for pair in chosen for part in pair])
+        for part in order:
             if part is not None:
                 part(demo)
     finally:
@@ -751,6 +763,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", dest="control", action="append", default=[], metavar="KEY=VALUE",
                         help="A field of the control model's config (as train-control --set), e.g. --set epochs=1 "
                              "for a quick look; the numbers then differ from the documented ones.")
+    parser.add_argument("--train-beside-generation", dest="train_beside", action="store_true",
+                        help="Train the control model in a background process while the benchmarks are generated "
+                             "(evaluations wait for it) instead of before them. Slower on a 2-core machine "
+                             "(benchmarks/RESULTS.md); it may pay where more cores are free.")
     parser.add_argument("--step", dest="steps", action="append", choices=[n for n, *_ in STEPS],
                         help="Run only this step (repeatable; the steps before it must have run once).")
     args = parser.parse_args(argv)
@@ -761,7 +777,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--set takes KEY=VALUE, not {setting!r}")
         control[key.strip()] = value.strip()
     settings = Settings(out=args.out, cutoff=args.cutoff, home=os.environ.get("KNOWFORGE_NEO4J_HOME"),
-                        control=control, chrono_sample=args.chrono_sample or None, steps=tuple(args.steps or ()))
+                        control=control, chrono_sample=args.chrono_sample or None, steps=tuple(args.steps or ()),
+                        train_beside=args.train_beside)
     try:
         run_demo(settings)
     except DemoError as exc:

@@ -8,6 +8,7 @@ The full `make demo` is measured (benchmarks/RESULTS.md), not tested.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import io
 import json
@@ -69,6 +70,15 @@ def _numbers(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if "of an earlier demo lies under batch" not in line)
 
 
+def _sections(text: str) -> dict[str, str]:
+    """The ``== heading ==`` sections of ``text`` by heading, the control model's left out (the
+    two schedules print the sections in different orders, and the model's before or after
+    KnowGen; the tests compare its id)."""
+    parts = re.split(r"^(== .* ==)$", text, flags=re.M)
+    return {heading: body.strip() for heading, body in zip(parts[1::2], parts[2::2])
+            if not heading.startswith("== Control model")}
+
+
 @pytest.fixture(scope="module")
 def demo_runs(session_store, neo4j_server, tmp_path_factory):
     """The demo run twice on a fresh graph, with an ELKEN release imported between the runs."""
@@ -81,8 +91,10 @@ def demo_runs(session_store, neo4j_server, tmp_path_factory):
         mp.setenv("NEO4J_URI", graph.uri)
         mp.setenv("NEO4J_USER", graph.user)
         mp.setenv("NEO4J_PASSWORD", graph.password)
+        # the first run trains beside the generation (--train-beside-generation), the second runs each
+        # step whole (the default): the same numbers either way, section by section
         settings = _settings(demo, root)
-        first_text, first = _run(demo, settings)
+        first_text, first = _run(demo, dataclasses.replace(settings, train_beside=True))
         first_validity = json.loads((settings.out / "validity" / "validity.json").read_text())
         # README's workflow: a released ELKEN benchmark imported on top of the demo's own events
         from knowforge.cli.main import cli
@@ -125,7 +137,7 @@ def test_a_second_demo_after_an_imported_release_reuses_the_model_and_prints_the
     assert "lies under batch elken-test-truncated" in second_text
     assert "Traceback" not in second_text
     # every benchmark step prints the same numbers
-    assert _before_validity(_numbers(second_text)) == _before_validity(_numbers(first_text))
+    assert _sections(_before_validity(_numbers(second_text))) == _sections(_before_validity(_numbers(first_text)))
 
 
 def _before_validity(text: str) -> str:
@@ -135,4 +147,4 @@ def _before_validity(text: str) -> str:
 def test_a_second_demo_prints_the_same_validity_report(demo_runs):
     first_text, _, _ = demo_runs["first"]
     second_text, _ = demo_runs["second"]
-    assert _numbers(second_text) == _numbers(first_text)
+    assert _sections(_numbers(second_text)) == _sections(_numbers(first_text))
