@@ -110,10 +110,9 @@ class Settings:
     model_cache: Path | None = None        # trained control models (default: <cache_dir>/control-models)
     steps: tuple[str, ...] = ()            # only these steps (default: all)
     # Train the control model beside the benchmarks' generation (every step's model-free part first)
-    # instead of before it. Off by default: on the idle 2-core machine the overlap made the cold demo
-    # slower, 10:11 against 8:39 (the generation waits on Neo4j's CPU, which the training then
-    # shares; benchmarks/RESULTS.md, "The demo's training beside its generation, measured idle").
-    train_beside: bool = False
+    # instead of before it: on the idle 2-core machine, one cold demo each way half an hour apart,
+    # 10:11 beside against 10:43 first (benchmarks/RESULTS.md, "Cold demos, training beside or first").
+    train_beside: bool = True
 
 
 class Demo:
@@ -583,11 +582,11 @@ class Demo:
 
 
 Part = Callable[[Demo], None] | None
-# Each step: (name, its part that needs no trained model, its part that does). The demo runs each
-# step whole, in order; with ``train_beside`` it runs every step's first part in order, then every
-# second part: the control model trains in a background process while the benchmarks are generated
-# (their graph writes never touch the source facts it learns, read before they start), and the
-# evaluations wait for it.
+# Each step: (name, its part that needs no trained model, its part that does). The demo runs every
+# step's first part in order, then every second part: the control model trains in a background
+# process while the benchmarks are generated (their graph writes never touch the source facts it
+# learns, read before they start), and the evaluations wait for it. With ``train_beside`` false
+# (--train-first) it runs each step whole, in order.
 STEPS: tuple[tuple[str, Part, Part], ...] = (
     ("neo4j", Demo.neo4j, None), ("load", Demo.load, None), ("control", Demo.control, Demo.control_ready),
     ("knowgen", Demo.knowgen, Demo.knowgen_evaluate), ("chrono", Demo.chrono, Demo.chrono_evaluate),
@@ -763,10 +762,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", dest="control", action="append", default=[], metavar="KEY=VALUE",
                         help="A field of the control model's config (as train-control --set), e.g. --set epochs=1 "
                              "for a quick look; the numbers then differ from the documented ones.")
-    parser.add_argument("--train-beside-generation", dest="train_beside", action="store_true",
-                        help="Train the control model in a background process while the benchmarks are generated "
-                             "(evaluations wait for it) instead of before them. Slower on a 2-core machine "
-                             "(benchmarks/RESULTS.md); it may pay where more cores are free.")
+    parser.add_argument("--train-first", dest="train_beside", action="store_false",
+                        help="Train the control model before the benchmarks are generated, instead of in a "
+                             "background process beside their generation (the default; the same numbers either "
+                             "way, and 5%% less wall time beside on the 2-core machine: benchmarks/RESULTS.md).")
     parser.add_argument("--step", dest="steps", action="append", choices=[n for n, *_ in STEPS],
                         help="Run only this step (repeatable; the steps before it must have run once).")
     args = parser.parse_args(argv)

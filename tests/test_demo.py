@@ -91,8 +91,8 @@ def demo_runs(session_store, neo4j_server, tmp_path_factory):
         mp.setenv("NEO4J_URI", graph.uri)
         mp.setenv("NEO4J_USER", graph.user)
         mp.setenv("NEO4J_PASSWORD", graph.password)
-        # the first run trains beside the generation (--train-beside-generation), the second runs each
-        # step whole (the default): the same numbers either way, section by section
+        # the first run trains beside the generation (the default), the second runs each step whole
+        # (--train-first): the same numbers either way, section by section
         settings = _settings(demo, root)
         first_text, first = _run(demo, dataclasses.replace(settings, train_beside=True))
         first_validity = json.loads((settings.out / "validity" / "validity.json").read_text())
@@ -102,7 +102,7 @@ def demo_runs(session_store, neo4j_server, tmp_path_factory):
 
         imported = CliRunner().invoke(cli, ["generate", "events", "--import", str(RELEASE), "--silent"])
         assert imported.exit_code == 0, imported.output
-        second_text, second = _run(demo, settings)
+        second_text, second = _run(demo, dataclasses.replace(settings, train_beside=False))
     return dict(demo=demo, settings=settings, first=(first_text, first, first_validity),
                 second=(second_text, second))
 
