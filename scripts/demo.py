@@ -343,9 +343,10 @@ class Demo:
         training = self._training
         training["widen"].set()       # the benchmarks are generated: training takes both cores
         process = training["process"]
-        with train_bar(False, self.plan.config.epochs) as bar:
-            if training["step"] is not None and bar is not None:
-                bar(*training["step"])      # where it was at the last status line
+        step = training["step"]         # where it was at the last status line: not counted in the rate
+        with train_bar(False, self.plan.config.epochs, start=step[:2] if step else None) as bar:
+            if step is not None and bar is not None:
+                bar(*step)
             while True:
                 for message in self._training_messages(timeout=1.0):
                     if message[0] == "step" and bar is not None:

@@ -81,3 +81,17 @@ def test_the_estimate_counts_from_the_first_finished_piece(monkeypatch):
     lines = stream.getvalue().splitlines()
     assert "left" not in lines[0]
     assert lines[-1].endswith("11/101 steps (11%), 0.1 steps/s, 110s, about 90s left")
+
+
+def test_work_done_before_the_line_began_is_not_in_its_rate(monkeypatch):
+    """A training joined at step 500 of 1,000, then one step a second: 1.0 steps/s after 10 s,
+    not the 51 that counting the 500 earlier steps gave."""
+    clock = [0.0]
+    monkeypatch.setattr("knowforge.cli.common.time.monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    line = LineProgress("training", total=1000, unit="steps", every=0.0, stream=stream, initial=500)
+    for _ in range(10):
+        clock[0] += 1.0
+        line(1)
+    last = stream.getvalue().splitlines()[-1]
+    assert last.startswith("  training: 510/1,000 steps (51%), 1.0 steps/s, 10s"), last

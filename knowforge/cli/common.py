@@ -63,14 +63,17 @@ console = WideConsole(stderr=True)
 class LineProgress:
     """Progress for a log file: one plain line at most every ``every`` seconds and one at the end
     (``done/total (pct%), rate, elapsed, about N s left``), instead of a bar redrawn in place.
-    Used when stderr is not a terminal. ``expect(n)`` raises the total as a step announces work."""
+    Used when stderr is not a terminal. ``expect(n)`` raises the total as a step announces work;
+    ``initial`` is work done before the line began (a training joined midway), which the rate
+    does not count."""
 
     def __init__(self, description: str, total: int | None = None, *, unit: str = "items",
-                 every: float = 10.0, stream=None, fields: Callable[[], str] | None = None) -> None:
+                 every: float = 10.0, stream=None, fields: Callable[[], str] | None = None,
+                 initial: int = 0) -> None:
         self.description, self.total, self.unit, self.every = description, total, unit, every
         self.stream = stream
         self.fields = fields
-        self.done = 0
+        self.done = self.initial = initial
         self.start = time.monotonic()
         self.last = self.start
         self.first: tuple[float, int] | None = None   # (time, done) at the first report: the rate's origin
@@ -94,7 +97,8 @@ class LineProgress:
         elapsed = time.monotonic() - self.start
         total = f"/{self.total:,}" if self.total else ""
         pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
-        rate = f", {self.done / elapsed:,.1f} {self.unit}/s" if elapsed > 0 and self.done else ""
+        rate = (f", {(self.done - self.initial) / elapsed:,.1f} {self.unit}/s"
+                if elapsed > 0 and self.done > self.initial else "")
         eta = ""
         if not final and self.total and self.first is not None and self.total > self.done:
             # from the work done since the first report: set-up before it (a model loading, data

@@ -79,9 +79,12 @@ def train_control_cmd(cutoff, out_dir, seed, holdout, epochs, lr, hidden_size, l
 
 
 @contextlib.contextmanager
-def train_bar(silent: bool, epochs: float):
+def train_bar(silent: bool, epochs: float, start: tuple[int, int] | None = None):
     """Training progress: steps, the epoch they are in, and the loss; a bar on a terminal, a
-    plain line every 10 seconds in a log. Yields ``progress(done, total, loss)`` or None."""
+    plain line every 10 seconds in a log. Yields ``progress(done, total, loss)`` or None.
+    ``start``: (done, total) of a training already under way, whose steps so far count toward
+    the bar but not toward its rate."""
+    done0, total0 = start or (0, None)
     if silent:
         yield None
         return
@@ -92,7 +95,8 @@ def train_bar(silent: bool, epochs: float):
 
     if not console.is_terminal:
         state = {"loss": "-", "epoch": ""}
-        line = LineProgress("training", unit="steps", fields=lambda: f"{state['epoch']}, loss {state['loss']}")
+        line = LineProgress("training", total0, unit="steps", initial=done0,
+                            fields=lambda: f"{state['epoch']}, loss {state['loss']}")
 
         def advance_line(done: int, total: int, loss: float) -> None:
             line.total = total
@@ -107,7 +111,9 @@ def train_bar(silent: bool, epochs: float):
     columns = [TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[epoch]}"),
                TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     with Progress(*columns, console=console) as bar:
-        task = bar.add_task("training", total=None, loss="-", epoch="")
+        # a task added at ``done0`` records no progress sample for it: rich's speed (and the time
+        # left) comes from the steps made while the bar runs
+        task = bar.add_task("training", total=total0, completed=done0, loss="-", epoch="")
 
         def advance(done: int, total: int, loss: float) -> None:
             bar.update(task, completed=done, total=total, loss=f"{loss:.3f}", epoch=epoch_of(done, total))
