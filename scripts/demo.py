@@ -8,11 +8,12 @@ the graph's facts up to CUTOFF, with a seeded share held out), then generates, e
 evaluates each benchmark family with it and prints how each benchmark's verdicts line up with
 what the model was taught.
 
-One process, one graph connection and one loaded model serve every step: the CLI commands run
+One process, one graph connection and one loaded model serve the steps: the CLI commands run
 in-process (``knowforge.cli.main``), the evaluations through ``knowforge.workflow`` with one
 shared backend. The control model trains in a second process, started once its facts are read,
 while the benchmarks are generated: every step's part that needs no model runs first, then the
-evaluations, which wait for the model. Safe to run again: loads are idempotent MERGEs, generated batches are dropped
+evaluations, which wait for the model; KnowGen's, NewTerm's and LINK's in a third process
+(``WORKER_STEPS``, ``EvalWorker``) beside the others, their output printed in the steps' order. Safe to run again: loads are idempotent MERGEs, generated batches are dropped
 and regenerated under the same seed, the trained model is kept in the user cache under an id
 that hashes its config and the graph's facts (a second demo copies it instead of training), and
 answers come from the response cache. Progress goes to stderr: bars on a terminal, a plain line
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -113,6 +115,9 @@ class Settings:
     # instead of before it: on the idle 2-core machine, one cold demo each way half an hour apart,
     # 10:11 beside against 10:43 first (benchmarks/RESULTS.md, "Cold demos, training beside or first").
     train_beside: bool = True
+    # With train_beside: evaluate the WORKER_STEPS in a second process beside the others, once the
+    # model is ready (the same numbers, printed in the same order; False: one after another).
+    eval_worker: bool = True
 
 
 class Demo:
@@ -132,6 +137,8 @@ class Demo:
         self.card = None
         self._store = None
         self._backends: dict[str, object] = {}
+        self.bars = True                      # request bars on stderr (not in the evaluation worker)
+        self.cpu_base = 0.0                   # CPU seconds before this process's share (the worker's)
 
     # ---- plumbing -------------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -140,7 +147,8 @@ class Demo:
     def cpu(self) -> float:
         """This process's CPU seconds since the start, and its finished children's (the training)."""
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return time.process_time() - self.cpu0 + children.ru_utime + children.ru_stime - self.children0
+        return (self.cpu_base + time.process_time() - self.cpu0 + children.ru_utime + children.ru_stime
+                - self.children0)
 
     def section(self, title: str) -> None:
         # wall time since the start and the CPU time: on a busy machine the two differ
@@ -217,7 +225,7 @@ class Demo:
         if key not in self._backends:
             self._backends[key] = make_backend(options)
         component = Component(name=solver, args=solver_args or {}) if solver else None
-        with request_bar(None, False) as advance:
+        with request_bar(None, not self.bars) as advance:
             evaluation = workflow.evaluate(self.store, benchmark, options, tasks=tasks, solver=component,
                                            backend=self._backends[key], progress=advance)
         self.runs.extend(r.run_id for r in evaluation.runs)
@@ -595,22 +603,202 @@ STEPS: tuple[tuple[str, Part, Part], ...] = (
     ("link", Demo.link, Demo.link_evaluate), ("validity", None, Demo.validity), ("done", None, Demo.done))
 
 
+# The steps whose evaluations a second process runs (with train_beside and eval_worker), beside the
+# main process's ChroKnow and ELKEN ones: in the lead's cold demo their CPU was KnowGen 68 s, NewTerm
+# 4 s and LINK 47 s against ChroKnow 35 s and ELKEN 79 s, about half each. One evaluation process left
+# about half a core idle: the tiny model's matmuls gain little from a second torch thread, and each
+# evaluation waits on Neo4j's round trips. Each process then runs one torch thread; an evaluation's
+# answers are the same on one thread as on two (benchmarks/RESULTS.md, "The demo's evaluations in two
+# processes").
+WORKER_STEPS = ("knowgen", "newterm", "link")
+WORKER_RUN_NAME = "__demo_evaluation_worker__"
+
+
 def run_demo(settings: Settings, *, stream=None) -> Demo:
     """Every step (or ``settings.steps``) in order, each whole; with ``settings.train_beside``, first
-    each one's part that needs no model, then each one's part that does. Returns the Demo (its
-    runs, model card)."""
+    each one's part that needs no model, then each one's part that does (``run_evaluations``).
+    Returns the Demo (its runs, model card)."""
     settings.out.mkdir(parents=True, exist_ok=True)
     demo = Demo(settings, stream=stream)
-    chosen = [(before, after) for name, before, after in STEPS if not settings.steps or name in settings.steps]
+    chosen = [(name, before, after) for name, before, after in STEPS if not settings.steps or name in settings.steps]
     try:
-        order = ([before for before, _ in chosen] + [after for _, after in chosen] if settings.train_beside
-                 else [part for pair in chosen for part in pair])
-        for part in order:
-            if part is not None:
-                part(demo)
+        if settings.train_beside:
+            for _, before, _ in chosen:
+                if before is not None:
+                    before(demo)
+            run_evaluations(demo, [(name, after) for name, _, after in chosen if after is not None])
+        else:
+            for part in [part for _, *pair in chosen for part in pair]:
+                if part is not None:
+                    part(demo)
     finally:
         demo.close()
     return demo
+
+
+def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]]) -> None:
+    """Each step's part that needs the model, in order; with ``eval_worker``, the WORKER_STEPS' in
+    a second process (``EvalWorker``, started now: it imports and connects while the model trains)
+    beside this one's. What each part prints reaches the stream in the steps' order, and the demo's
+    runs are listed in that order; a part after every worker part (the validity report, which
+    reads every run) waits for the worker."""
+    away = [name for name, _ in parts if name in WORKER_STEPS] if demo.s.eval_worker else []
+    if not away:
+        for _, part in parts:
+            part(demo)
+        return
+    names = [name for name, _ in parts]
+    last_away = max(names.index(name) for name in away)
+    stream = demo.stream
+    texts: dict[str, str] = {}
+    runs: dict[str, list[str]] = {}
+    shown = 0
+
+    def show() -> None:
+        nonlocal shown
+        while shown < len(names) and names[shown] in texts:
+            stream.write(texts[names[shown]])
+            stream.flush()
+            shown += 1
+
+    worker = EvalWorker(demo, away)
+    try:
+        if "control" not in names:       # the model was trained by an earlier demo
+            worker.go(demo)
+        for i, (name, part) in enumerate(parts):
+            if name in away:
+                continue
+            if i > last_away:
+                for done, text, its_runs in worker.results(wait=True):
+                    texts[done], runs[done] = text, its_runs
+                demo.runs = [run for n in names for run in runs.get(n, [])]
+                show()
+            # a part whose sections all came before prints as it goes; a later one is held back
+            direct = shown == i
+            demo.stream = stream if direct else io.StringIO()
+            before = len(demo.runs)
+            part(demo)
+            runs[name] = demo.runs[before:]
+            texts[name] = "" if direct else demo.stream.getvalue()
+            demo.stream = stream
+            if direct:
+                shown += 1
+            if name == "control":        # the model is written and its training set recorded
+                worker.go(demo)
+            for done, text, its_runs in worker.results(wait=False):
+                texts[done], runs[done] = text, its_runs
+            show()
+        for done, text, its_runs in worker.results(wait=True):
+            texts[done], runs[done] = text, its_runs
+        demo.runs = [run for n in names for run in runs.get(n, [])]
+        show()
+    finally:
+        demo.stream = stream
+        worker.close()
+
+
+class EvalWorker:
+    """A spawned process that evaluates ``names`` (steps of STEPS) with its own Demo once ``go``
+    says the model is ready, and sends back what each printed and its runs."""
+
+    def __init__(self, demo: Demo, names: list[str]) -> None:
+        import multiprocessing
+        import runpy
+
+        ctx = multiprocessing.get_context("spawn")   # the parent holds a driver's threads and sockets: no fork
+        self.inbox, self.outbox = ctx.Queue(), ctx.Queue()
+        self.names, self.pending = list(names), list(names)
+        # the script runs again in the child under its own name (the test loads it under another,
+        # which a child could not import), and its last lines call _evaluation_worker
+        args = dict(settings=dataclasses.asdict(demo.s), names=self.names, t0=demo.t0, inbox=self.inbox,
+                    outbox=self.outbox)
+        self.process = ctx.Process(target=runpy.run_path, args=(str(Path(__file__).resolve()),),
+                                   kwargs={"init_globals": {"WORKER_ARGS": args}, "run_name": WORKER_RUN_NAME},
+                                   daemon=True, name="demo-evaluations")
+        self.process.start()
+        self.started = False
+        self.threads: int | None = None
+
+    def go(self, demo: Demo) -> None:
+        """The model is ready: the worker starts, and this process keeps one torch thread too."""
+        import torch
+
+        self.threads = torch.get_num_threads()     # given back by close (a test runs the demo in its process)
+        torch.set_num_threads(1)
+        self.inbox.put(("go", demo.cpu()))
+        self.started = True
+
+    def results(self, *, wait: bool) -> list[tuple[str, str, list[str]]]:
+        """(name, printed text, runs) of the parts finished since the last call; with ``wait``,
+        of every part still pending."""
+        import queue
+
+        got = []
+        while self.pending:
+            try:
+                message = self.outbox.get(timeout=1.0) if wait else self.outbox.get_nowait()
+            except queue.Empty:
+                if not self.process.is_alive():
+                    raise DemoError(f"the evaluation process ended with exit code {self.process.exitcode} "
+                                    f"before {', '.join(self.pending)}") from None
+                if wait:
+                    continue
+                break
+            if message[0] == "error":
+                raise DemoError(message[1])
+            if message[0] == "crash":
+                raise RuntimeError(f"in the evaluation process:\n{message[1]}")
+            _, name, text, runs = message
+            self.pending.remove(name)
+            got.append((name, text, runs))
+        return got
+
+    def close(self) -> None:
+        if self.process.is_alive():
+            if not self.started:         # the demo stopped before the model was ready
+                self.inbox.put(("stop", 0.0))
+                self.process.join(timeout=30)
+            if self.pending and self.process.is_alive():   # it stopped before reading the worker's parts
+                self.process.terminate()
+        self.process.join()
+        if self.threads is not None:
+            import torch
+
+            torch.set_num_threads(self.threads)
+
+
+def _evaluation_worker(settings: dict, names: list[str], t0: float, inbox, outbox) -> None:
+    """EvalWorker's process: imports and connects, waits for ``go``, evaluates ``names`` in order."""
+    import traceback
+
+    import torch
+
+    torch.set_num_threads(1)
+    demo = Demo(Settings(**settings), stream=io.StringIO())
+    demo.t0, demo.bars = t0, False
+    parts = {name: after for name, _, after in STEPS}
+    try:
+        # what every evaluation imports, and the graph connection, while the model trains
+        import importlib
+
+        for module in ("knowforge.workflow", "knowforge.cli.main", "knowforge.models.backends", "transformers"):
+            importlib.import_module(module)
+        demo.store  # noqa: B018 - connects now
+        command, parent_cpu = inbox.get()
+        if command != "go":
+            return
+        demo.cpu_base = parent_cpu - demo.cpu()     # the headings count the main process's CPU first
+        for name in names:
+            demo.stream = io.StringIO()
+            before = len(demo.runs)
+            parts[name](demo)
+            outbox.put(("section", name, demo.stream.getvalue(), demo.runs[before:]))
+    except DemoError as exc:
+        outbox.put(("error", str(exc)))
+    except BaseException:  # noqa: BLE001 - the main process reports it as its own unexpected error
+        outbox.put(("crash", traceback.format_exc()))
+    finally:
+        demo.close()
 
 
 # ---- what the steps print (pure functions of the files the engine wrote) -----------------------------
@@ -765,8 +953,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "for a quick look; the numbers then differ from the documented ones.")
     parser.add_argument("--train-first", dest="train_beside", action="store_false",
                         help="Train the control model before the benchmarks are generated, instead of in a "
-                             "background process beside their generation (the default; the same numbers either "
-                             "way, and 5%% less wall time beside on the 2-core machine: benchmarks/RESULTS.md).")
+                             "background process beside their generation (the default, which also evaluates in two "
+                             "processes; the same numbers either way, and less wall time on the 2-core machine: "
+                             "benchmarks/RESULTS.md).")
     parser.add_argument("--step", dest="steps", action="append", choices=[n for n, *_ in STEPS],
                         help="Run only this step (repeatable; the steps before it must have run once).")
     args = parser.parse_args(argv)
@@ -800,3 +989,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+elif __name__ == WORKER_RUN_NAME:
+    _evaluation_worker(**globals()["WORKER_ARGS"])

@@ -112,6 +112,11 @@ def test_the_demo_runs_to_the_end_with_its_validity_verdicts(demo_runs):
     settings = demo_runs["settings"]
     for title in ("Neo4j", "Control model", "KnowGen", "ChroKnow", "ELKEN", "NewTerm", "LINK", "Validity", "Done"):
         assert f"== {title}" in text or f"== {title}" in text.replace("== Load", "")
+    # the evaluations, half of them in a second process, print in the steps' order all the same
+    evaluations = text[text.index("== Control model: what it was taught"):]
+    headings = [re.split(r"[:(]", h)[0].strip() for h in re.findall(r"^== (.*) ==$", evaluations, flags=re.M)]
+    assert headings == ["Control model", "KnowGen", "ChroKnow", "ELKEN", "NewTerm", "LINK / LINT",
+                        "Validity", "Done"], headings
     assert "(trained)" in text and result.card is not None
     # every evaluation of the demo is one of its runs, and the validity report covers exactly those
     assert validity["run_id"] == result.control_run
