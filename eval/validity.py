@@ -312,9 +312,11 @@ def run_validity(store, run: Mapping, model: Mapping) -> dict:
 
 # ---- the report ---------------------------------------------------------------------------------------
 def validity_report(store, run_id: str, *, report_dirs: Sequence[Path] = (),
-                    only: Sequence[str] | None = None) -> dict:
-    """Validity of every benchmark the control model of ``run_id`` was run on; with ``only``,
-    of those runs alone (the demo checks its own runs, not a user's earlier or extra ones)."""
+                    only: Sequence[str] | None = None, as_listed: bool = False) -> dict:
+    """Validity of every benchmark the control model of ``run_id`` was run on, in the order they
+    started; with ``only``, of those runs alone (the demo checks its own runs, not a user's earlier
+    or extra ones), and with ``as_listed`` too in ``only``'s order (the demo's steps' order, whichever
+    of its two evaluating processes started a run first)."""
     run = load_run(store, run_id)
     run = {**run, "id": run.get("id", run_id)}
     model = control_model_of(store, run)
@@ -328,6 +330,9 @@ def validity_report(store, run_id: str, *, report_dirs: Sequence[Path] = (),
     if only is not None:
         keep = set(only)
         runs = [r for r in runs if r.get("id") in keep]
+        if as_listed:
+            position = {run: i for i, run in reversed(list(enumerate(only)))}
+            runs.sort(key=lambda r: position[r.get("id")])
     for r in runs:
         part = run_validity(store, r, model)
         report["runs"].append(part)
@@ -419,11 +424,12 @@ def render_validity_markdown(report: Mapping) -> str:
 
 
 def write_validity(store, run_id: str, out_dir: str | Path, *, report_dirs: Sequence[Path] = (),
-                   only: Sequence[str] | None = None) -> Path:
+                   only: Sequence[str] | None = None, as_listed: bool = False) -> Path:
     """``validity.json`` and ``validity.md`` in ``out_dir``; returns the directory."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    report = validity_report(store, run_id, report_dirs=[*report_dirs, out, out.parent], only=only)
+    report = validity_report(store, run_id, report_dirs=[*report_dirs, out, out.parent], only=only,
+                             as_listed=as_listed)
     document = {k: v for k, v in report.items() if k != "markdown"}
     (out / "validity.json").write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n",
                                        encoding="utf-8")

@@ -572,7 +572,7 @@ class Demo:
         if self.control_run is None:
             raise DemoError("the validity report needs the ChroKnow step's run (run the chrono step)")
         out = write_validity(self.store, self.control_run, self.out / "validity", report_dirs=[self.out / "chrono" / "runs"],
-                             only=self.runs)
+                             only=self.runs, as_listed=True)
         text = (out / "validity.md").read_text(encoding="utf-8")
         self.say(text[text.find("# Validity"):] if "# Validity" in text else text)
         if self.card is not None and facts_hash(read_source_facts(self.store)) != self.card.facts_hash:
