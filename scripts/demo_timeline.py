@@ -93,6 +93,7 @@ class Sampler(threading.Thread):
 
     def run(self) -> None:
         busy0, idle0 = machine_ticks()
+        began = time.monotonic()
         for pid in os.listdir("/proc"):       # what ran before the demo counts from now
             got = proc_ticks(pid) if pid.isdigit() else None
             if got is not None:
@@ -118,7 +119,7 @@ class Sampler(threading.Thread):
             row["other"] = max(0.0, (busy - busy0 - ours) / TICK)
             row["idle"] = (idle - idle0) / TICK
             busy0, idle0 = busy, idle
-            row["t"] = len(self.rows) + 1
+            row["t"] = time.monotonic() - began      # a sample takes time: the rows drift from 1 s apart
             self.rows.append(row)
 
 
@@ -158,16 +159,18 @@ def main(argv=None) -> int:
     with open(out / "timeline.tsv", "w") as f:
         f.write("t\t" + "\t".join(CATEGORIES) + "\n")
         for row in rows:
-            f.write(f"{row['t']}\t" + "\t".join(f"{row[c]:.2f}" for c in CATEGORIES) + "\n")
+            f.write(f"{row['t']:.1f}\t" + "\t".join(f"{row[c]:.2f}" for c in CATEGORIES) + "\n")
     text = (out / "stdout.txt").read_text(errors="replace")
     marks = [(int(m.group(2)), m.group(1)) for m in re.finditer(r"^== (.*?) \((\d+)s, CPU \d+s\) ==$", text, re.M)]
-    spans = [(t, marks[i + 1][0] if i + 1 < len(marks) else len(rows), title) for i, (t, title) in enumerate(marks)]
-    print(f"exit {code}, wall {wall:.0f} s; CPU seconds by category within each section (one row a second)")
+    end = rows[-1]["t"] if rows else 0.0
+    spans = [(t, marks[i + 1][0] if i + 1 < len(marks) else end, title) for i, (t, title) in enumerate(marks)]
+    print(f"exit {code}, wall {wall:.0f} s; CPU seconds by category within each section (a sample about every second)")
     print(f"{'from':>5s} {'to':>5s}  " + " ".join(f"{c:>8s}" for c in CATEGORIES) + "  section")
     for a, b, title in spans:
-        part = rows[a:b]
-        print(f"{a:5d} {b:5d}  " + " ".join(f"{sum(r[c] for r in part):8.1f}" for c in CATEGORIES) + f"  {title[:60]}")
-    print(f"{0:5d} {len(rows):5d}  " + " ".join(f"{sum(r[c] for r in rows):8.1f}" for c in CATEGORIES) + "  all")
+        part = [r for r in rows if a < r["t"] <= b]
+        print(f"{a:5.0f} {b:5.0f}  " + " ".join(f"{sum(r[c] for r in part):8.1f}" for c in CATEGORIES)
+              + f"  {title[:60]}")
+    print(f"{0:5d} {end:5.0f}  " + " ".join(f"{sum(r[c] for r in rows):8.1f}" for c in CATEGORIES) + "  all")
     return code
 
 
