@@ -13,7 +13,8 @@ in-process (``knowforge.cli.main``), the evaluations through ``knowforge.workflo
 shared backend. The control model trains in a second process, started once its facts are read,
 while the benchmarks are generated: every step's part that needs no model runs first, then the
 evaluations, which wait for the model; KnowGen's, NewTerm's and LINK's in a third process
-(``WORKER_STEPS``, ``EvalWorker``) beside the others, their output printed in the steps' order. Safe to run again: loads are idempotent MERGEs, generated batches are dropped
+(``WORKER_STEPS``, ``EvalWorker``) beside the others, their output printed in the steps' order.
+Safe to run again: loads are idempotent MERGEs, generated batches are dropped
 and regenerated under the same seed, the trained model is kept in the user cache under an id
 that hashes its config and the graph's facts (a second demo copies it instead of training), and
 answers come from the response cache. Progress goes to stderr: bars on a terminal, a plain line
