@@ -153,7 +153,7 @@ def main(argv=None) -> int:
         sampler.join()
     wall = time.monotonic() - started
     # the managed server the demo started (it leaves it running, as `make demo` does)
-    subprocess.run([sys.executable, "-m", "knowforge.cli.main", "neo4j", "stop"], env=env,
+    subprocess.run([str(Path(sys.executable).with_name("knowforge")), "neo4j", "stop"], env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     rows = sampler.rows
     with open(out / "timeline.tsv", "w") as f:
