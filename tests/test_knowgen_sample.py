@@ -4,8 +4,9 @@ families, exported in the ALCUNA format and validated.
 250, not the 1,000 this test once made: the server's question write and drop were most of its
 time (about 40 questions per entity), and 250 entities (10,293 questions, every type x form and
 difference with hundreds each, 713 three-hop questions) run the same lines of knowforge as 1,000
-do (coverage.py on both, benchmarks/RESULTS.md). Scale is measured by
-benchmarks/knowgen_scale.py, not tested."""
+do, but for make_name's last resort (syllable strings once 40 blends collide), which
+test_knowgen_names_plan.py runs directly (coverage.py on both sizes, benchmarks/RESULTS.md).
+Scale is measured by benchmarks/knowgen_scale.py, not tested."""
 
 from __future__ import annotations
 
