@@ -4,6 +4,7 @@ numeric variation, and planning determinism on small in-memory inputs (no graph 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from rapidfuzz import fuzz, process
@@ -75,6 +76,27 @@ def test_make_name_is_deterministic_and_new():
     index = NameIndex(existing)
     for n in names_a:
         assert index.find_match(n) is None and n[0].isupper() and pronounceable(n.lower())
+
+
+def test_make_name_falls_back_to_syllable_strings_when_blends_run_out():
+    """The last resort of ``make_name`` (syllable strings, still checked against the index):
+    a 1,000-entity batch from the bundled taxonomy reaches it; ``attempts=0`` reaches it here."""
+    existing = ["Alpaca", "Vicuna"]
+    index = NameIndex(existing)
+    names = [make_name(random.Random(f"2:{i}"), ["Alpaca"], ["Vicuna"], index, attempts=0) for i in range(30)]
+    again = NameIndex(existing)
+    assert names == [make_name(random.Random(f"2:{i}"), ["Alpaca"], ["Vicuna"], again, attempts=0)
+                     for i in range(30)]
+    syllables = re.compile(r"^(?:ba|ca|da|fe|ga|ki|lo|ma|ne|po|ra|su|ta|vi|zo|lu|me|ni|ro|sa){3,5}$")
+    assert len(set(names)) == 30
+    for name in names:
+        assert syllables.match(name.lower()) and name[0].isupper() and pronounceable(name.lower())
+        assert NameIndex(existing).find_match(name) is None        # no collision with the source names
+    fresh = NameIndex(existing)
+    for name in names:                                             # and none among themselves
+        assert fresh.find_match(name) is None
+        fresh.add(name)
+    assert index.find_match(names[0]) is not None                  # each was reserved in the index
 
 
 def test_vary_number_bound_and_validity():

@@ -11,8 +11,15 @@ from knowforge.kg.cypher import list_statements, load_cypher
 
 
 def test_every_knowgen_statement_explains(store):
-    names = [n for n in list_statements() if n.startswith(("knowgen/", "queries/knowgen_"))]
-    assert len(names) >= 20
+    # knowgen/* files are explained by test_store.py::test_every_cypher_file_explains (every
+    # statement outside queries/); planning costs the server ~0.15-0.25 s of CPU per statement
+    # and no plan of an EXPLAIN without parameters is cached, so explaining them here again
+    # doubled that. This test explains the exploration queries, which that test skips, with
+    # their parameters, and still checks that the knowgen statements are there to be explained.
+    knowgen = [n for n in list_statements() if n.startswith("knowgen/")]
+    assert len(knowgen) >= 15
+    names = [n for n in list_statements() if n.startswith("queries/knowgen_")]
+    assert len(names) >= 5
     params = {"batch": "x", "benchmark": "knowgen:x", "ids": [], "rows": [], "parent_rel": "P171",
               "class_keys": None, "member_label": "Taxon", "min_members": 2, "seed": 0, "params": "{}",
               "created_at": "", "source_hash": "", "limit": 10, "max_chains": 3, "class": "c",
