@@ -13,7 +13,8 @@ collection after it walked all of it (0.9 s of CPU per million containers; 4.3 s
 100,000-sample eval's profile, spread over the ends of its pauses). A pause therefore ends by
 moving every tracked object to the oldest generation (``gc.freeze()`` then ``gc.unfreeze()``,
 two list splices), as if it had survived the young collections: a full collection still
-walks it, so a cycle made during a pause is still freed.
+walks it, so a cycle made during a pause is still freed. A process that keeps objects frozen
+itself (``gc.freeze()``) keeps the plain pause: the move would unfreeze them.
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if was_on:
-            gc.freeze()
-            gc.unfreeze()
+            # only when nothing else is frozen: unfreeze would give back what a caller set
+            # aside on purpose (a fork server's imports, a Spark worker's modules)
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

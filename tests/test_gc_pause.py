@@ -51,3 +51,15 @@ def test_what_a_pause_made_is_in_the_oldest_generation_and_cycles_are_still_free
     del cycle
     gc.collect()
     assert alive() is None
+
+
+def test_what_a_caller_froze_stays_frozen():
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with paused_gc():
+            made = [[k] for k in range(100)]
+        assert gc.get_freeze_count() == frozen and made
+    finally:
+        gc.unfreeze()
