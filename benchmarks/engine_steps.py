@@ -9,6 +9,10 @@ process (no server: the graph's part is measured by harness_overhead.py and answ
                    against a dict of the decoded values (``Store.read_values``, until the reads
                    collected their rows into one record: benchmarks/question_reads.py)
 
+  file read        a JSONL benchmark read into items: ``json.loads`` then ``model_validate``
+                   per line (before), or pydantic's ``model_validate_json`` of the line, the
+                   two steps kept for a line it refuses (now, ``models.items_io.iter_items``)
+
   registry lookup  a scorer's spec (``eval.registry.scorer_spec``, three per scored sample): the
                    registry found by a key built from every loaded method and the kind's table
                    from a dict of all tables (before), or by the identity of what was loaded and
@@ -22,7 +26,10 @@ CPU seconds per item, best of --repeat, and the ratio.
 from __future__ import annotations
 
 import argparse
+import json
+import tempfile
 import time
+from pathlib import Path
 
 from harness_overhead import make_items
 
@@ -30,7 +37,8 @@ from knowforge.eval import registry
 from knowforge.eval.registry import scorer_spec
 from knowforge.eval.unit import EvalUnit
 from knowforge.models.methods import available
-from knowforge.models.types import BenchmarkItem
+from knowforge.models.items_io import read_items, write_items
+from knowforge.models.types import ITEM_SCHEMA_VERSION, BenchmarkItem
 
 
 def parse_and_compare(items, stored):
@@ -45,6 +53,24 @@ def text_first(items, stored):
         if text != item.model_dump_json() and BenchmarkItem.model_validate_json(text).model_dump(
                 exclude={"version"}) != item.model_dump(exclude={"version"}):
             raise AssertionError(item.id)
+
+
+def read_two_steps(path):
+    """``models.items_io.iter_items`` as it was before 2026-11-29 (engine9), for a good file."""
+    out, seen = [], set()
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            raw = json.loads(line)
+            if not isinstance(raw, dict) or str(raw.get("version", ITEM_SCHEMA_VERSION)) != ITEM_SCHEMA_VERSION:
+                raise AssertionError(line)
+            item = BenchmarkItem.model_validate(raw)
+            if item.id in seen:
+                raise AssertionError(item.id)
+            seen.add(item.id)
+            out.append(item)
+    return out
 
 
 def exported(records):
@@ -75,6 +101,16 @@ def main() -> None:
     after = best_cpu(text_first, items, stored, repeat=args.repeat)
     print(f"question check, {args.items:,} items: parse and compare {before:.3f} s "
           f"({1e6 * before / args.items:.1f} us/item), stored JSON first {after:.3f} s "
+          f"({1e6 * after / args.items:.1f} us/item): {before / after:.1f}x")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.jsonl"
+        write_items(path, items)
+        assert read_two_steps(path) == read_items(path) == items
+        before = best_cpu(read_two_steps, path, repeat=args.repeat)
+        after = best_cpu(read_items, path, repeat=args.repeat)
+    print(f"file read, {args.items:,} items: json.loads + model_validate {before:.3f} s "
+          f"({1e6 * before / args.items:.1f} us/item), model_validate_json {after:.3f} s "
           f"({1e6 * after / args.items:.1f} us/item): {before / after:.1f}x")
 
     import neo4j

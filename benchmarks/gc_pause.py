@@ -6,6 +6,11 @@
   report   the (question, answer) pairs of a run's report (``results.report_samples``) over
            those items' samples
 
+  after    the allocations just after a pause in which the items were read: with a pause that
+           only turned the collector back on (before 2026-11-29, engine9: everything the pause
+           made sat in the youngest generation, which the first collection after walked) and
+           with ``paused_gc`` (what the pause made moved to the oldest generation)
+
 Each with a live heap of earlier objects beside it (--heap, as an eval holds its items, requests
 and samples), gc on then paused, in alternating order over --repeat; CPU seconds, best, and the
 ratio. The results of both ways are checked equal.
@@ -68,7 +73,33 @@ def main() -> None:
                 on, off = min(times[False]), min(times[True])
                 print(f"{name}, {n:,} items: gc on {on:.3f} s, paused {off:.3f} s: {on / max(off, 1e-6):.2f}x; "
                       f"same result: {'yes' if same else 'NO'}")
+            after = {"old exit": [], "paused_gc": []}
+            for r in range(args.repeat):
+                for name in (("old exit", "paused_gc") if r % 2 == 0 else ("paused_gc", "old exit")):
+                    gc.collect()
+                    after[name].append(allocations_after_pause(lambda: read_items(path), name == "old exit"))
+            old, new = min(after["old exit"]), min(after["paused_gc"])
+            print(f"after a pause that read {n:,} items: 20,000 allocations {old:.3f} s with the old exit, "
+                  f"{new:.3f} s with paused_gc: {old / max(new, 1e-6):.0f}x")
     del heap
+
+
+def allocations_after_pause(fn, old_exit: bool) -> float:
+    """CPU seconds of 20,000 small allocations just after ``fn`` ran with the collector paused."""
+    if old_exit:
+        gc.disable()
+        try:
+            kept = fn()
+        finally:
+            gc.enable()
+    else:
+        with paused_gc():
+            kept = fn()
+    t = time.process_time()
+    junk = [[] for _ in range(20_000)]
+    spent = time.process_time() - t
+    del junk, kept
+    return spent
 
 
 if __name__ == "__main__":

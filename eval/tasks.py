@@ -274,13 +274,13 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                          "cache_hit_rate": hits / (hits + misses) if hits + misses else 0.0}
             before = stats or before
             task_names = tuple(t.name for t in planned.tasks)
+            members = {t.name: [i.id for i in output.items if t.dataset.matches(i)] for t in planned.tasks}
             extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
                      "sample": options.sample, "cluster_key": unit_key, "task_filter": list(task_filter) or None,
                      "metric_bootstrap": options.bootstrap, **cache,
                      # which items each task's metrics covered, so the report finds its groups of one task's items
-                     "task_items": {t.name: items_key(i.id for i in output.items if t.dataset.matches(i))
-                                    for t in planned.tasks},
-                     "task_sizes": {t.name: sum(1 for i in output.items if t.dataset.matches(i)) for t in planned.tasks},
+                     "task_items": {name: items_key(ids) for name, ids in members.items()},
+                     "task_sizes": {name: len(ids) for name, ids in members.items()},
                      # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
                      # and the one interval the run report prints for a number it also computes (a task's accuracy)
                      "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"),

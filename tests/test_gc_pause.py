@@ -32,3 +32,34 @@ def test_a_collector_that_was_off_stays_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_a_pause_made_is_in_the_oldest_generation_and_cycles_are_still_freed():
+    import weakref
+
+    class Node:
+        pass
+
+    with paused_gc():
+        kept = [[k] for k in range(1000)]
+        cycle = Node()
+        cycle.me = cycle
+        alive = weakref.ref(cycle)
+    # not left in the youngest generation, where the first collection after the pause would walk it all
+    assert not any(o is kept for o in gc.get_objects(generation=0))
+    assert any(o is kept for o in gc.get_objects(generation=2))
+    del cycle
+    gc.collect()
+    assert alive() is None
+
+
+def test_what_a_caller_froze_stays_frozen():
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with paused_gc():
+            made = [[k] for k in range(100)]
+        assert gc.get_freeze_count() == frozen and made
+    finally:
+        gc.unfreeze()
