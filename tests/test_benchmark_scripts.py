@@ -223,7 +223,7 @@ SMOKE: dict[str, Smoke] = {
          rf"^first samples page +{NUM}ms +{NUM}ms +{NUM}x$"), graph=()),
     "suite_cpu": Smoke(
         ("--interval", "0.1", "--json", "{tmp}/cpu.json", "--", "sh", "-c",
-         "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 0.3"),
+         "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.3"),
         (rf"^wall {NUM} s, exit 0$", rf"^CPU of the command's processes: {NUM} s \({NUM} cores on average\)$",
          rf"^ +{NUM} s +{NUM}% +other:sh$", rf"^machine \({NUM} cores\): busy {NUM} core-s, idle {NUM} core-s",
          rf"^load average: {NUM} at the start, {NUM} at the end")),
