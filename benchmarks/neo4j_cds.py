@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from knowforge.kg.neo4j_server import CDS_ENV, ManagedNeo4j, free_port, java_executable
+from knowforge.kg.neo4j_cds import CDS_ENV
+from knowforge.kg.neo4j_server import ManagedNeo4j, free_port, java_executable
 
 
 def _cpu_seconds(pid: int) -> float:

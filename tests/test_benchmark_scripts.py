@@ -221,6 +221,12 @@ SMOKE: dict[str, Smoke] = {
          rf"^baseline: view/read_run +{NUM}ms +{NUM}ms +{NUM}x$", rf"^run page /runs/<id> +{NUM}ms +{NUM}ms +{NUM}x$",
          rf"^its numbers /runs/<id>/numbers +{NUM}ms +{NUM}ms +{NUM}x$",
          rf"^first samples page +{NUM}ms +{NUM}ms +{NUM}x$"), graph=()),
+    "suite_cpu": Smoke(
+        ("--interval", "0.1", "--json", "{tmp}/cpu.json", "--", "sh", "-c",
+         "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.3"),
+        (rf"^wall {NUM} s, exit 0$", rf"^CPU of the command's processes: {NUM} s \({NUM} cores on average\)$",
+         rf"^ +{NUM} s +{NUM}% +other:sh$", rf"^machine \({NUM} cores\): busy {NUM} core-s, idle {NUM} core-s",
+         rf"^load average: {NUM} at the start, {NUM} at the end")),
     "suite_profile": Smoke(
         ("{tmp}/junit.xml", "{tmp}/durations.txt", "--budget", "{tmp}/budget.json", "--top", "2"),
         (r"^3 tests in 2 files, 9 s of test time", r"^ +1\.5 +1\.0 +1\.00x +1  tests/test_a\.py$",

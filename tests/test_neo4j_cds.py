@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from knowforge.kg.connection import GraphSettings, open_store
-from knowforge.kg.neo4j_server import (NEO4J_VERSION, ManagedNeo4j, cds_enabled, free_port,
-                                       java_executable)
+from knowforge.kg.neo4j_cds import cds_enabled
+from knowforge.kg.neo4j_server import NEO4J_VERSION, ManagedNeo4j, free_port, java_executable
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from knowforge.cli.main import cli
 from knowforge.errors import ConfigError, GraphUnavailable, Neo4jServerError
 from knowforge.kg.connection import GraphSettings, open_store
 from knowforge.kg import neo4j_server as neo4j_server_module
-from knowforge.kg.neo4j_server import (ManagedNeo4j, extra_jvm_options, free_port, machine_memory,
-                                       memory_defaults, server_memory)
+from knowforge.kg.neo4j_cds import extra_jvm_options
+from knowforge.kg.neo4j_server import ManagedNeo4j, free_port, machine_memory, memory_defaults, server_memory
 
 
 def test_session_server_answers_and_password_is_private(neo4j_server):

@@ -55,7 +55,7 @@ from knowforge.kg.loaders.wikidata_json import (
     SOURCE,
     WikidataDocParser,
 )
-from knowforge.kg.neo4j_server import extra_jvm_options
+from knowforge.kg.neo4j_cds import extra_jvm_options
 from knowforge.kg.records import RelationRecord
 
 from knowforge.errors import ConfigError, InputError
