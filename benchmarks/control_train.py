@@ -14,7 +14,9 @@ loaded (the demo also loads WordNet words and NewTerm's slice, about a sixth mor
     .venv/bin/python benchmarks/control_train.py --start-neo4j --set epochs=3 --set lr=6e-3 \
         [--fraction 1] [--threads 2]
 
-``--fraction F`` trains each config for F times its epochs (a quick look at the per-step cost:
+Before training, each config's first epoch is counted by kind of example (tokens, and in brackets
+those that carry the loss), with one tokenizer for both: a data diet's saving is exact before
+any training. ``--fraction F`` trains each config for F times its epochs (a quick look at the per-step cost:
 the steps are the same kind, only fewer). A cheaper config is only half the answer: what the
 cheaper model still separates is measured by the demo's validity report (docs/control.md).
 """
@@ -57,6 +59,32 @@ def train(store, config, out: Path) -> dict:
             "final_loss": card.train["final_loss"], "id": card.model_id}
 
 
+def epoch_tokens(store, configs: dict) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per config, its first epoch's tokens and labelled tokens by kind of example, all with one
+    tokenizer (the first config's), so that the configs' data can be compared without training."""
+    from knowforge.models.control import build_tokenizer, read_source_facts
+    from knowforge.models.control_data import epoch_examples, fixed_examples, load_phrasings, split_facts
+    from knowforge.models.lm_training import IGNORE, tokenise
+    from knowforge.models.methods import control_practices
+
+    facts, phrasings, practices = read_source_facts(store), load_phrasings(), control_practices()
+    tokenizer, out = None, {}
+    for name, config in configs.items():
+        membership = split_facts(facts, cutoff=config.cutoff, holdout=config.holdout, seed=config.seed)
+        data = config.data_config()
+        examples = (fixed_examples(facts, membership, data, phrasings)
+                    + epoch_examples(facts, membership, data, phrasings, epoch=0, practices=practices))
+        tokenizer = tokenizer or build_tokenizer([e.text for e in examples], config.vocab_size)
+        kinds: dict[str, list[int]] = {}
+        for e in examples:
+            t = tokenise(tokenizer, e.text, e.spans)
+            row = kinds.setdefault(e.kind, [0, 0])
+            row[0] += len(t.ids)
+            row[1] += sum(1 for label in t.labels if label != IGNORE)
+        out[name] = {k: (v[0], v[1]) for k, v in sorted(kinds.items())}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--start-neo4j", action="store_true", help="a throw-away managed Neo4j with the samples")
@@ -91,6 +119,10 @@ def main() -> None:
     print(f"torch threads: {torch.get_num_threads()}; fraction of each config's epochs: {args.fraction:g}")
     results = {}
     with graph(args.start_neo4j) as store, tempfile.TemporaryDirectory() as tmp:
+        for name, kinds in epoch_tokens(store, configs).items():
+            total = sum(t for t, _ in kinds.values())
+            print(f"{name:9s}: {total:,} tokens an epoch ({sum(lab for _, lab in kinds.values()):,} labelled): "
+                  + ", ".join(f"{k} {t:,} ({lab:,})" for k, (t, lab) in kinds.items()), flush=True)
         for name, config in configs.items():
             r = results[name] = train(store, config, Path(tmp) / name)
             print(f"{name:9s}: epochs {r['epochs']:g}, lr {config.lr:g}, batch_tokens {config.batch_tokens}: "

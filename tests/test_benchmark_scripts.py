@@ -178,7 +178,8 @@ SMOKE: dict[str, Smoke] = {
         graph=(), forbid=(r"^ +! ",)),
     "control_train": Smoke(
         ("--fraction", "0.01", "--threads", "1", "--set", "epochs=3", "--set", "lr=6e-3"),
-        (rf"^default  : epochs {NUM}, lr {NUM}, .*: {NUM} steps, {NUM} tokens, wall {NUM} s, CPU {NUM} s, final loss",
+        (rf"^candidate: {NUM} tokens an epoch \({NUM} labelled\): .*statement {NUM} \({NUM}\)",
+         rf"^default  : epochs {NUM}, lr {NUM}, .*: {NUM} steps, {NUM} tokens, wall {NUM} s, CPU {NUM} s, final loss",
          rf"^candidate: epochs {NUM}, lr 0\.006, .*: {NUM} steps, {NUM} tokens, wall {NUM} s, CPU {NUM} s, final",
          r"^candidate: epochs=3, lr=6e-3$",
          rf"^ratio candidate / default: steps {NUM}x, tokens {NUM}x, wall {NUM}x, CPU {NUM}x$"),
