@@ -271,11 +271,12 @@ class Demo:
         if self.plan.reused is not None:
             self.say(f"{self.plan.model_id}: trained before on the same facts and config, reused from {cache}")
             return
-        # about 58 s of CPU an epoch on two threads (406 s for the default 7, idle machine: docs/control.md);
-        # one thread while the benchmarks are generated beside it, both once they are
+        # about 46 s of CPU an epoch on two threads: 58 s before the data diet (406 s for 7 epochs, idle machine)
+        # times its 0.79x tokens (docs/control.md); one thread while the benchmarks are generated beside it,
+        # both once they are
         where = ("in a background process while the benchmarks are generated; their evaluations wait for it"
                  if self.s.train_beside else "before the benchmarks are generated")
-        self.say(f"(training {self.plan.model_id}: {config.epochs:g} epochs, about {58 * config.epochs:.0f} s of CPU "
+        self.say(f"(training {self.plan.model_id}: {config.epochs:g} epochs, about {46 * config.epochs:.0f} s of CPU "
                  f"on the samples, {where}. A second demo reuses the model from {cache})")
         import multiprocessing
 
