@@ -227,7 +227,7 @@ class Grounder:
             # the bound entity is the fact's subject when the edge's subject is its position
             out = [e.relation for e in pattern.edges if e.subject == bound_position and e.relation in self.present]
             inc = [e.relation for e in pattern.edges if e.subject != bound_position and e.relation in self.present]
-            result = self.store.read("link/ground_relation", rows=rows, out=out, **{"in": inc})
+            result = self.store.read("link/ground_relation", rows=rows, edges={"out": out, "in": inc})
         elif pattern.kind == "path":
             relations = [e.relation for e in pattern.edges if e.relation in self.present]
             statement = "link/ground_path_out" if bound_position == "first" else "link/ground_path_in"
