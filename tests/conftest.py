@@ -25,8 +25,13 @@ SHARED = Path(os.environ.get("KNOWFORGE_SHARED_DIR") or Path(__file__).resolve()
 os.environ.setdefault("KNOWFORGE_NEO4J_HEAP", "512m")
 os.environ.setdefault("KNOWFORGE_NEO4J_PAGECACHE", "128m")
 # Every JVM the tests start (servers, admin imports, Spark) works on tiny inputs, where C2's
-# compilations cost more CPU than they save: C1 alone halves a server start (issue 33).
-os.environ.setdefault("KNOWFORGE_JVM_OPTIONS", "-XX:TieredStopAtLevel=1")
+# compilations cost more CPU than they save: C1 alone halves a server start (issue 33). But a
+# C1-only JVM gets a 48 MB code cache (the tiered JIT's is 240 MB): a session server's C1 code
+# outgrew it (61 MB), and the sweeper flushed methods the JIT then compiled again (60,000
+# compilations against 32,000, the sweeper thread 8 % of the server's CPU). 256 MB is only
+# reserved address space; the two-file run cost the server about a fifth less CPU
+# (benchmarks/RESULTS.md, "The test servers' code cache").
+os.environ.setdefault("KNOWFORGE_JVM_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m")
 
 # Under pytest-xdist (`PYTEST_WORKERS=2 make test`) every worker is a session of its own, with its
 # own Neo4j, tiny model and Spark. torch would give each worker one thread per core, and N

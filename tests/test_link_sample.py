@@ -17,6 +17,7 @@ from knowforge.cli.main import cli
 from knowforge.generators.link.generate import drop_link, generate_link
 from knowforge.generators.link.params import LinkParams
 from knowforge.generators.link.probe import TEMPLATES
+from knowforge.kg.cypher import load_cypher
 from knowforge.kg.loaders.registry import load_source
 from knowforge.kg.loaders.samples import sample_paths
 from knowforge.models.questions import read_items, source_graph_hash
@@ -149,6 +150,47 @@ def test_pattern_relations_are_checked_against_the_graph(graph, tmp_path):
     assert {s.rule.id for s in result.statements} == {"locational_currency"}
     drop_link(graph, "pt")
     assert counts(graph) == before
+
+
+def test_every_datatype_pattern_runs_one_plan_and_the_filter_agrees_with_the_members(graph):
+    """link/type_members and link/type_filter take a pattern's lists in one map: Neo4j keys its plan
+    cache on each parameter's type and size, and six lists, some empty, made 7 plans of one
+    statement for 8 patterns. Every bundled pattern's members run on one plan of each statement
+    (db.stats groups the invocations by plan), and type_filter admits exactly the members."""
+    from knowforge.generators.link.grounding import Grounder
+
+    names = sorted(Grounder.for_graph(graph).patterns.datatypes)
+    with graph.driver.session(database=graph.database) as session:
+        session.run("CALL db.stats.collect('QUERIES', {durationSeconds: 600})").consume()
+        # the collector also hands over earlier tests' queries: only this test's count
+        since = session.run("RETURN datetime.realtime().epochMillis AS t").single()["t"]
+    try:
+        grounder = Grounder.for_graph(graph)
+        members = {name: grounder.members(name, limit=1_000_000) for name in names}
+        everyone = sorted({c.id for found in members.values() for c in found})
+        admitted = {name: grounder.admits(name, everyone) for name in names}
+    finally:
+        with graph.driver.session(database=graph.database) as session:
+            session.run("CALL db.stats.stop('QUERIES')").consume()
+            rows = session.run("CALL db.stats.retrieve('QUERIES')").data()
+            session.run("CALL db.stats.clear('QUERIES')").consume()
+    for statement in ("link/type_members", "link/type_filter"):
+        text = load_cypher(statement)
+        plans = [[i for i in r["data"]["invocations"] if i["startTimestampMillis"] >= since]
+                 for r in rows if r["data"]["query"] == text]
+        plans = [p for p in plans if p]
+        assert sum(len(p) for p in plans) == len(names), statement
+        # one plan; a second only when Neo4j replans a stale one (its index statistics sampled
+        # anew after the load). Lists as parameters of their own made one per shape: 6 or more.
+        assert len(plans) <= 2, (statement, len(plans))
+    assert all(members[name] for name in names), [name for name in names if not members[name]]
+    assert {name: {c.id for c in found} for name, found in members.items()} == admitted
+    country = {c.id: c for c in members["country"]}
+    assert country["Q142"].name == "France" and country["Q142"].sitelinks and country["Q142"].degree > 0
+    assert "cskg:/c/en/peanut" in {c.id for c in members["food_allergen"]}
+    assert "cskg:/c/en/peanut" not in {c.id for c in members["material"]}
+    disease = members["disease"][0]
+    assert disease.sitelinks is None and disease.popularity == disease.degree > 0
 
 
 def test_same_graph_and_seed_give_the_same_benchmark(graph, tmp_path):

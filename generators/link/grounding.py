@@ -227,7 +227,7 @@ class Grounder:
             # the bound entity is the fact's subject when the edge's subject is its position
             out = [e.relation for e in pattern.edges if e.subject == bound_position and e.relation in self.present]
             inc = [e.relation for e in pattern.edges if e.subject != bound_position and e.relation in self.present]
-            result = self.store.read("link/ground_relation", rows=rows, out=out, **{"in": inc})
+            result = self.store.read("link/ground_relation", rows=rows, edges={"out": out, "in": inc})
         elif pattern.kind == "path":
             relations = [e.relation for e in pattern.edges if e.relation in self.present]
             statement = "link/ground_path_out" if bound_position == "first" else "link/ground_path_in"
@@ -246,6 +246,7 @@ class Grounder:
         return {k: list(v.values()) for k, v in found.items()}
 
     def _datatype_params(self, pattern: DatatypePattern) -> dict:
+        """The ``$pattern`` map of link/type_members and link/type_filter (one map, one plan)."""
         return {"labels": list(pattern.labels), "classes": list(pattern.classes),
                 "class_names": list(pattern.class_names),
                 "class_relations": [r for r in pattern.class_relations if r in self.present],
@@ -256,7 +257,7 @@ class Grounder:
         """The entities datatype pattern ``name`` admits (at most ``limit``, in id order)."""
         key = (name, int(limit))
         if key not in self._members:
-            rows = self.store.read("link/type_members", limit=int(limit), **self._datatype_params(self._datatype(name)))
+            rows = self.store.read("link/type_members", limit=int(limit), pattern=self._datatype_params(self._datatype(name)))
             self.queries += 1
             self._members[key] = [Candidate(r["id"], r["name"] or r["id"], r["sitelinks"], int(r["degree"] or 0))
                                   for r in rows]
@@ -266,7 +267,7 @@ class Grounder:
         """Which of ``ids`` datatype pattern ``name`` admits (one round trip for ids not asked before)."""
         todo = sorted({i for i in ids if (name, i) not in self._admitted})
         if todo:
-            rows = self.store.read("link/type_filter", ids=todo, **self._datatype_params(self._datatype(name)))
+            rows = self.store.read("link/type_filter", ids=todo, pattern=self._datatype_params(self._datatype(name)))
             self.queries += 1
             yes = {r["id"] for r in rows}
             self._admitted.update({(name, i): i in yes for i in todo})
