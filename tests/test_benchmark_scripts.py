@@ -222,6 +222,12 @@ SMOKE: dict[str, Smoke] = {
          rf"^baseline: view/read_run +{NUM}ms +{NUM}ms +{NUM}x$", rf"^run page /runs/<id> +{NUM}ms +{NUM}ms +{NUM}x$",
          rf"^its numbers /runs/<id>/numbers +{NUM}ms +{NUM}ms +{NUM}x$",
          rf"^first samples page +{NUM}ms +{NUM}ms +{NUM}x$"), graph=()),
+    "plan_counts": Smoke(
+        ("--out", "{tmp}/plans", "--server-from-env", "--", "-p", "no:xdist", "-p", "no:cacheprovider", "-q",
+         "tests/test_store.py", "-k", "schema_applies_twice"),
+        (r"^pytest exited 0$", rf"^stats-solo\.json: {NUM} statements; planning {NUM} s, execution {NUM} s$",
+         rf"^  first plans [1-9][0-9]* in {NUM} s; plans again {NUM} in {NUM} s \({NUM} % of planning\)$",
+         rf"^  planned again after >60 s: {NUM} in {NUM} s$"), graph=()),
     "suite_cpu": Smoke(
         ("--interval", "0.1", "--json", "{tmp}/cpu.json", "--", "sh", "-c",
          "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.3"),
