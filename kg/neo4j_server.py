@@ -19,7 +19,6 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -316,11 +315,7 @@ class ManagedNeo4j(ClassDataSharing):
 
     server_version = NEO4J_VERSION
 
-    def __init__(self, home: Path | str | None = None, cache_dir: Path | str | None = None, *,
-                 settings: Mapping[str, str] | None = None):
-        """``settings``: neo4j.conf settings this server adds to knowforge's own (not ones it
-        sets itself; the test sessions' planner settings in tests/conftest.py)."""
-        self.settings = dict(settings or {})
+    def __init__(self, home: Path | str | None = None, cache_dir: Path | str | None = None):
         self.home = Path(home).expanduser() if home else default_home()
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
         self.lib_dir = self.cache_dir / f"neo4j-{NEO4J_VERSION}" / "lib"
@@ -412,7 +407,7 @@ class ManagedNeo4j(ClassDataSharing):
     # ---- start / stop --------------------------------------------------------------------
     def _write_config(self, bolt_port: int, http_port: int, pagecache: str | None = None) -> None:
         self.conf_dir.mkdir(parents=True, exist_ok=True)
-        lines = [
+        conf = "\n".join([
             "# Written by knowforge on every start; edit kg/neo4j_server.py instead.",
             "server.default_listen_address=127.0.0.1",
             f"server.bolt.listen_address=127.0.0.1:{bolt_port}",
@@ -442,13 +437,8 @@ class ManagedNeo4j(ClassDataSharing):
             "internal.server.bolt.connection_shutdown_wait_time=0s",
             "internal.server.bolt.thread_pool_shutdown_wait_time=0s",
             "internal.dbms.bolt.netty_server_shutdown_quiet_period=0",
-        ]
-        own = {line.split("=", 1)[0] for line in lines if "=" in line and not line.startswith("#")}
-        clash = sorted(own & set(self.settings))
-        if clash:
-            raise ConfigError(f"knowforge sets {', '.join(clash)} in neo4j.conf itself; these settings "
-                              "cannot be given as extra ones")
-        conf = "\n".join([*lines, *(f"{key}={value}" for key, value in self.settings.items()), ""])
+            "",
+        ])
         (self.conf_dir / "neo4j.conf").write_text(conf)
 
     def _env(self) -> dict:

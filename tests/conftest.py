@@ -42,18 +42,6 @@ if _WORKERS > 1:
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // _WORKERS)))
 
 
-# Neo4j plans a cached statement again when the graph's counts moved by more than a threshold
-# and 10 s have passed since it was planned, and every test empties the graph and fills it anew:
-# from 0 nodes of a label to some and back is the largest move there is, so the statements the
-# tests share were planned again and again. Over a whole suite the plans after a statement's
-# first took 76 % of the servers' planning time (benchmarks/plan_counts.py; benchmarks/RESULTS.md,
-# "Plans made again in the test sessions"); part of that is this re-planning, the rest a
-# statement run with new parameter types (an empty list, a null), which gets a plan of its own.
-# The tests' graphs are small, so a plan made on another test's graph serves. A user's managed
-# server keeps Neo4j's defaults: a graph that grows a thousandfold should get new plans.
-TEST_SERVER_SETTINGS = {"dbms.cypher.min_replan_interval": "1h"}
-
-
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory):
     """A running managed Neo4j in a temporary home; yields (server, settings)."""
@@ -62,7 +50,7 @@ def neo4j_server(tmp_path_factory):
         yield None, GraphSettings(uri=uri, user=os.environ.get("KNOWFORGE_TEST_NEO4J_USER", "neo4j"),
                                   password=os.environ["KNOWFORGE_TEST_NEO4J_PASSWORD"])
         return
-    server = ManagedNeo4j(home=tmp_path_factory.mktemp("neo4j-home"), settings=TEST_SERVER_SETTINGS)
+    server = ManagedNeo4j(home=tmp_path_factory.mktemp("neo4j-home"))
     if not server.is_installed():
         server.install()
     # ports the OS hands out, not Neo4j's defaults: test sessions running side by side (a

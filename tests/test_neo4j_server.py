@@ -87,30 +87,6 @@ def test_session_server_runs_with_the_memory_it_was_given(neo4j_server):
     assert float(amount) * {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": GIB}[unit] == _size_bytes(pagecache)
 
 
-def test_session_server_runs_with_the_tests_planner_settings(neo4j_server):
-    """conftest's TEST_SERVER_SETTINGS reach the server (they are neo4j.conf lines of its own)."""
-    from conftest import TEST_SERVER_SETTINGS
-
-    server, settings = neo4j_server
-    if server is None:
-        pytest.skip("tests run against an external server")
-    with open_store(settings) as store:
-        rows, _, _ = store.driver.execute_query(
-            "SHOW SETTINGS YIELD name, value WHERE name IN $names RETURN name, value",
-            names=list(TEST_SERVER_SETTINGS))
-    assert {row["name"]: row["value"] for row in rows} == {
-        "dbms.cypher.min_replan_interval": "1h"} == TEST_SERVER_SETTINGS
-
-
-def test_an_extra_setting_may_not_replace_one_knowforge_sets(tmp_path):
-    server = ManagedNeo4j(home=tmp_path, settings={"server.bolt.tls_level": "REQUIRED"})
-    with pytest.raises(ConfigError, match="server.bolt.tls_level"):
-        server._write_config(free_port(), free_port())
-    ok = ManagedNeo4j(home=tmp_path, settings={"dbms.cypher.min_replan_interval": "1h"})
-    ok._write_config(free_port(), free_port())
-    assert "dbms.cypher.min_replan_interval=1h" in (tmp_path / "conf" / "neo4j.conf").read_text().splitlines()
-
-
 def test_session_server_has_the_launchers_memory_and_file_access(neo4j_server):
     """Started from the jars with the JVM options Neo4j's launcher passes, the server's page
     cache gets direct buffers and its transaction logs native file access: debug.log carries
