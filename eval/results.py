@@ -233,7 +233,7 @@ def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None
     known = known or {}
     rows = store.read_collected("eval/question_benchmarks", [i.id for i in items if i.id not in known])
     found = {r[0]: r[1] for r in rows}
-    found.update((i.id, known[i.id]["benchmark"]) for i in items if i.id in known)
+    found.update((i.id, known[i.id].get("benchmark")) for i in items if i.id in known)
     missing = [i.id for i in items if i.id not in found]
     if missing:
         raise InputError(f"{len(missing)} answered questions are not in the graph (e.g. {missing[0]!r}); a run "
