@@ -230,11 +230,12 @@ def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None
     """Every item is a question in the graph, of ``benchmark`` (or of its own benchmark); each
     question's report fields (``report_question``) by id. Those in ``known`` (read already by
     the caller, with the same statement's fields) are not read again."""
-    known = known or {}
-    rows = store.read_collected("eval/question_benchmarks", [i.id for i in items if i.id not in known])
+    ids = [i.id for i in items]         # one pass over the items: each costs 0.1 s at 100,000
+    have = {x: known[x] for x in ids if x in known} if known else {}
+    rows = store.read_collected("eval/question_benchmarks", [x for x in ids if x not in have] if have else ids)
     found = {r[0]: r[1] for r in rows}
-    found.update((i.id, known[i.id].get("benchmark")) for i in items if i.id in known)
-    missing = [i.id for i in items if i.id not in found]
+    found.update({x: q.get("benchmark") for x, q in have.items()})
+    missing = [x for x in ids if x not in found]
     if missing:
         raise InputError(f"{len(missing)} answered questions are not in the graph (e.g. {missing[0]!r}); a run "
                          "never writes questions: generate or import the benchmark first")
@@ -246,7 +247,7 @@ def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None
                              f"{', '.join(sorted(expected))!r}: a run does not attach answers to another "
                              "benchmark's questions")
     questions = {r[0]: report_question(r) for r in rows}
-    questions.update((i.id, known[i.id]) for i in items if i.id in known)
+    questions.update(have)
     return questions
 
 
