@@ -1,13 +1,15 @@
-"""The eval's two per-question reads, one record per question against one record per chunk of
+"""The eval's per-question reads, one record per question against one record per chunk of
 questions, in one process on one server.
 
-An eval reads every question it answers twice: the file benchmark's check (eval/question_items:
-benchmark, stored item, whether the benchmark is registered) and the run's check
-(eval/question_benchmarks: benchmark and the fields its report reads). Each read is timed
+An eval of a file benchmark reads every question it answers once (eval/question_items:
+benchmark, stored item, whether the benchmark is registered, and the fields the run's report
+reads), an eval of a benchmark in the graph once too (eval/question_benchmarks: benchmark and
+the report's fields); until engine10 (2026-11-29) a file benchmark's eval read both. Each read
+is timed
 
   rows        the statement returning one record per question, read as ``Store.read_values``
-              did (a dict of each record's values): the statements before 2026-11-29 (engine7),
-              kept here as text to measure against
+              did (a dict of each record's values): the statements' form before 2026-11-29 (engine7;
+              question_items with the fields it returns now), kept here as text to measure against
   collected   the statement as it is now, one record whose ``rows`` collects them, ids sent in
               chunks of 10,000 (``Store.read_collected``)
 
@@ -36,7 +38,9 @@ from neo4j import Query, RoutingControl
 ROWS = {
     "eval/question_items": (
         "UNWIND $ids AS id MATCH (q:Question {id: id}) OPTIONAL MATCH (b:Benchmark {id: q.benchmark}) "
-        "RETURN q.id AS id, q.benchmark AS benchmark, q.item_json AS item_json, b IS NOT NULL AS registered"),
+        "RETURN q.id AS id, q.benchmark AS benchmark, q.item_json AS item_json, b IS NOT NULL AS registered, "
+        "q.task AS task, q.form AS form, q.answers AS answers, q.metadata_json AS metadata_json, "
+        "[key IN keys(q) WHERE key STARTS WITH 'slice_' | [key, q[key]]] AS slices"),
     "eval/question_benchmarks": (
         "UNWIND $ids AS id MATCH (q:Question {id: id}) "
         "RETURN q.id AS id, q.benchmark AS benchmark, q.task AS task, q.form AS form, q.answers AS answers, "

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from knowforge.errors import InputError
+from knowforge.eval.results import report_question
 from knowforge.models.questions import write_questions
 from knowforge.models.task import Component, Task
 from knowforge.models.types import BenchmarkItem
@@ -31,14 +32,17 @@ def file_task(name: str) -> Task:
                 solver=Component(name="zero-shot"), metrics=FILE_METRICS)
 
 
-def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) -> dict[str, int]:
-    """Write the file's items as questions where they are missing; {"new": n, "existing": m}.
+def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) -> dict[str, dict]:
+    """Write the file's items as questions where they are missing; each item's question as a
+    run's report reads it (``eval.results.report_question``) by id, which the eval hands to
+    ``write_run`` so that it does not read the questions a second time.
 
     An item whose question exists with other content, or a new item of a benchmark with a
     ``(:Benchmark)`` node, is an ``InputError`` naming the file and the item.
     """
-    # id -> (benchmark, item_json, whether the benchmark has a Benchmark node)
-    rows = {r[0]: r[1:] for r in store.read_collected("eval/question_items", [i.id for i in items])}
+    # id -> (benchmark, item_json, whether the benchmark has a Benchmark node, the report's fields)
+    found = store.read_collected("eval/question_items", [i.id for i in items])
+    rows = {r[0]: r[1:4] for r in found}
     registered = {benchmark for benchmark, _, known in rows.values() if known}
     registered |= {r["id"] for r in store.read("benchmark/read_benchmarks_by_id",
                                                 ids=sorted({i.benchmark for i in items}))}
@@ -63,9 +67,13 @@ def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) 
             raise InputError(f"{source}: item {item.id!r} differs from question {item.id!r} of benchmark "
                              f"{benchmark!r} in the graph; an evaluation never changes a question "
                              "(give changed items new ids)")
+    questions = {r[0]: report_question([r[0], r[1], *r[4:]]) for r in found}
     if new:
         write_questions(store, new, overwrite=False)
-    return {"new": len(new), "existing": len(items) - len(new)}
+        # as written: a slice the item did not carry may have been derived from the graph
+        questions.update((r[0], report_question(r))
+                         for r in store.read_collected("eval/question_benchmarks", [i.id for i in new]))
+    return questions
 
 
 __all__ = ["FILE_METRICS", "ensure_questions", "file_task"]

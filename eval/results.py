@@ -131,18 +131,19 @@ def record_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resu
 def write_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
               *, benchmark: str | None = None, name: str | None = None, variants: Sequence[SampleResult] = (),
               extra: dict | None = None, started_at: str | None = None, run_id: str | None = None,
-              progress=None) -> RecordedRun:
+              progress=None, questions: Mapping[str, dict] | None = None) -> RecordedRun:
     """``record_run``, returning the questions' report fields beside the run id, so the eval
     builds its report from the answers it holds (``report_samples``) rather than reading every
     answer back. A new run (no ``run_id``) creates its answers; a run recorded again under its
-    id merges them.
+    id merges them. ``questions``: report fields (``report_question``) by id that the caller
+    read already (a file benchmark's, from ``ensure_questions``); only the others are read.
     """
     started_at = started_at or datetime.now(UTC).isoformat(timespec="milliseconds")
     new = run_id is None
     run_id = run_id or new_run_id()
     asked = {r.item_id for r in results} | {r.item_id for r in variants}
     items = [i for i in items if i.id in asked]
-    questions = check_questions(store, items, benchmark)
+    questions = check_questions(store, items, benchmark, known=questions)
     props = run_properties(options, items, results, name=name, started_at=started_at, extra=extra)
     if benchmark is not None:
         props["benchmark"] = benchmark
@@ -154,8 +155,9 @@ def write_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resul
     if new:
         # a new run id has no answers yet: CREATE skips MERGE's look-up of each answer and link
         # (benchmarks/answer_write.py, 20,000 answers at load 15: 1.66x less CPU, server's and
-        # ours); a batch that finds one of its answers there after all goes to the MERGE
-        store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id, progress=progress)
+        # ours); a batch that finds its first answer there after all goes to the MERGE
+        store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id, progress=progress,
+                        first_key_only=True)
     else:       # a run recorded again (a re-run after a crash): MERGE, so nothing is doubled
         store.write("eval/create_answers", rows, run_id=run_id, progress=progress)
     if variants:
@@ -223,12 +225,17 @@ def report_question(row: Sequence) -> dict:
     return question
 
 
-def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None) -> dict[str, dict]:
+def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None,
+                    known: Mapping[str, dict] | None = None) -> dict[str, dict]:
     """Every item is a question in the graph, of ``benchmark`` (or of its own benchmark); each
-    question's report fields (``report_question``) by id."""
-    rows = store.read_collected("eval/question_benchmarks", [i.id for i in items])
+    question's report fields (``report_question``) by id. Those in ``known`` (read already by
+    the caller, with the same statement's fields) are not read again."""
+    ids = [i.id for i in items]         # one pass over the items: each costs 0.1 s at 100,000
+    have = {x: known[x] for x in ids if x in known} if known else {}
+    rows = store.read_collected("eval/question_benchmarks", [x for x in ids if x not in have] if have else ids)
     found = {r[0]: r[1] for r in rows}
-    missing = [i.id for i in items if i.id not in found]
+    found.update({x: q.get("benchmark") for x, q in have.items()})
+    missing = [x for x in ids if x not in found]
     if missing:
         raise InputError(f"{len(missing)} answered questions are not in the graph (e.g. {missing[0]!r}); a run "
                          "never writes questions: generate or import the benchmark first")
@@ -239,7 +246,9 @@ def check_questions(store, items: Sequence[BenchmarkItem], benchmark: str | None
             raise InputError(f"question {item.id!r} belongs to benchmark {found[item.id]!r}, not "
                              f"{', '.join(sorted(expected))!r}: a run does not attach answers to another "
                              "benchmark's questions")
-    return {r[0]: report_question(r) for r in rows}
+    questions = {r[0]: report_question(r) for r in rows}
+    questions.update(have)
+    return questions
 
 
 def _benchmark_parts(benchmark: str) -> set[str]:

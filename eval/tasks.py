@@ -24,7 +24,7 @@ import json
 import logging
 import random
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -212,12 +212,13 @@ def _slice_key(value: Any) -> str:
 
 def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmark: str, name: str | None,
                   started_at: str | None = None, extra: dict | None = None,
-                  sections: dict | None = None) -> tuple[str, Path]:
-    """Record a solver's answers as a Run in the graph and write its report; (run id, dir)."""
+                  sections: dict | None = None, questions: Mapping[str, dict] | None = None) -> tuple[str, Path]:
+    """Record a solver's answers as a Run in the graph and write its report; (run id, dir).
+    ``questions``: the report fields of questions read already (``write_run``)."""
     check_solver_extra(name or benchmark, output.run_extra)
     recorded = write_run(store, options, output.items, output.samples, benchmark=benchmark, name=name,
                          variants=output.variants, extra={**output.run_extra, **(extra or {})},
-                         started_at=started_at)
+                         started_at=started_at, questions=questions)
     run_id = recorded.run_id
     run_dir = Path(options.out_dir) / run_id
     if options.log_samples:
@@ -235,11 +236,13 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
               options: EvalOptions, *, solver: Component | None = None, backend: Backend | None = None,
               group_key: str | None = None, report_slices: Sequence[str] = (),
               progress: Callable[[int], None] | None = None, run_name: str | None = None,
-              cluster_key: str | None = None, task_filter: Sequence[str] = ()) -> list[TaskRun]:
+              cluster_key: str | None = None, task_filter: Sequence[str] = (),
+              questions: Mapping[str, dict] | None = None) -> list[TaskRun]:
     """Evaluate ``tasks`` of ``benchmark`` (its ``items``) and record one run per solver, named
     ``run_name`` (default ``<benchmark>:<solver>``). The Run records ``cluster_key`` (the
     metadata key of the unit its intervals resample; default ``group_key``) and the
-    ``--task`` filter it was given."""
+    ``--task`` filter it was given. ``questions``: the items' questions as a report reads
+    them, when the caller read them already (``write_run``)."""
     plan = plan_runs(tasks, solver)
     check_tasks(tasks, plan)
     solvers = [(p, make_solver(p.solver)) for p in plan]        # bad solver arguments fail here
@@ -294,7 +297,8 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
             if counts:
                 sections[TASK_METRIC_COUNTS] = counts
             run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
-                                            started_at=started, extra=extra, sections=sections)
+                                            started_at=started, extra=extra, sections=sections,
+                                            questions=questions)
             report = load_report(run_dir)
             n = len(output.samples)
             overall = report.get("overall", {})

@@ -209,11 +209,13 @@ def evaluate_file(store, path: str | Path, options: EvalOptions, *, solver: Comp
         items = read_file_items(path)
         if not items:
             raise InputError(f"{path}: the benchmark has no items to evaluate")
-        ensure_questions(store, items, path)
+        questions = ensure_questions(store, items, path)
     benchmark = ",".join(sorted({i.benchmark for i in items}))
     task = file_task(name)
+    # the questions as ensure_questions read them: a run never changes a question, and a
+    # second read of every one of them was server work per sample (issue 33)
     runs = run_tasks(store, benchmark, items, [task], options, solver=solver, backend=backend,
-                     progress=progress, run_name=name)
+                     progress=progress, run_name=name, questions=questions)
     summary_dir = write_summary(Path(options.out_dir) / f"file-{task.name.split('/', 1)[1]}", benchmark=benchmark,
                                 method="file", options=options, items=len(items), runs=runs, report_slices=())
     return Evaluation(benchmark=benchmark, runs=runs, summary_dir=summary_dir)

@@ -108,6 +108,7 @@ SMOKE: dict[str, Smoke] = {
          rf"^  harness run .* intervals +{NUM} \+ graph +{NUM} \+ report +{NUM} .* total/generate {NUM}\)$",
          rf"^    of which CPU: intervals {NUM} \+ graph {NUM} \+ report {NUM} \+ read/render/score/metrics -?{NUM} s "
          r"\(this process\)$",
+         rf"^    the Neo4j server's CPU during the run: {NUM} s, of which in the graph step {NUM} s ",
          rf"^in-run ratio total / generate \(median\): {NUM}$",
          rf"^ +6 samples: wall +{NUM} s = +{NUM} ms/sample, CPU +{NUM} s; budget +{NUM} s: (met|NOT met) \(wall\)"),
         needs=HF, graph=()),

@@ -8,7 +8,8 @@ import pytest
 
 from knowforge.errors import ConfigError, InputError
 from knowforge.eval.report import build_report, headline_table, write_report
-from knowforge.eval.results import RunNotFound, _answer_row, list_runs, record_run, results_by, run_answers
+from knowforge.eval.results import (RunNotFound, _answer_row, check_questions, list_runs, record_run, results_by,
+                                    run_answers)
 from knowforge.eval.file_benchmark import ensure_questions
 from knowforge.eval.types import EvalOptions
 from knowforge.kg.records import EntityRecord, FactRecord, RelationRecord
@@ -149,8 +150,25 @@ def test_question_reads_collect_every_chunk(store):
     assert dict(map(tuple, q3[6])) == {"slice_relation": "P2067", "slice_year": 2021}
     stored = {r[0]: r[1:] for r in store.read_collected("eval/question_items", ids, chunk=3)}
     assert set(stored) == {i.id for i in items}
-    assert stored["q1"] == ["b", items[0].model_dump_json(), False]
+    assert stored["q1"][:3] == ["b", items[0].model_dump_json(), False]
+    # and the report's fields, as eval/question_benchmarks reads them
+    assert sorted([r[0], r[1], *r[4:]] for r in store.read_collected("eval/question_items", ids)) == sorted(whole)
     assert store.read_collected("eval/question_items", []) == []
+
+
+def test_a_file_benchmarks_questions_are_read_once_and_give_what_a_second_read_gives(store):
+    """ensure_questions hands the questions it read (or, new ones, read back once written) to
+    write_run: the same report fields as check_questions reading them, and the benchmark check
+    still refuses another benchmark's questions."""
+    items = make_items()
+    first = ensure_questions(store, items, "test items")            # every question new
+    again = ensure_questions(store, items, "test items")            # every question there
+    read = check_questions(store, items, None)
+    assert first == again == read
+    assert check_questions(store, items, None, known=again) == read
+    assert check_questions(store, items, None, known={k: again[k] for k in ("q1", "q3")}) == read
+    with pytest.raises(InputError, match="belongs to benchmark 'b', not 'other'"):
+        check_questions(store, items, "other", known=again)
 
 
 def test_a_run_of_joined_benchmarks_answers_each_part(store):
