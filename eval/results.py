@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -82,7 +83,15 @@ def run_properties(options: EvalOptions, items: Sequence[BenchmarkItem], results
              # what narrowed the run (reports name them): --limit; the engine adds the --task filter
              "limit": options.limit}
     props.update(model_properties(options))
-    for key, value in (extra or {}).items():
+    props.update(extra_properties(extra or {}))
+    return props
+
+
+def extra_properties(extra: Mapping) -> dict:
+    """A caller's run properties (``record_run``'s ``extra``) as the Run stores them; a bad
+    name is a ConfigError."""
+    props = {}
+    for key, value in extra.items():
         if not _KEY.match(key):
             raise ConfigError(f"bad run property name {key!r}")
         props[key] = property_value(value)
@@ -138,6 +147,62 @@ def write_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resul
     id merges them. ``questions``: report fields (``report_question``) by id that the caller
     read already (a file benchmark's, from ``ensure_questions``); only the others are read.
     """
+    return start_run_write(store, options, items, results, benchmark=benchmark, name=name, variants=variants,
+                           extra=extra, started_at=started_at, run_id=run_id, progress=progress,
+                           questions=questions).wait()
+
+
+# Answer batches in flight at once: the server runs a transaction on one core, and once the
+# report that is built beside the write is done, this process leaves the other core idle.
+ANSWER_WRITERS = 2
+
+
+class RunWrite:
+    """A run being recorded: its questions checked and its Run node written, its answers being
+    written by a thread of their own (``start_run_write``). ``wait()`` returns the
+    ``RecordedRun`` once every answer is in the graph, or raises the write's error."""
+
+    def __init__(self, store, run_id: str, questions: dict[str, dict], write):
+        self.run_id, self.questions = run_id, questions
+        self._store = store
+        self._done = threading.Event()
+        self._error: BaseException | None = None
+
+        def target():
+            try:
+                write()
+            except BaseException as exc:        # handed to wait(), in the caller's thread
+                self._error = exc
+            finally:
+                self._done.set()
+
+        threading.Thread(target=target, name=f"knowforge-answers-{run_id}", daemon=True).start()
+
+    def add_properties(self, extra: Mapping) -> None:
+        """Set more properties on the Run (as ``record_run``'s ``extra``), beside its answers'
+        write: those known only after the metrics that are computed meanwhile."""
+        self._store.run("eval/upsert_run", id=self.run_id, props=extra_properties(extra))
+
+    def settle(self) -> None:
+        """Wait for the thread to end, whatever it did (a caller that is raising another error)."""
+        self._done.wait()
+
+    def wait(self) -> RecordedRun:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return RecordedRun(self.run_id, self.questions)
+
+
+def start_run_write(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
+                    *, benchmark: str | None = None, name: str | None = None, variants: Sequence[SampleResult] = (),
+                    extra: dict | None = None, started_at: str | None = None, run_id: str | None = None,
+                    progress=None, questions: Mapping[str, dict] | None = None) -> RunWrite:
+    """``write_run`` up to its answers: the questions are checked and the Run node is written
+    before this returns (a bad question raises here); the answers are written in the
+    background, so that the caller builds the run's report meanwhile (issue 33: at 100,000
+    samples the answer write is the server's work on one core while the report is this
+    process's on the other). The caller must ``wait()``, which raises the write's error."""
     started_at = started_at or datetime.now(UTC).isoformat(timespec="milliseconds")
     new = run_id is None
     run_id = run_id or new_run_id()
@@ -151,20 +216,23 @@ def write_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resul
     # `knowforge report RUN` rewrites it there); absolute, so it holds from any directory
     props.setdefault("report_dir", str((Path(options.out_dir) / run_id).absolute()))
     store.run("eval/upsert_run", id=run_id, props=props)
-    rows = [_answer_row(run_id, r) for r in results]
-    if new:
-        # a new run id has no answers yet: CREATE skips MERGE's look-up of each answer and link
-        # (benchmarks/answer_write.py, 20,000 answers at load 15: 1.66x less CPU, server's and
-        # ours); a batch that finds its first answer there after all goes to the MERGE
-        store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id, progress=progress,
-                        first_key_only=True)
-    else:       # a run recorded again (a re-run after a crash): MERGE, so nothing is doubled
-        store.write("eval/create_answers", rows, run_id=run_id, progress=progress)
-    if variants:
-        store.write("eval/create_variant_answers", [_answer_row(run_id, r) for r in variants], run_id=run_id)
-    log.info("recorded run %s: %d questions, %d answers, %d variant answers", run_id, len(items), len(results),
-             len(variants))
-    return RecordedRun(run_id, questions)
+
+    def write_answers():
+        rows = [_answer_row(run_id, r) for r in results]
+        if new:
+            # a new run id has no answers yet: CREATE skips MERGE's look-up of each answer and
+            # link (benchmarks/answer_write.py, 20,000 answers at load 15: 1.66x less CPU, server's
+            # and ours); a batch that finds its first answer there after all goes to the MERGE
+            store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id,
+                            progress=progress, first_key_only=True, workers=ANSWER_WRITERS)
+        else:   # a run recorded again (a re-run after a crash): MERGE, so nothing is doubled
+            store.write("eval/create_answers", rows, run_id=run_id, progress=progress)
+        if variants:
+            store.write("eval/create_variant_answers", [_answer_row(run_id, r) for r in variants], run_id=run_id)
+        log.info("recorded run %s: %d questions, %d answers, %d variant answers", run_id, len(items), len(results),
+                 len(variants))
+
+    return RunWrite(store, run_id, questions, write_answers)
 
 
 def _answer_key(run_id: str, r: SampleResult) -> str:

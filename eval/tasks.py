@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import shutil
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes
 from knowforge.eval.records import check_solver_extra
 from knowforge.eval.registry import check_evaluable, metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import TASK_METRIC_COUNTS, TASK_METRICS, load_report, write_report
-from knowforge.eval.results import report_samples, write_run, write_samples_log
+from knowforge.eval.results import RunWrite, report_samples, start_run_write, write_samples_log
 from knowforge.eval.shared_intervals import items_key
 from knowforge.eval.solvers import make_solver
 from knowforge.eval.stats import underpowered_text
@@ -212,24 +213,57 @@ def _slice_key(value: Any) -> str:
 
 def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmark: str, name: str | None,
                   started_at: str | None = None, extra: dict | None = None,
-                  sections: dict | None = None, questions: Mapping[str, dict] | None = None) -> tuple[str, Path]:
+                  sections: dict | None = None, questions: Mapping[str, dict] | None = None,
+                  pending: RunWrite | None = None) -> tuple[str, Path]:
     """Record a solver's answers as a Run in the graph and write its report; (run id, dir).
-    ``questions``: the report fields of questions read already (``write_run``)."""
-    check_solver_extra(name or benchmark, output.run_extra)
-    recorded = write_run(store, options, output.items, output.samples, benchmark=benchmark, name=name,
-                         variants=output.variants, extra={**output.run_extra, **(extra or {})},
-                         started_at=started_at, questions=questions)
-    run_id = recorded.run_id
+    ``questions``: the report fields of questions read already (``write_run``). ``pending``:
+    the run as ``start_recording`` began it, whose answers are being written; ``extra`` then
+    holds only the Run's properties known since."""
+    if pending is None:
+        pending = start_recording(store, options, output, benchmark=benchmark, name=name, started_at=started_at,
+                                  extra=extra, questions=questions)
+    else:
+        try:
+            pending.add_properties(extra or {})
+        except BaseException:
+            pending.settle()
+            raise
+    run_id = pending.run_id
     run_dir = Path(options.out_dir) / run_id
-    if options.log_samples:
-        write_samples_log(run_dir / "samples.jsonl", output.items, [*output.samples, *output.variants])
-    # the report of the answers just recorded, from memory: reading them back was most of the
-    # engine's cost per sample (issue 33); `knowforge report RUN` reads them from the graph
-    write_report(store, run_id, run_dir, extra_sections={**output.sections, **(sections or {})},
-                 samples=report_samples(run_id, recorded.questions, output.samples))
+    # the report is built while the answers are written (start_run_write): it reads the Run
+    # node and the questions, never the answers
+    try:
+        if options.log_samples:
+            write_samples_log(run_dir / "samples.jsonl", output.items, [*output.samples, *output.variants])
+        # the report of the answers just recorded, from memory: reading them back was most of
+        # the engine's cost per sample (issue 33); `knowforge report RUN` reads them from the graph
+        write_report(store, run_id, run_dir, extra_sections={**output.sections, **(sections or {})},
+                     samples=report_samples(run_id, pending.questions, output.samples))
+    except BaseException:
+        pending.settle()        # no thread left writing behind the error
+        raise
+    try:
+        pending.wait()
+    except BaseException:
+        # a report of answers the graph does not hold would mislead: a failed write leaves no
+        # report, as when the report came after it (the run id is new, so is its folder)
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     if output.finalize is not None:
         output.finalize(run_dir, run_id)
     return run_id, run_dir
+
+
+def start_recording(store, options: EvalOptions, output: SolverOutput, *, benchmark: str, name: str | None,
+                    started_at: str | None = None, extra: dict | None = None,
+                    questions: Mapping[str, dict] | None = None) -> RunWrite:
+    """The Run of a solver's answers, written as soon as it answered, with its answers being
+    written in the background (``results.start_run_write``): the engine computes the run's
+    metrics, intervals and report meanwhile, and ``record_output`` finishes it."""
+    check_solver_extra(name or benchmark, output.run_extra)
+    return start_run_write(store, options, output.items, output.samples, benchmark=benchmark, name=name,
+                           variants=output.variants, extra={**output.run_extra, **(extra or {})},
+                           started_at=started_at, questions=questions)
 
 
 def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequence[Task],
@@ -263,11 +297,8 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         unit_key = cluster_key or group_key
         output = solver_obj.solve(chosen, SolveContext(backend=backend, options=options, store=store,
                                                        progress=progress, unit_key=unit_key))
-        # metrics, intervals, the Run and its report: the engine's bulk bookkeeping, no model code
+        # the Run, its metrics, intervals and report: the engine's bulk bookkeeping, no model code
         with paused_gc():      # (knowforge.models.gc_pause)
-            metrics = task_metrics(planned.tasks, output, options.scoring)
-            intervals = metric_intervals(planned.tasks, output, metrics, options.scoring, key=unit_key,
-                                         resamples=options.bootstrap, seed=options.seed)
             stats = cache_stats(backend)
             # one backend (and cache) serves every run: record each run's own share of hits
             cache = {}
@@ -283,22 +314,33 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                      "metric_bootstrap": options.bootstrap, **cache,
                      # which items each task's metrics covered, so the report finds its groups of one task's items
                      "task_items": {name: items_key(ids) for name, ids in members.items()},
-                     "task_sizes": {name: len(ids) for name, ids in members.items()},
-                     # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
-                     # and the one interval the run report prints for a number it also computes (a task's accuracy)
-                     "task_metric_values": [{"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"),
-                                             "scale": r.get("scale"),
-                                             **{k: r[k] for k in ("stderr", "ci_method", "unit", "units", "resamples")
-                                                if r.get(k) is not None}}
-                                            for task, rows in intervals.items() for r in rows]}
-            sizes = extra["task_sizes"]
-            sections = {TASK_METRICS: metric_rows(metrics, intervals, sizes)}
-            counts = metric_counts(metrics, sizes)
-            if counts:
-                sections[TASK_METRIC_COUNTS] = counts
-            run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=run_name or f"{benchmark}:{label}",
-                                            started_at=started, extra=extra, sections=sections,
-                                            questions=questions)
+                     "task_sizes": {name: len(ids) for name, ids in members.items()}}
+            name = run_name or f"{benchmark}:{label}"
+            # the answers go to the graph while the metrics and the report are computed (issue 33);
+            # a metric that fails leaves the run recorded with its answers, without task metrics
+            pending = start_recording(store, options, output, benchmark=benchmark, name=name, started_at=started,
+                                      extra=extra, questions=questions)
+            try:
+                metrics = task_metrics(planned.tasks, output, options.scoring)
+                intervals = metric_intervals(planned.tasks, output, metrics, options.scoring, key=unit_key,
+                                             resamples=options.bootstrap, seed=options.seed)
+                sizes = extra["task_sizes"]
+                sections = {TASK_METRICS: metric_rows(metrics, intervals, sizes)}
+                counts = metric_counts(metrics, sizes)
+                if counts:
+                    sections[TASK_METRIC_COUNTS] = counts
+            except BaseException:
+                pending.settle()
+                raise
+            # the numbers behind the "Task metrics" text, for tools that compare runs (knowforge view)
+            # and the one interval the run report prints for a number it also computes (a task's accuracy)
+            values = {"task_metric_values": [
+                {"task": task, "metric": r["name"], "value": r.get("value"), "ci": r.get("ci"), "scale": r.get("scale"),
+                 **{k: r[k] for k in ("stderr", "ci_method", "unit", "units", "resamples") if r.get(k) is not None}}
+                for task, rows in intervals.items() for r in rows]}
+            run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=name,
+                                            started_at=started, extra=values, sections=sections,
+                                            questions=questions, pending=pending)
             report = load_report(run_dir)
             n = len(output.samples)
             overall = report.get("overall", {})

@@ -6,14 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from neo4j.exceptions import CypherTypeError
 
 from knowforge.errors import InputError
 from knowforge.eval import report as report_module
 from knowforge.eval.file_benchmark import ensure_questions, file_task
 from knowforge.eval.report import write_report
 from knowforge.eval.results import report_samples, run_answers, write_run
-from knowforge.eval.tasks import run_tasks
+from knowforge.eval.tasks import record_output, run_tasks
 from knowforge.eval.types import EvalOptions, SampleResult
+from knowforge.eval.unit import SolverOutput
 from knowforge.kg.records import EntityRecord, FactRecord
 from knowforge.kg.writer import write_entities, write_facts
 from test_runner import SCRIPT, ScriptedBackend, make_items
@@ -90,3 +92,17 @@ def test_an_answer_of_an_unasked_question_is_refused_by_name(store, tmp_path):
     recorded = write_run(store, options, items[:2], [SampleResult("q1", 0, "a", "a", 1.0)])
     with pytest.raises(InputError, match="question 'q2', which the run did not record"):
         report_samples(recorded.run_id, recorded.questions, [SampleResult("q2", 0, "a", "a", 1.0)])
+
+
+def test_a_refused_answer_write_raises_and_leaves_no_report(store, tmp_path):
+    """The report is built while the answers are written (issue 33): when the server refuses
+    the answers, the eval raises its error and leaves no report of answers it does not hold."""
+    items = _items(store)
+    options = EvalOptions(model="scripted-1", out_dir=tmp_path / "runs")
+    # a map is no property value Neo4j stores: the server refuses the batch
+    output = SolverOutput(items=items[:1], samples=[SampleResult("q1", 0, "a", "a", 1.0, explanation={"a": 1})])
+    with pytest.raises(CypherTypeError, match="Property values can only be of primitive types"):
+        record_output(store, options, output, benchmark="b", name="b:refused")
+    [run] = store.user_query("MATCH (r:Run {name: 'b:refused'}) RETURN r.id AS id, COUNT { (r)-[:GAVE]->() } AS answers")
+    assert run["answers"] == 0
+    assert not (tmp_path / "runs" / run["id"]).exists()
