@@ -2,14 +2,14 @@
 questions, in one process on one server.
 
 An eval of a file benchmark reads every question it answers once (eval/question_items:
-benchmark, stored item, whether the benchmark is registered, and the fields the run's report
-reads), an eval of a benchmark in the graph once too (eval/question_benchmarks: benchmark and
+stored item, benchmark and the fields the run's report reads), an eval of a benchmark in the graph once too (eval/question_benchmarks: benchmark and
 the report's fields); until engine10 (2026-11-29) a file benchmark's eval read both. Each read
 is timed
 
   rows        the statement returning one record per question, read as ``Store.read_values``
               did (a dict of each record's values): the statements' form before 2026-11-29 (engine7;
-              question_items with the fields it returns now), kept here as text to measure against
+              question_items with the fields it returns now: from 2026-11-30 without the per-question
+              look-up of a Benchmark node), kept here as text to measure against
   collected   the statement as it is now, one record whose ``rows`` collects them, ids sent in
               chunks of 10,000 (``Store.read_collected``)
 
@@ -37,8 +37,8 @@ from neo4j import Query, RoutingControl
 # the statements as they were, returning one record per question
 ROWS = {
     "eval/question_items": (
-        "UNWIND $ids AS id MATCH (q:Question {id: id}) OPTIONAL MATCH (b:Benchmark {id: q.benchmark}) "
-        "RETURN q.id AS id, q.benchmark AS benchmark, q.item_json AS item_json, b IS NOT NULL AS registered, "
+        "UNWIND $ids AS id MATCH (q:Question {id: id}) "
+        "RETURN q.item_json AS item_json, q.id AS id, q.benchmark AS benchmark, "
         "q.task AS task, q.form AS form, q.answers AS answers, q.metadata_json AS metadata_json, "
         "[key IN keys(q) WHERE key STARTS WITH 'slice_' | [key, q[key]]] AS slices"),
     "eval/question_benchmarks": (
@@ -111,7 +111,7 @@ def main() -> None:
                         wall[variant].append(time.perf_counter() - t0)
                         own[variant].append(time.process_time() - c0)
                         srv[variant].append(clocks.server() - s0)
-                        results[variant] = sorted(got, key=lambda row: row[0])
+                        results[variant] = sorted(got, key=lambda row: row[1] if name == "eval/question_items" else row[0])
                 same = results["rows"] == results["collected"] and len(results["rows"]) == n
                 print(f"\n{name}, {n:,} questions x {args.rounds} round(s); same rows: {'yes' if same else 'NO'}")
                 base = {k: statistics.median(v["rows"]) for k, v in (("wall", wall), ("own", own), ("srv", srv))}

@@ -40,12 +40,12 @@ def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) 
     An item whose question exists with other content, or a new item of a benchmark with a
     ``(:Benchmark)`` node, is an ``InputError`` naming the file and the item.
     """
-    # id -> (benchmark, item_json, whether the benchmark has a Benchmark node, the report's fields)
+    # each row: item_json, then the question's eval/question_benchmarks row (id, benchmark, ...)
     found = store.read_collected("eval/question_items", [i.id for i in items])
-    rows = {r[0]: r[1:4] for r in found}
-    registered = {benchmark for benchmark, _, known in rows.values() if known}
-    registered |= {r["id"] for r in store.read("benchmark/read_benchmarks_by_id",
-                                                ids=sorted({i.benchmark for i in items}))}
+    rows = {r[1]: (r[2], r[0]) for r in found}
+    # the benchmarks with a (:Benchmark) node (generated or imported): once per benchmark
+    registered = {r["id"] for r in store.read("benchmark/read_benchmarks_by_id",
+                                              ids=sorted({i.benchmark for i in items}))}
     new = []
     for item in items:
         row = rows.get(item.id)
@@ -56,7 +56,7 @@ def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) 
                                  "a benchmark name of their own)")
             new.append(item)
             continue
-        benchmark, item_json, _ = row
+        benchmark, item_json = row
         if benchmark != item.benchmark:
             raise InputError(f"{source}: item {item.id!r} says benchmark {item.benchmark!r}, but that question "
                              f"belongs to {benchmark!r}")
@@ -67,7 +67,7 @@ def ensure_questions(store, items: Sequence[BenchmarkItem], source: str | Path) 
             raise InputError(f"{source}: item {item.id!r} differs from question {item.id!r} of benchmark "
                              f"{benchmark!r} in the graph; an evaluation never changes a question "
                              "(give changed items new ids)")
-    questions = {r[0]: report_question([r[0], r[1], *r[4:]]) for r in found}
+    questions = {r[1]: report_question(r[1:]) for r in found}
     if new:
         write_questions(store, new, overwrite=False)
         # as written: a slice the item did not carry may have been derived from the graph

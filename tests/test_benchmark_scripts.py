@@ -105,9 +105,10 @@ SMOKE: dict[str, Smoke] = {
     "harness_overhead": Smoke(
         ("--items", "6", "--max-tokens", "2", "--batch-size", "4", "--repeat", "1"),
         (r"graph: yes$", rf"^ratio harness / direct  : best/best +{NUM}, median/median +{NUM}$",
-         rf"^  harness run .* intervals +{NUM} \+ graph +{NUM} \+ report +{NUM} .* total/generate {NUM}\)$",
-         rf"^    of which CPU: intervals {NUM} \+ graph {NUM} \+ report {NUM} \+ read/render/score/metrics -?{NUM} s "
-         r"\(this process\)$",
+         rf"^  harness run .* intervals +{NUM} \+ graph +{NUM} \+ report +{NUM} \+ answers' wait +{NUM} .* "
+         rf"total/generate {NUM}\)$",
+         rf"^    of which CPU: intervals {NUM} \+ graph {NUM} \+ report {NUM} \+ answers' wait {NUM} .* "
+         rf"\+ read/render/score/metrics -?{NUM} s \(this process\)$",
          rf"^    the Neo4j server's CPU during the run: {NUM} s, of which in the graph step {NUM} s ",
          rf"^in-run ratio total / generate \(median\): {NUM}$",
          rf"^ +6 samples: wall +{NUM} s = +{NUM} ms/sample, CPU +{NUM} s; budget +{NUM} s: (met|NOT met) \(wall\)"),

@@ -148,11 +148,11 @@ def test_question_reads_collect_every_chunk(store):
     q3 = next(r for r in whole if r[0] == "q3")
     assert q3[1:4] == ["b", "b/mc", "multi-choice"]
     assert dict(map(tuple, q3[6])) == {"slice_relation": "P2067", "slice_year": 2021}
-    stored = {r[0]: r[1:] for r in store.read_collected("eval/question_items", ids, chunk=3)}
+    stored = {r[1]: r for r in store.read_collected("eval/question_items", ids, chunk=3)}
     assert set(stored) == {i.id for i in items}
-    assert stored["q1"][:3] == ["b", items[0].model_dump_json(), False]
-    # and the report's fields, as eval/question_benchmarks reads them
-    assert sorted([r[0], r[1], *r[4:]] for r in store.read_collected("eval/question_items", ids)) == sorted(whole)
+    assert stored["q1"][:3] == [items[0].model_dump_json(), "q1", "b"]
+    # and after the stored item, the report's fields as eval/question_benchmarks reads them
+    assert sorted(r[1:] for r in store.read_collected("eval/question_items", ids)) == sorted(whole)
     assert store.read_collected("eval/question_items", []) == []
 
 
