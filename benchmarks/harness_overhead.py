@@ -165,7 +165,13 @@ def main() -> None:
     parser.add_argument("--start-neo4j", action="store_true", help="start a throw-away managed Neo4j")
     parser.add_argument("--profile", action="store_true", help="print a cProfile top list of one harness run")
     parser.add_argument("--top", type=int, default=25, help="lines of the cProfile list")
+    parser.add_argument("--answer-writers", type=int, default=None,
+                        help="answer batches in flight at once (default: the engine's, eval.results.ANSWER_WRITERS)")
     args = parser.parse_args()
+    if args.answer_writers is not None:
+        from knowforge.eval import results as eval_results
+
+        eval_results.ANSWER_WRITERS = args.answer_writers
     hide_query_notifications()
     logging.basicConfig(level=logging.WARNING)
 
@@ -277,7 +283,10 @@ def main() -> None:
 def report_size(n: int, args, store, direct_times: list[float], harness_runs: list[tuple[float, dict]]) -> None:
     harness_times = [t for t, _ in harness_runs]
     best_direct, best_harness = min(direct_times), min(harness_times)
+    from knowforge.eval.results import ANSWER_WRITERS
+
     print(f"\nitems: {n}, backend: {args.backend}, max_tokens: {args.max_tokens}, hf batch size: {args.batch_size}, "
+          f"answer writers: {ANSWER_WRITERS}, "
           f"graph: {'yes' if store is not None else 'NOT reachable: graph writes and report skipped'}")
     print(f"direct backend.generate : best {best_direct:7.3f} s, median {statistics.median(direct_times):7.3f} s "
           f"({', '.join(f'{t:.2f}' for t in direct_times)})")
