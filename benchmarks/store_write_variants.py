@@ -96,7 +96,7 @@ RETURN facts, fprops, entities, eprops, has_fact, object
 
 def new_rows(store, rows: list[dict]) -> list[dict]:
     """The rows whose fact is not in the graph (the writer's ids-only lookup)."""
-    found = {r["id"] for r in store.run_read_write("store/existing_facts", ids=[r["id"] for r in rows])}
+    found = {r["id"] for r in store.run_read_write("store/existing_facts", batch={"ids": [r["id"] for r in rows]})}
     return [r for r in rows if r["id"] not in found]
 
 
