@@ -46,7 +46,8 @@ SPLIT_FLOOR = 500
 
 def write_entities(store: Store, records: Iterable[EntityRecord], *,
                    progress: Progress | None = None) -> WriteSummary:
-    return store.write("store/upsert_entities", (r.to_row() for r in records), progress=progress)
+    return store.write("store/upsert_entities", (r.to_row() for r in records), progress=progress,
+                       one_map=True)
 
 
 def fact_writers() -> int:
@@ -96,7 +97,7 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
         _merge_counters(summary, batch.summary)
         if batch.new:
             stubs = _stub_rows(batch.new)  # up to two a fact: one statement, whatever their number
-            _merge_counters(summary, store.write("store/merge_stubs", stubs, batch_size=len(stubs)))
+            _merge_counters(summary, store.write("store/merge_stubs", stubs, batch_size=len(stubs), one_map=True))
             creating.append((ids, creators.submit(_create_facts, store, batch.new)))
             while len(creating) > workers - 1:
                 take_create()
