@@ -223,7 +223,11 @@ def _collected_rows(result) -> list[list]:
 def _rows_params(rows: list[dict], ids: list | None, one_map: bool, params: dict) -> dict:
     """A batch statement's parameters: ``$rows`` (and ``$ids``), or both in one ``$batch`` map."""
     batch = {"rows": rows} if ids is None else {"rows": rows, "ids": ids}
-    return {"batch": batch, **params} if one_map else {**batch, **params}
+    if not one_map:
+        return {**batch, **params}
+    if "batch" in params:   # KnowGen's statements name a batch id $batch: it would replace the rows
+        raise ValueError("a one-map statement cannot also take a parameter named batch")
+    return {"batch": batch, **params}
 
 
 class Store:
