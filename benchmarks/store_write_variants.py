@@ -96,7 +96,7 @@ RETURN facts, fprops, entities, eprops, has_fact, object
 
 def new_rows(store, rows: list[dict]) -> list[dict]:
     """The rows whose fact is not in the graph (the writer's ids-only lookup)."""
-    found = {r["id"] for r in store.run_read_write("store/existing_facts", ids=[r["id"] for r in rows])}
+    found = {r["id"] for r in store.run_read_write("store/existing_facts", batch={"ids": [r["id"] for r in rows]})}
     return [r for r in rows if r["id"] not in found]
 
 
@@ -118,7 +118,7 @@ def rels_after_nodes(store, rows: list[dict]) -> None:
     for chunk in batches(rows, store.batch_size):
         new = new_rows(store, chunk)
         nodes = [fact_node_properties(r) for r in new]
-        tx_steps(store, [(_load("store/merge_stubs"), {"rows": _stub_rows(new)}),
+        tx_steps(store, [(_load("store/merge_stubs"), {"batch": {"rows": _stub_rows(new)}}),
                          (CREATE_NODES, {"rows": nodes}), (CREATE_EDGES, {"rows": nodes})])
 
 
@@ -131,7 +131,7 @@ def lean_maps(store, rows: list[dict]) -> None:
             props.pop("subject_id")
             props.pop("object_id", None)
             lean.append({"s": r["subject_id"], "o": r["object_id"], "p": props})
-        tx_steps(store, [(_load("store/merge_stubs"), {"rows": _stub_rows(new)}),
+        tx_steps(store, [(_load("store/merge_stubs"), {"batch": {"rows": _stub_rows(new)}}),
                          (CREATE_LEAN, {"rows": lean})])
 
 

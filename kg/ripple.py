@@ -132,7 +132,7 @@ def _walk(store: Store, starts: list[str], hops: int, skip: set[str],
     for depth in range(1, hops + 1):
         if not frontier:
             break
-        rows = store.read("ripple/read_fact_neighbours", ids=frontier, event_id=event_id)
+        rows = store.read("ripple/read_fact_neighbours", step={"ids": frontier, "event_id": event_id})
         nxt: list[str] = []
         for rec in rows:
             fid = rec["fact_id"]

@@ -220,6 +220,16 @@ def _collected_rows(result) -> list[list]:
     return result.single(strict=True)["rows"]
 
 
+def _rows_params(rows: list[dict], ids: list | None, one_map: bool, params: dict) -> dict:
+    """A batch statement's parameters: ``$rows`` (and ``$ids``), or both in one ``$batch`` map."""
+    batch = {"rows": rows} if ids is None else {"rows": rows, "ids": ids}
+    if not one_map:
+        return {**batch, **params}
+    if "batch" in params:   # KnowGen's statements name a batch id $batch: it would replace the rows
+        raise ValueError("a one-map statement cannot also take a parameter named batch")
+    return {"batch": batch, **params}
+
+
 class Store:
     """Named, parameterised Cypher against one database."""
 
@@ -301,12 +311,17 @@ class Store:
         return [record.data() for record in result.records], summary
 
     def write(self, name: str, rows: Iterable[dict], *, batch_size: int | None = None,
-              progress: Progress | None = None, **params) -> WriteSummary:
-        """Send ``rows`` to a named ``UNWIND $rows`` statement in batches."""
+              progress: Progress | None = None, one_map: bool = False, **params) -> WriteSummary:
+        """Send ``rows`` to a named ``UNWIND $rows`` statement in batches.
+
+        ``one_map``: the statement reads them as ``$batch.rows``. Neo4j keys its plan cache on
+        each list parameter's size bucket (1-9, 10-99, ... rows), so a statement sent batches
+        of every size is planned again for each bucket; a map's key does not change with what
+        it holds (issue 33: the test sessions' plans made again)."""
         query = self._query(name)
         summary = WriteSummary()
         for chunk in chunked(rows, batch_size or self.batch_size):
-            result = self._execute_write(query, {"rows": chunk, **params})
+            result = self._execute_write(query, _rows_params(chunk, None, one_map, params))
             summary.add_batch(result.summary.counters, len(chunk))
             if progress:
                 progress(len(chunk))
@@ -317,7 +332,8 @@ class Store:
 
     def write_new(self, name: str, fallback: str, rows: Iterable[dict], *, key: str = "id",
                   batch_size: int | None = None, progress: Progress | None = None,
-                  workers: int = 1, first_key_only: bool = False, **params) -> WriteSummary:
+                  workers: int = 1, first_key_only: bool = False, one_map: bool = False,
+                  **params) -> WriteSummary:
         """Send ``rows`` to a create-only statement ``name`` that is given the batch's keys as
         ``$ids`` and writes nothing when any of them exists; such a batch (a re-run after a
         crash) goes to the idempotent ``fallback`` statement instead, so nothing is doubled.
@@ -334,14 +350,17 @@ class Store:
         question write: 1.55x at two). The batches' keys must be distinct across batches (they
         are created, not merged); a deadlock between two of them on a shared node is retried
         by the driver. Progress and the summary are taken in batch order.
+
+        ``one_map``: both statements read ``$batch.rows`` (and ``name`` ``$batch.ids``), as in
+        ``write``.
         """
         query, merge = self._query(name), self._query(fallback)
 
         def send(chunk: list[dict]):
             ids = [chunk[0][key]] if first_key_only else [r[key] for r in chunk]
-            result = self._execute_write(query, {"rows": chunk, "ids": ids, **params})
+            result = self._execute_write(query, _rows_params(chunk, ids, one_map, params))
             if result.summary.counters.nodes_created == 0:
-                return True, self._execute_write(merge, {"rows": chunk, **params})
+                return True, self._execute_write(merge, _rows_params(chunk, None, one_map, params))
             return False, result
 
         summary = WriteSummary()

@@ -46,7 +46,8 @@ SPLIT_FLOOR = 500
 
 def write_entities(store: Store, records: Iterable[EntityRecord], *,
                    progress: Progress | None = None) -> WriteSummary:
-    return store.write("store/upsert_entities", (r.to_row() for r in records), progress=progress)
+    return store.write("store/upsert_entities", (r.to_row() for r in records), progress=progress,
+                       one_map=True)
 
 
 def fact_writers() -> int:
@@ -96,7 +97,7 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
         _merge_counters(summary, batch.summary)
         if batch.new:
             stubs = _stub_rows(batch.new)  # up to two a fact: one statement, whatever their number
-            _merge_counters(summary, store.write("store/merge_stubs", stubs, batch_size=len(stubs)))
+            _merge_counters(summary, store.write("store/merge_stubs", stubs, batch_size=len(stubs), one_map=True))
             creating.append((ids, creators.submit(_create_facts, store, batch.new)))
             while len(creating) > workers - 1:
                 take_create()
@@ -127,7 +128,7 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
                 break
             if mostly_new is None:  # a first guess from a few ids; later batches go by the last one
                 probe = [row["id"] for row in chunk[:PROBE_SIZE]]
-                mostly_new = len(store.run_read_write("store/existing_facts", ids=probe)) * 2 < len(probe)
+                mostly_new = len(store.run_read_write("store/existing_facts", batch={"ids": probe})) * 2 < len(probe)
             ids = {row["id"] for row in chunk}
             while sorting and (len(sorting) >= workers or _shares(sorting, ids)):
                 finish_next()
@@ -235,7 +236,7 @@ def _sort_batch(store: Store, rows: list[dict], ids: set[str], mostly_new: bool)
         return batch
     same: list[dict] = []
     if mostly_new:
-        existing = {r["id"]: r for r in store.run_read_write("store/existing_facts", ids=list(ids))}
+        existing = {r["id"]: r for r in store.run_read_write("store/existing_facts", batch={"ids": list(ids)})}
         for row in rows:
             found = existing.get(row["id"])
             if found is None:
@@ -252,7 +253,7 @@ def _sort_batch(store: Store, rows: list[dict], ids: set[str], mostly_new: bool)
         batch.existed = len(rows)
     if same:
         # The rows as they are: their other keys cost less to send than new maps cost to build.
-        left, part = store.write_returning("store/update_facts", rows=same)
+        left, part = store.write_returning("store/update_facts", batch={"rows": same})
         _merge_counters(batch.summary, part)
         if left:
             by_id = {row["id"]: row for row in same}
@@ -270,7 +271,7 @@ def _create_facts(store: Store, rows: list[dict]) -> WriteSummary:
     batch goes to the general merge, which leaves the same graph."""
     try:
         return store.write("store/create_facts", [fact_node_properties(row) for row in rows],
-                           batch_size=len(rows))
+                           batch_size=len(rows), one_map=True)
     except neo4j.exceptions.ConstraintError:
         return store.write("store/upsert_facts", rows, batch_size=len(rows))
 

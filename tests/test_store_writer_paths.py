@@ -96,7 +96,7 @@ class SlowFirstSteps(Store):
         start = time.monotonic()
         time.sleep(0.3)
         out = super().write_returning(name, **params)
-        self.spans.append((start, time.monotonic(), {row["id"] for row in params["rows"]}))
+        self.spans.append((start, time.monotonic(), {row["id"] for row in params["batch"]["rows"]}))
         return out
 
 

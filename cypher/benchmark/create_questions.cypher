@@ -2,14 +2,16 @@
 // batch), the same nodes and links as benchmark/upsert_questions with CREATE in place of MERGE
 // and the properties set once: MERGE looks each node and link up first, and that was most of
 // the server's time for ~36 questions per entity.
-// $rows: the rows of upsert_questions, with distinct ids in fact_ids/entity_ids/event_ids.
-// $ids: the rows' ids. If any of them is already a question (a re-run after a crash), nothing
+// $batch.rows: the rows of upsert_questions, with distinct ids in fact_ids/entity_ids/event_ids.
+// $batch.ids: the rows' ids. If any of them is already a question (a re-run after a crash), nothing
 // is written and the caller sends the same rows to benchmark/upsert_questions.
 OPTIONAL MATCH (old:Question)
-WHERE old.id IN $ids
+WHERE old.id IN $batch.ids
 WITH count(old) AS existing
 WHERE existing = 0
-UNWIND $rows AS row
+// Both lists travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
+// so batches of every size made a plan each (issue 33).
+UNWIND $batch.rows AS row
 CREATE (q:Question {id: row.id})
 SET q += row.props
 WITH q, row

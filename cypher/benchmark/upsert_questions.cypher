@@ -1,12 +1,14 @@
 // The one writer of (:Question) nodes, for every method and for the eval engine.
-// $rows: [{id, benchmark, props:{benchmark, task, form, text, context, choices, answers,
+// $batch.rows: [{id, benchmark, props:{benchmark, task, form, text, context, choices, answers,
 //          answer_index, unknown, scorer, schema_version, item_json, metadata_json,
 //          slice_<key>..., <method props>...}, fact_ids:[..], entity_ids:[..], event_ids:[..]}]
 // $overwrite: a generator rewrites its questions; the eval engine (false) only creates the
 // questions of file benchmarks and never rewrites a generated question with, e.g., the
 // context an editing solver put in.
 // Links go only to nodes that exist: IN_BENCHMARK, TESTS (a fact or an event), ABOUT (an entity).
-UNWIND $rows AS row
+// The rows travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
+// so batches of every size made a plan each (issue 33).
+UNWIND $batch.rows AS row
 MERGE (q:Question {id: row.id})
 ON CREATE SET q += row.props
 WITH q, row

@@ -1,8 +1,9 @@
 // Template predicate shares_object: does the subject have a fact of relation $first and a fact
 // of relation $second with the same object (e.g. B's head-of-state office is its
 // head-of-government office)? $current: both open-ended; $include_retracted: also facts an
-// applied event retracted. $rows: [{key, subject}]; one row back per input row.
-UNWIND $rows AS row
+// applied event retracted. $batch.rows: [{key, subject}]; one row back per input row.
+// In one map, as every template predicate's (see check_fact).
+UNWIND $batch.rows AS row
 RETURN row.key AS key, EXISTS {
   MATCH (s:Entity {id: row.subject})-[:HAS_FACT]->(a:Fact {relation: $first})-[:OBJECT]->(:Entity)
         <-[:OBJECT]-(b:Fact {relation: $second})<-[:HAS_FACT]-(s)

@@ -1,8 +1,9 @@
 // Template predicate terms_within: the subject's history of relation $relation looks like
 // terms of office: at least one fact with both a start and an end year, and no fact lasting
 // more than $max_years (end_year - start_year). History: every fact, retracted ones included.
-// $rows: [{key, subject}]; one row back per input row.
-UNWIND $rows AS row
+// $batch.rows: [{key, subject}]; one row back per input row.
+// In one map, as every template predicate's (see check_fact).
+UNWIND $batch.rows AS row
 RETURN row.key AS key,
   EXISTS {
     MATCH (:Entity {id: row.subject})-[:HAS_FACT]->(t:Fact {relation: $relation})

@@ -1,8 +1,10 @@
 // One BFS step of ripple analysis: open-ended facts touching some entities, as seen by ONE
-// event: source facts it does not retract plus the facts it asserts ($event_id null: the
+// event: source facts it does not retract plus the facts it asserts ($step.event_id null: the
 // source graph alone). direction: 'out' (entity is the subject) or 'in' (the object).
-// $ids: [entity id]
-UNWIND $ids AS id
+// $step: {ids: [entity id], event_id}, one map: Neo4j's plan cache is keyed on a parameter's
+// type and a list's size bucket, so a null event id against a string, and every frontier size,
+// made a plan each (issue 33).
+UNWIND $step.ids AS id
 CALL (id) {
   MATCH (f:Fact {subject_id: id})
   RETURN f, 'out' AS direction
@@ -13,8 +15,8 @@ CALL (id) {
 WITH id, f, direction
 WHERE f.end_year IS NULL
   AND ((coalesce(f.layer, 'source') <> 'edit'
-        AND NOT EXISTS { MATCH (:Event {id: $event_id})-[:RETRACTS]->(f) })
-       OR EXISTS { MATCH (:Event {id: $event_id})-[:ASSERTS]->(f) })
+        AND NOT EXISTS { MATCH (:Event {id: $step.event_id})-[:RETRACTS]->(f) })
+       OR EXISTS { MATCH (:Event {id: $step.event_id})-[:ASSERTS]->(f) })
 MATCH (s:Entity {id: f.subject_id})
 OPTIONAL MATCH (f)-[:OBJECT]->(o:Entity)
 OPTIONAL MATCH (rel:Relation {id: f.relation})

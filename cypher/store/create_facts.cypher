@@ -2,9 +2,11 @@
 // committed). CREATE instead of MERGE: no locking lookups, no eager passes. A fact that
 // another writer created meanwhile fails the unique constraint and the batch falls back to
 // upsert_facts.
-// $rows: [{subject_id, object_id?, props:{id, subject_id, object_id?, seen_in?, first_seen?,
+// $batch.rows: [{subject_id, object_id?, props:{id, subject_id, object_id?, seen_in?, first_seen?,
 //          last_seen?, ...}}] with props exactly as upsert_facts leaves a new fact.
-UNWIND $rows AS row
+// The rows travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
+// so batches of every size made a plan each (issue 33).
+UNWIND $batch.rows AS row
 MATCH (s:Entity {id: row.subject_id})
 CREATE (f:Fact)
 SET f = row.props

@@ -2,9 +2,11 @@
 // edges were written with them, so only properties can change; set them. Returns the rows
 // it left alone: new facts (new = true) and facts whose subject or object differs, which the
 // fact writer sends to create_facts and upsert_facts.
-// $rows: [{id, subject_id, object_id?, props}] without release years (those need upsert_facts);
+// $batch.rows: [{id, subject_id, object_id?, props}] without release years (those need upsert_facts);
 // the writer sends its whole rows, whose other keys this statement does not read.
-UNWIND $rows AS row
+// The rows travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
+// so batches of every size made a plan each (issue 33).
+UNWIND $batch.rows AS row
 OPTIONAL MATCH (f:Fact {id: row.id})
 WITH row, f, (f IS NOT NULL AND f.subject_id = row.subject_id
               AND coalesce(f.object_id, '') = coalesce(row.object_id, '')) AS same

@@ -1,8 +1,9 @@
 // knowforge view, ChroKnow: a fact's timeline (one ChronoRecord: a subject and relation asked
-// year by year). Each year is a node placed left to right, marked by how the model of run $run
-// answered that year's questions (all right, partly, wrong, or not asked in that run; every
-// year unasked when $run is null); above it the year's gold objects, below it what the model
-// said. $key: the record id; $limit: the most years. Nodes carry x/y for the preset layout.
+// year by year). Each year is a node placed left to right, marked by how the model of run
+// $run.id answered that year's questions (all right, partly, wrong, or not asked in that run;
+// every year unasked when $run.id is null; the run is a map: one plan whether or not it is
+// chosen); above it the year's gold objects, below it what the model said. $key: the record
+// id; $limit: the most years. Nodes carry x/y for the preset layout.
 // Returns the viewer's graph contract {nodes, edges}.
 MATCH (r:ChronoRecord {id: $key})
 CALL (r) {
@@ -11,7 +12,7 @@ CALL (r) {
 }
 CALL (r) {
   MATCH (q:Question)-[:PART_OF]->(r)
-  OPTIONAL MATCH (:Run {id: $run})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q)
+  OPTIONAL MATCH (:Run {id: $run.id})-[:GAVE]->(a:Answer)-[:ANSWERS]->(q)
   WITH q.slice_year AS year, q, a
   ORDER BY q.id, a.sample_index
   WITH year,

@@ -1,8 +1,8 @@
 // knowforge view, ELKEN: what the ripple view draws beside the walk of `knowforge ripple`
 // (knowforge.kg.ripple.ripple_event, which the view calls): the event, the entities filling its
-// slots and, with $run (a run recorded with -S ripple_hops=K), the ripple probes that run
+// slots and, with $run.id (a run recorded with -S ripple_hops=K), the ripple probes that run
 // recorded for it (what the model did on each probed fact). No row: no event $key.
-// $key: the event id; $run: a run id or null.
+// $key: the event id; $run: {id: a run id or null} (a map: one plan whether or not a run is chosen).
 MATCH (ev:Event {id: $key})
 CALL (ev) {
   OPTIONAL MATCH (ev)-[s:SLOT]->(x:Entity)
@@ -10,7 +10,7 @@ CALL (ev) {
   RETURN [y IN collect({id: x.id, name: x.name, slot: s.name}) WHERE y.id IS NOT NULL] AS slots
 }
 CALL (ev) {
-  OPTIONAL MATCH (:Run {id: $run})-[:PROBED]->(p:RippleProbe {event_id: ev.id})
+  OPTIONAL MATCH (:Run {id: $run.id})-[:PROBED]->(p:RippleProbe {event_id: ev.id})
   WITH p ORDER BY p.probe, p.id
   RETURN [x IN collect(p {.probe, .subject_id, .outcome, .question, .answer_before, .answer_after})
           WHERE x.probe IS NOT NULL] AS probes

@@ -48,7 +48,7 @@ def read_current(store: Store, pairs: Iterable[tuple[str, str]]) -> dict[tuple[s
     for name, rows in (("events/read_current_objects", forward),
                        ("events/read_current_subjects", backward)):
         if rows:
-            for rec in store.read(name, rows=rows):
+            for rec in store.read(name, batch={"rows": rows}):
                 entity_id, hop = rec["key"].split("\t")
                 out[(entity_id, hop)].append(rec)
     return out

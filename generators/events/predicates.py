@@ -194,7 +194,7 @@ def evaluate(store: Store, condition: Condition,
     rows = [{"key": k, **dict(zip(fields, ids))} for ids, k in keys.items()]
     holds: dict[int, bool] = {}
     for chunk in chunked(rows, ROWS_PER_CALL):
-        for rec in store.read(name, rows=chunk, **params):
+        for rec in store.read(name, batch={"rows": chunk}, **params):
             holds[rec["key"]] = bool(rec["holds"])
     return [holds[k] != negate for k in row_of]
 

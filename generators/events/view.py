@@ -40,7 +40,7 @@ def ripple_drawing(store, key: str, *, hops: int = 1, run: str | None = None, li
     ``limit`` walked facts, nearest first, as it orders them), the event's slots, and with
     ``run`` each probed fact and asked entity marked by what the model did. Every node carries
     its place (x, y) in the columns the module docstring describes."""
-    rows = store.read("view/events_ripple_marks", key=key, run=run)
+    rows = store.read("view/events_ripple_marks", key=key, run={"id": run})
     if not rows:
         return None
     event = rows[0]

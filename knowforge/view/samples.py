@@ -74,10 +74,13 @@ def samples_page(store, run_id: str, filters: SampleFilters, page: int = 1,
     if filters.failed == "error" and run.get("errors") == 0:
         rows: list[dict] = []           # the run recorded no failed request: nothing to look for
     else:
-        rows = store.read("view/run_samples", run_id=run_id, prefix=f"{run_id}:", task=filters.task,
-                          slice=f"slice_{filters.slice}" if filters.slice else None, value=filters.value,
-                          outcome=filters.outcome, failed=filters.failed, skip=(page - 1) * page_size,
-                          limit=page_size + 1)
+        # the filters in one map: each is a string or null, and Neo4j keys its plan cache on
+        # every parameter's type, so each mix of set and unset filters made a plan of its own
+        rows = store.read("view/run_samples", run_id=run_id, prefix=f"{run_id}:",
+                          filter={"task": filters.task,
+                                  "slice": f"slice_{filters.slice}" if filters.slice else None,
+                                  "value": filters.value, "outcome": filters.outcome, "failed": filters.failed},
+                          skip=(page - 1) * page_size, limit=page_size + 1)
     keys = store.read("view/run_slice_keys", run_id=run_id, limit=200)
     return SamplesPage(run=run, answers=answers, filters=filters, rows=rows[:page_size], page=page,
                        page_size=page_size, has_next=len(rows) > page_size,
