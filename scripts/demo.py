@@ -12,7 +12,7 @@ One process, one graph connection and one loaded model serve the steps: the CLI 
 in-process (``knowforge.cli.main``), the evaluations through ``knowforge.workflow`` with one
 shared backend. The control model trains in a second process, started once its facts are read,
 while the benchmarks are generated: every step's part that needs no model runs first, then the
-evaluations, which wait for the model; KnowGen's, NewTerm's and LINK's in a third process
+evaluations, which wait for the model; KnowGen's and ChroKnow's in a third process
 (``WORKER_STEPS``, ``EvalWorker``) beside the others, their output printed in the steps' order.
 Safe to run again: loads are idempotent MERGEs, generated batches are dropped
 and regenerated under the same seed, the trained model is kept in the user cache under an id
@@ -606,13 +606,16 @@ STEPS: tuple[tuple[str, Part, Part], ...] = (
 
 
 # The steps whose evaluations a second process runs (with train_beside and eval_worker), beside the
-# main process's ChroKnow and ELKEN ones: in the lead's cold demo their CPU was KnowGen 68 s, NewTerm
-# 4 s and LINK 47 s against ChroKnow 35 s and ELKEN 79 s, about half each. One evaluation process left
-# about half a core idle: the tiny model's matmuls gain little from a second torch thread, and each
-# evaluation waits on Neo4j's round trips. Each process then runs one torch thread; an evaluation's
-# answers are the same on one thread as on two (benchmarks/RESULTS.md, "The demo's evaluations in two
-# processes").
-WORKER_STEPS = ("knowgen", "newterm", "link")
+# main process's others. One evaluation process left about half a core idle: the tiny model's matmuls
+# gain little from a second torch thread, and each evaluation waits on Neo4j's round trips. Each
+# process then runs one torch thread; an evaluation's answers are the same on one thread as on two
+# (benchmarks/RESULTS.md, "The demo's evaluations in two processes"). The split balances their CPU:
+# each step's evaluation alone (helper demo11, in-process, load 4-5, LINK's intervals over arrays):
+# KnowGen 31 s, ChroKnow 22 s, ELKEN 36 s, NewTerm 5 s, LINK 6 s, each with about 2.5 s of loading
+# the model that a process pays once. KnowGen and ChroKnow here (about 51 s); ELKEN, NewTerm and LINK
+# in the main process (about 43 s), which also records the model before and writes the validity
+# report after. ELKEN, which waits on Neo4j most, is where the other process's CPU fills the waits.
+WORKER_STEPS = ("knowgen", "chrono")
 WORKER_RUN_NAME = "__demo_evaluation_worker__"
 
 
@@ -710,6 +713,7 @@ class EvalWorker:
         ctx = multiprocessing.get_context("spawn")   # the parent holds a driver's threads and sockets: no fork
         self.inbox, self.outbox = ctx.Queue(), ctx.Queue()
         self.names, self.pending = list(names), list(names)
+        self.demo = demo
         # the script runs again in the child under its own name (the test loads it under another,
         # which a child could not import), and its last lines call _evaluation_worker
         args = dict(settings=dataclasses.asdict(demo.s), names=self.names, t0=demo.t0, inbox=self.inbox,
@@ -750,7 +754,9 @@ class EvalWorker:
                 raise DemoError(message[1])
             if message[0] == "crash":
                 raise RuntimeError(f"in the evaluation process:\n{message[1]}")
-            _, name, text, runs = message
+            _, name, text, runs, control_run = message
+            if control_run is not None:
+                self.demo.control_run = control_run
             self.pending.remove(name)
             got.append((name, text, runs))
         return got
@@ -794,7 +800,8 @@ def _evaluation_worker(settings: dict, names: list[str], t0: float, inbox, outbo
             demo.stream = io.StringIO()
             before = len(demo.runs)
             parts[name](demo)
-            outbox.put(("section", name, demo.stream.getvalue(), demo.runs[before:]))
+            # the ChroKnow step's run is the validity report's control run, written in the main process
+            outbox.put(("section", name, demo.stream.getvalue(), demo.runs[before:], demo.control_run))
     except DemoError as exc:
         outbox.put(("error", str(exc)))
     except BaseException:  # noqa: BLE001 - the main process reports it as its own unexpected error
