@@ -132,6 +132,7 @@ class Demo:
         self.children0 = children.ru_utime + children.ru_stime
         self.plan = None                      # the control model's ControlPlan (the control step)
         self._training: dict | None = None    # its background training: process, messages, last step
+        self._trainer: dict | None = None     # the training's process while it waits for its plan
         self.model = str(self.out / f"control-{settings.cutoff}")
         self.runs: list[str] = []             # the demo's own runs: what the validity report checks
         self.control_run: str | None = None
@@ -192,6 +193,12 @@ class Demo:
         return self._store
 
     def close(self) -> None:
+        if self._trainer is not None and self._trainer["process"].is_alive():
+            self._trainer["plans"].put(None)         # the demo stopped before the control step
+            self._trainer["process"].join(timeout=30)
+            if self._trainer["process"].is_alive():
+                self._trainer["process"].terminate()
+                self._trainer["process"].join()
         if self._training is not None and self._training["process"].is_alive():
             # the demo stopped before its evaluations: the training it started goes with it
             self._training["process"].terminate()
@@ -268,7 +275,11 @@ class Demo:
         cache = self.s.model_cache or (self.s.cache_dir or default_cache_dir()) / "control-models"
         # the facts are read here, before any benchmark is generated: the model learns the graph as loaded
         self.plan = plan_control(self.store, config, self.model, cache_dir=cache)
+        trainer, self._trainer = self._trainer, None
         if self.plan.reused is not None:
+            if trainer is not None:
+                trainer["plans"].put(None)        # nothing to train: the child started early ends (close joins it)
+                self._trainer = trainer
             self.say(f"{self.plan.model_id}: trained before on the same facts and config, reused from {cache}")
             return
         # about 46 s of CPU an epoch on two threads: 58 s before the data diet (406 s for 7 epochs, idle machine)
@@ -278,18 +289,28 @@ class Demo:
                  if self.s.train_beside else "before the benchmarks are generated")
         self.say(f"(training {self.plan.model_id}: {config.epochs:g} epochs, about {46 * config.epochs:.0f} s of CPU "
                  f"on the samples, {where}. A second demo reuses the model from {cache})")
+        if trainer is None:              # a Demo whose trainer run_demo did not start (a test's own steps)
+            trainer, self._trainer = self.start_trainer(), None
+        if not self.s.train_beside:
+            trainer["widen"].set()       # nothing runs beside it: every thread from the start
+        trainer["plans"].put(self.plan)
+        self._training = {**trainer, "step": None, "error": None}
+
+    def start_trainer(self) -> dict:
+        """The process that will train the control model, started before its plan exists: its
+        imports overlap the server's start and the loads instead of delaying the training
+        (``fit_control_when_planned``; ``control`` sends it the plan, or None when a model is reused)."""
         import multiprocessing
 
-        from knowforge.models.control import fit_control_child
+        from knowforge.models.control import fit_control_when_planned
 
         ctx = multiprocessing.get_context("spawn")   # the parent holds a driver's threads and sockets: no fork
-        messages, widen = ctx.Queue(), ctx.Event()
-        if not self.s.train_beside:
-            widen.set()                  # nothing runs beside it: every thread from the start
-        process = ctx.Process(target=fit_control_child, args=(self.plan, messages, widen), daemon=True,
+        plans, messages, widen = ctx.Queue(), ctx.Queue(), ctx.Event()
+        process = ctx.Process(target=fit_control_when_planned, args=(plans, messages, widen), daemon=True,
                               name="control-training")
         process.start()
-        self._training = {"process": process, "messages": messages, "widen": widen, "step": None, "error": None}
+        self._trainer = {"process": process, "plans": plans, "messages": messages, "widen": widen}
+        return self._trainer
 
     def _training_messages(self, timeout: float | None = None) -> list[tuple]:
         """The background training's messages so far (waiting up to ``timeout`` for the first)."""
@@ -627,6 +648,8 @@ def run_demo(settings: Settings, *, stream=None) -> Demo:
     demo = Demo(settings, stream=stream)
     chosen = [(name, before, after) for name, before, after in STEPS if not settings.steps or name in settings.steps]
     try:
+        if any(name == "control" for name, _, _ in chosen):
+            demo.start_trainer()
         if settings.train_beside:
             for _, before, _ in chosen:
                 if before is not None:
