@@ -647,30 +647,44 @@ def run_demo(settings: Settings, *, stream=None) -> Demo:
     settings.out.mkdir(parents=True, exist_ok=True)
     demo = Demo(settings, stream=stream)
     chosen = [(name, before, after) for name, before, after in STEPS if not settings.steps or name in settings.steps]
+    worker = None
     try:
+        # the processes that train and evaluate start first: their imports overlap the server's
+        # start and the loads (about one core's work) instead of the training, which needs both cores
         if any(name == "control" for name, _, _ in chosen):
             demo.start_trainer()
         if settings.train_beside:
+            after = [(name, part) for name, _, part in chosen if part is not None]
+            away = worker_steps(demo, after)
+            worker = EvalWorker(demo, away) if away else None
             for _, before, _ in chosen:
                 if before is not None:
                     before(demo)
-            run_evaluations(demo, [(name, after) for name, _, after in chosen if after is not None])
+            run_evaluations(demo, after, worker)
         else:
             for part in [part for _, *pair in chosen for part in pair]:
                 if part is not None:
                     part(demo)
     finally:
+        if worker is not None:
+            worker.close()
         demo.close()
     return demo
 
 
-def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]]) -> None:
+def worker_steps(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]]) -> list[str]:
+    """The parts a second process evaluates: the WORKER_STEPS among them, with ``eval_worker``."""
+    return [name for name, _ in parts if name in WORKER_STEPS] if demo.s.eval_worker else []
+
+
+def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]],
+                    worker: EvalWorker | None = None) -> None:
     """Each step's part that needs the model, in order; with ``eval_worker``, the WORKER_STEPS' in
-    a second process (``EvalWorker``, started now: it imports and connects while the model trains)
-    beside this one's. What each part prints reaches the stream in the steps' order, and the demo's
-    runs are listed in that order; a part after every worker part (the validity report, which
-    reads every run) waits for the worker."""
-    away = [name for name, _ in parts if name in WORKER_STEPS] if demo.s.eval_worker else []
+    a second process (``worker``, or an ``EvalWorker`` started now; it imports while the model
+    trains) beside this one's. What each part prints reaches the stream in the steps' order, and the
+    demo's runs are listed in that order; a part after every worker part (the validity report,
+    which reads every run) waits for the worker."""
+    away = worker_steps(demo, parts)
     if not away:
         for _, part in parts:
             part(demo)
@@ -689,7 +703,7 @@ def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]])
             stream.flush()
             shown += 1
 
-    worker = EvalWorker(demo, away)
+    worker = worker or EvalWorker(demo, away)
     try:
         if "control" not in names:       # the model was trained by an earlier demo
             worker.go(demo)
@@ -809,15 +823,15 @@ def _evaluation_worker(settings: dict, names: list[str], t0: float, inbox, outbo
     demo.t0, demo.bars = t0, False
     parts = {name: after for name, _, after in STEPS}
     try:
-        # what every evaluation imports, and the graph connection, while the model trains
+        # what every evaluation imports, while the server starts (the demo starts this process first)
         import importlib
 
         for module in ("knowforge.workflow", "knowforge.cli.main", "knowforge.models.backends", "transformers"):
             importlib.import_module(module)
-        demo.store  # noqa: B018 - connects now
         command, parent_cpu = inbox.get()
         if command != "go":
             return
+        demo.store  # noqa: B018 - connects once the main process has started (or found) the server
         demo.cpu_base = parent_cpu - demo.cpu()     # the headings count the main process's CPU first
         for name in names:
             demo.stream = io.StringIO()
