@@ -638,6 +638,7 @@ STEPS: tuple[tuple[str, Part, Part], ...] = (
 # report after. ELKEN, which waits on Neo4j most, is where the other process's CPU fills the waits.
 WORKER_STEPS = ("knowgen", "chrono")
 WORKER_RUN_NAME = "__demo_evaluation_worker__"
+READS_ALL_RUNS = ("validity", "done")
 
 
 def run_demo(settings: Settings, *, stream=None) -> Demo:
@@ -682,15 +683,17 @@ def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]],
     """Each step's part that needs the model, in order; with ``eval_worker``, the WORKER_STEPS' in
     a second process (``worker``, or an ``EvalWorker`` started now; it imports while the model
     trains) beside this one's. What each part prints reaches the stream in the steps' order, and the
-    demo's runs are listed in that order; a part after every worker part (the validity report,
-    which reads every run) waits for the worker."""
+    demo's runs are listed in that order; a part that reads every run (READS_ALL_RUNS: the validity
+    report) waits for the worker's."""
     away = worker_steps(demo, parts)
     if not away:
         for _, part in parts:
             part(demo)
         return
     names = [name for name, _ in parts]
-    last_away = max(names.index(name) for name in away)
+    # the parts that read every run (the validity report lists them all) wait for the worker's;
+    # every other part runs beside the worker, whatever its place in the order
+    waits = [i for i, name in enumerate(names) if name in READS_ALL_RUNS]
     stream = demo.stream
     texts: dict[str, str] = {}
     runs: dict[str, list[str]] = {}
@@ -710,7 +713,7 @@ def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]],
         for i, (name, part) in enumerate(parts):
             if name in away:
                 continue
-            if i > last_away:
+            if i in waits:
                 for done, text, its_runs in worker.results(wait=True):
                     texts[done], runs[done] = text, its_runs
                 demo.runs = [run for n in names for run in runs.get(n, [])]
