@@ -1,5 +1,5 @@
-"""The intervals of ELKEN's and ChroKnow's verdict metrics: over arrays of per-unit totals vs
-recomputed on object-level resamples (issue 33, item 6).
+"""The intervals of ELKEN's, ChroKnow's and LINK's verdict metrics: over arrays of per-unit totals
+vs recomputed on object-level resamples (issue 33, items 2 and 6).
 
 ELKEN's ``edit_reliability``, ``locality`` and ``tendency_edit_level`` and ChroKnow's
 ``chrono_categories`` and ``chronoprompt_gain`` declare per-unit totals (``MetricSpec.totals``):
@@ -18,11 +18,15 @@ The runs are synthetic and seeded, shaped like the real ones:
   and five sampled), so about 10,300 answers; its intervals take 200 resamples there.
 * ELKEN: ``--events`` events, each with in-scope fact, out-of-scope fact and tendency
   questions (4-8, 2-4 and 2-3), the method's three tasks, 1,000 resamples.
+* LINK: the demo's LINT probe run, ``--statements`` statements (40) of 13 template items each,
+  head and long tail, two domains, five rules, 1,000 resamples: ``link_known``,
+  ``link_head_tail`` and the three by-slice tables (helper demo11), and the solver's own
+  head/tail table (``totals_intervals`` against ``resampled_intervals``).
 
 It prints each side's best time of ``--repeat`` and the ratio object-level / arrays, and checks
 that both ways give the same point values (and intervals that agree).
 
-    .venv/bin/python benchmarks/verdict_intervals.py [--records 83] [--events 200] [--repeat 3]
+    .venv/bin/python benchmarks/verdict_intervals.py [--records 83] [--events 200] [--statements 40] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -34,12 +38,13 @@ import time
 
 import numpy as np
 
-CONVERTED = ("edit_reliability", "locality", "tendency_edit_level", "chrono_categories", "chronoprompt_gain")
+CONVERTED = ("edit_reliability", "locality", "tendency_edit_level", "chrono_categories", "chronoprompt_gain",
+             "link_known", "link_head_tail", "link_by_domain", "link_by_rule", "link_by_graph_premises")
 
 
 @contextlib.contextmanager
 def object_level():
-    """The registry as before: the five metrics without their totals."""
+    """The registry as before: the converted metrics without their totals."""
     from knowforge.eval.registry import registry
 
     metrics = registry().metrics
@@ -145,6 +150,54 @@ def elken_run(events: int, seed: int = 0):
     return list(TASKS), output
 
 
+def link_run(statements: int, seed: int = 0):
+    from knowforge.eval.types import SampleResult
+    from knowforge.eval.unit import SolverOutput
+    from knowforge.generators.link.method import TASKS
+    from knowforge.models.types import BenchmarkItem
+
+    rng = np.random.default_rng(seed)
+    items, samples = [], []
+    for s in range(statements):
+        slices = {"distribution": "head" if s % 2 else "longtail", "domain": f"d{s % 2}", "rule": f"r{s % 5}",
+                  "graph_premises": 1 + s % 2, "hidden_premises": 1}
+        right = 0.98 if s % 3 else 0.5
+        for t in range(1, 14):
+            item = BenchmarkItem(id=f"link:x:s{s}:{t}", benchmark="link:x", task=TASKS[0].name, form="true-false",
+                                 question="q", answers=["Yes"], slices={**slices, "template": t},
+                                 metadata={"statement_id": f"s{s}"})
+            items.append(item)
+            samples.append(SampleResult(item.id, 0, "Yes", "Yes", float(rng.random() < right)))
+    return list(TASKS), SolverOutput(items=items, samples=samples)
+
+
+def compare_link_table(output, resamples: int, repeat: int) -> None:
+    from knowforge.eval.link.probe import head_tail, totals_head_tail
+    from knowforge.eval.metric_stats import resampled_intervals, totals_intervals
+    from knowforge.eval.unit import MetricInput
+
+    items, samples = output.items, output.samples
+    split = head_tail(items, samples)
+
+    def objects():
+        return resampled_intervals(lambda sample: head_tail(sample.items, sample.samples), split, items, samples,
+                                   "statement_id", resamples=resamples, seed=0)
+
+    def arrays():
+        return totals_intervals(totals_head_tail(MetricInput(items, samples)), split, items, "statement_id",
+                                resamples=resamples, seed=0)
+
+    slow, before = best(objects, repeat)
+    fast, after = best(arrays, repeat)
+    assert before.keys() == after.keys()
+    for path in after:
+        assert (after[path].ci is None) == (before[path].ci is None), path
+        if after[path].ci is not None:
+            assert np.allclose(after[path].ci, before[path].ci, atol=1e-9), path
+    print(f"LINK solver table: object-level {slow:.2f} s, arrays {fast:.3f} s; ratio object-level / arrays "
+          f"{slow / fast:.1f}x")
+
+
 def best(fn, repeat: int) -> tuple[float, object]:
     times, out = [], None
     for _ in range(repeat):
@@ -221,6 +274,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=200, help="ELKEN events")
     parser.add_argument("--chrono-resamples", type=int, default=200, help="the demo's ChroKnow run: 200")
     parser.add_argument("--resamples", type=int, default=1000, help="ELKEN's (the default --bootstrap)")
+    parser.add_argument("--statements", type=int, default=40, help="LINK statements (the demo's: 40)")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     tasks, output = chrono_run(args.records)
@@ -228,6 +282,9 @@ def main() -> None:
     compare_tables(tasks, output, args.chrono_resamples, args.repeat)
     tasks, output = elken_run(args.events)
     compare("ELKEN", tasks, output, "event_id", args.resamples, args.repeat)
+    tasks, output = link_run(args.statements)
+    compare("LINK", tasks, output, "statement_id", args.resamples, args.repeat)
+    compare_link_table(output, args.resamples, args.repeat)
 
 
 if __name__ == "__main__":

@@ -332,6 +332,21 @@ def fit_control_child(plan: ControlPlan, messages, widen) -> None:
     messages.put(("card", card.model_dump_json()))
 
 
+def fit_control_when_planned(plans, messages, widen) -> None:
+    """``fit_control_child`` in a child started before its plan exists: it imports what the
+    training needs, then fits the plan that ``plans`` (a multiprocessing Queue) brings, or ends on
+    None. The demo starts it before the server and the loads, so its imports (about 5 s of CPU)
+    are not on the training's path, which begins when the loaded facts are read."""
+    import torch  # noqa: F401
+    from transformers import LlamaForCausalLM, PreTrainedTokenizerFast  # noqa: F401
+
+    from . import control_data, lm_training  # noqa: F401
+
+    plan = plans.get()
+    if plan is not None:
+        fit_control_child(plan, messages, widen)
+
+
 def train_control(store: Store, config: ControlConfig, out_dir: str | Path, *,
                   progress: TrainProgress | None = None, reuse: bool = True,
                   cache_dir: str | Path | None = None) -> ControlCard:

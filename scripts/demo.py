@@ -12,7 +12,7 @@ One process, one graph connection and one loaded model serve the steps: the CLI 
 in-process (``knowforge.cli.main``), the evaluations through ``knowforge.workflow`` with one
 shared backend. The control model trains in a second process, started once its facts are read,
 while the benchmarks are generated: every step's part that needs no model runs first, then the
-evaluations, which wait for the model; KnowGen's, NewTerm's and LINK's in a third process
+evaluations, which wait for the model; KnowGen's and ChroKnow's in a third process
 (``WORKER_STEPS``, ``EvalWorker``) beside the others, their output printed in the steps' order.
 Safe to run again: loads are idempotent MERGEs, generated batches are dropped
 and regenerated under the same seed, the trained model is kept in the user cache under an id
@@ -132,6 +132,7 @@ class Demo:
         self.children0 = children.ru_utime + children.ru_stime
         self.plan = None                      # the control model's ControlPlan (the control step)
         self._training: dict | None = None    # its background training: process, messages, last step
+        self._trainer: dict | None = None     # the training's process while it waits for its plan
         self.model = str(self.out / f"control-{settings.cutoff}")
         self.runs: list[str] = []             # the demo's own runs: what the validity report checks
         self.control_run: str | None = None
@@ -192,6 +193,12 @@ class Demo:
         return self._store
 
     def close(self) -> None:
+        if self._trainer is not None and self._trainer["process"].is_alive():
+            self._trainer["plans"].put(None)         # the demo stopped before the control step
+            self._trainer["process"].join(timeout=30)
+            if self._trainer["process"].is_alive():
+                self._trainer["process"].terminate()
+                self._trainer["process"].join()
         if self._training is not None and self._training["process"].is_alive():
             # the demo stopped before its evaluations: the training it started goes with it
             self._training["process"].terminate()
@@ -268,7 +275,11 @@ class Demo:
         cache = self.s.model_cache or (self.s.cache_dir or default_cache_dir()) / "control-models"
         # the facts are read here, before any benchmark is generated: the model learns the graph as loaded
         self.plan = plan_control(self.store, config, self.model, cache_dir=cache)
+        trainer, self._trainer = self._trainer, None
         if self.plan.reused is not None:
+            if trainer is not None:
+                trainer["plans"].put(None)        # nothing to train: the child started early ends (close joins it)
+                self._trainer = trainer
             self.say(f"{self.plan.model_id}: trained before on the same facts and config, reused from {cache}")
             return
         # about 46 s of CPU an epoch on two threads: 58 s before the data diet (406 s for 7 epochs, idle machine)
@@ -278,18 +289,28 @@ class Demo:
                  if self.s.train_beside else "before the benchmarks are generated")
         self.say(f"(training {self.plan.model_id}: {config.epochs:g} epochs, about {46 * config.epochs:.0f} s of CPU "
                  f"on the samples, {where}. A second demo reuses the model from {cache})")
+        if trainer is None:              # a Demo whose trainer run_demo did not start (a test's own steps)
+            trainer, self._trainer = self.start_trainer(), None
+        if not self.s.train_beside:
+            trainer["widen"].set()       # nothing runs beside it: every thread from the start
+        trainer["plans"].put(self.plan)
+        self._training = {**trainer, "step": None, "error": None}
+
+    def start_trainer(self) -> dict:
+        """The process that will train the control model, started before its plan exists: its
+        imports overlap the server's start and the loads instead of delaying the training
+        (``fit_control_when_planned``; ``control`` sends it the plan, or None when a model is reused)."""
         import multiprocessing
 
-        from knowforge.models.control import fit_control_child
+        from knowforge.models.control import fit_control_when_planned
 
         ctx = multiprocessing.get_context("spawn")   # the parent holds a driver's threads and sockets: no fork
-        messages, widen = ctx.Queue(), ctx.Event()
-        if not self.s.train_beside:
-            widen.set()                  # nothing runs beside it: every thread from the start
-        process = ctx.Process(target=fit_control_child, args=(self.plan, messages, widen), daemon=True,
+        plans, messages, widen = ctx.Queue(), ctx.Queue(), ctx.Event()
+        process = ctx.Process(target=fit_control_when_planned, args=(plans, messages, widen), daemon=True,
                               name="control-training")
         process.start()
-        self._training = {"process": process, "messages": messages, "widen": widen, "step": None, "error": None}
+        self._trainer = {"process": process, "plans": plans, "messages": messages, "widen": widen}
+        return self._trainer
 
     def _training_messages(self, timeout: float | None = None) -> list[tuple]:
         """The background training's messages so far (waiting up to ``timeout`` for the first)."""
@@ -606,14 +627,18 @@ STEPS: tuple[tuple[str, Part, Part], ...] = (
 
 
 # The steps whose evaluations a second process runs (with train_beside and eval_worker), beside the
-# main process's ChroKnow and ELKEN ones: in the lead's cold demo their CPU was KnowGen 68 s, NewTerm
-# 4 s and LINK 47 s against ChroKnow 35 s and ELKEN 79 s, about half each. One evaluation process left
-# about half a core idle: the tiny model's matmuls gain little from a second torch thread, and each
-# evaluation waits on Neo4j's round trips. Each process then runs one torch thread; an evaluation's
-# answers are the same on one thread as on two (benchmarks/RESULTS.md, "The demo's evaluations in two
-# processes").
-WORKER_STEPS = ("knowgen", "newterm", "link")
+# main process's others. One evaluation process left about half a core idle: the tiny model's matmuls
+# gain little from a second torch thread, and each evaluation waits on Neo4j's round trips. Each
+# process then runs one torch thread; an evaluation's answers are the same on one thread as on two
+# (benchmarks/RESULTS.md, "The demo's evaluations in two processes"). The split balances their CPU:
+# each step's evaluation alone (helper demo11, in-process, load 4-5, LINK's intervals over arrays):
+# KnowGen 31 s, ChroKnow 22 s, ELKEN 36 s, NewTerm 5 s, LINK 6 s, each with about 2.5 s of loading
+# the model that a process pays once. KnowGen and ChroKnow here (about 51 s); ELKEN, NewTerm and LINK
+# in the main process (about 43 s), which also records the model before and writes the validity
+# report after. ELKEN, which waits on Neo4j most, is where the other process's CPU fills the waits.
+WORKER_STEPS = ("knowgen", "chrono")
 WORKER_RUN_NAME = "__demo_evaluation_worker__"
+READS_ALL_RUNS = ("validity", "done")
 
 
 def run_demo(settings: Settings, *, stream=None) -> Demo:
@@ -623,34 +648,52 @@ def run_demo(settings: Settings, *, stream=None) -> Demo:
     settings.out.mkdir(parents=True, exist_ok=True)
     demo = Demo(settings, stream=stream)
     chosen = [(name, before, after) for name, before, after in STEPS if not settings.steps or name in settings.steps]
+    worker = None
     try:
+        # the processes that train and evaluate start first: their imports overlap the server's
+        # start and the loads (about one core's work) instead of the training, which needs both cores
+        if any(name == "control" for name, _, _ in chosen):
+            demo.start_trainer()
         if settings.train_beside:
+            after = [(name, part) for name, _, part in chosen if part is not None]
+            away = worker_steps(demo, after)
+            worker = EvalWorker(demo, away) if away else None
             for _, before, _ in chosen:
                 if before is not None:
                     before(demo)
-            run_evaluations(demo, [(name, after) for name, _, after in chosen if after is not None])
+            run_evaluations(demo, after, worker)
         else:
             for part in [part for _, *pair in chosen for part in pair]:
                 if part is not None:
                     part(demo)
     finally:
+        if worker is not None:
+            worker.close()
         demo.close()
     return demo
 
 
-def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]]) -> None:
+def worker_steps(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]]) -> list[str]:
+    """The parts a second process evaluates: the WORKER_STEPS among them, with ``eval_worker``."""
+    return [name for name, _ in parts if name in WORKER_STEPS] if demo.s.eval_worker else []
+
+
+def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]],
+                    worker: EvalWorker | None = None) -> None:
     """Each step's part that needs the model, in order; with ``eval_worker``, the WORKER_STEPS' in
-    a second process (``EvalWorker``, started now: it imports and connects while the model trains)
-    beside this one's. What each part prints reaches the stream in the steps' order, and the demo's
-    runs are listed in that order; a part after every worker part (the validity report, which
-    reads every run) waits for the worker."""
-    away = [name for name, _ in parts if name in WORKER_STEPS] if demo.s.eval_worker else []
+    a second process (``worker``, or an ``EvalWorker`` started now; it imports while the model
+    trains) beside this one's. What each part prints reaches the stream in the steps' order, and the
+    demo's runs are listed in that order; a part that reads every run (READS_ALL_RUNS: the validity
+    report) waits for the worker's."""
+    away = worker_steps(demo, parts)
     if not away:
         for _, part in parts:
             part(demo)
         return
     names = [name for name, _ in parts]
-    last_away = max(names.index(name) for name in away)
+    # the parts that read every run (the validity report lists them all) wait for the worker's;
+    # every other part runs beside the worker, whatever its place in the order
+    waits = [i for i, name in enumerate(names) if name in READS_ALL_RUNS]
     stream = demo.stream
     texts: dict[str, str] = {}
     runs: dict[str, list[str]] = {}
@@ -663,14 +706,14 @@ def run_evaluations(demo: Demo, parts: list[tuple[str, Callable[[Demo], None]]])
             stream.flush()
             shown += 1
 
-    worker = EvalWorker(demo, away)
+    worker = worker or EvalWorker(demo, away)
     try:
         if "control" not in names:       # the model was trained by an earlier demo
             worker.go(demo)
         for i, (name, part) in enumerate(parts):
             if name in away:
                 continue
-            if i > last_away:
+            if i in waits:
                 for done, text, its_runs in worker.results(wait=True):
                     texts[done], runs[done] = text, its_runs
                 demo.runs = [run for n in names for run in runs.get(n, [])]
@@ -710,6 +753,7 @@ class EvalWorker:
         ctx = multiprocessing.get_context("spawn")   # the parent holds a driver's threads and sockets: no fork
         self.inbox, self.outbox = ctx.Queue(), ctx.Queue()
         self.names, self.pending = list(names), list(names)
+        self.demo = demo
         # the script runs again in the child under its own name (the test loads it under another,
         # which a child could not import), and its last lines call _evaluation_worker
         args = dict(settings=dataclasses.asdict(demo.s), names=self.names, t0=demo.t0, inbox=self.inbox,
@@ -750,7 +794,9 @@ class EvalWorker:
                 raise DemoError(message[1])
             if message[0] == "crash":
                 raise RuntimeError(f"in the evaluation process:\n{message[1]}")
-            _, name, text, runs = message
+            _, name, text, runs, control_run = message
+            if control_run is not None:
+                self.demo.control_run = control_run
             self.pending.remove(name)
             got.append((name, text, runs))
         return got
@@ -780,21 +826,22 @@ def _evaluation_worker(settings: dict, names: list[str], t0: float, inbox, outbo
     demo.t0, demo.bars = t0, False
     parts = {name: after for name, _, after in STEPS}
     try:
-        # what every evaluation imports, and the graph connection, while the model trains
+        # what every evaluation imports, while the server starts (the demo starts this process first)
         import importlib
 
         for module in ("knowforge.workflow", "knowforge.cli.main", "knowforge.models.backends", "transformers"):
             importlib.import_module(module)
-        demo.store  # noqa: B018 - connects now
         command, parent_cpu = inbox.get()
         if command != "go":
             return
+        demo.store  # noqa: B018 - connects once the main process has started (or found) the server
         demo.cpu_base = parent_cpu - demo.cpu()     # the headings count the main process's CPU first
         for name in names:
             demo.stream = io.StringIO()
             before = len(demo.runs)
             parts[name](demo)
-            outbox.put(("section", name, demo.stream.getvalue(), demo.runs[before:]))
+            # the ChroKnow step's run is the validity report's control run, written in the main process
+            outbox.put(("section", name, demo.stream.getvalue(), demo.runs[before:], demo.control_run))
     except DemoError as exc:
         outbox.put(("error", str(exc)))
     except BaseException:  # noqa: BLE001 - the main process reports it as its own unexpected error

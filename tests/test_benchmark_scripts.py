@@ -208,11 +208,15 @@ SMOKE: dict[str, Smoke] = {
     # benchmarks/view_first_page.py is on main (issue 29) and not on this branch yet: an entry
     # whose script is absent is never run
     "verdict_intervals": Smoke(
-        ("--records", "4", "--events", "4", "--repeat", "1", "--resamples", "10", "--chrono-resamples", "10"),
+        ("--records", "4", "--events", "4", "--statements", "4", "--repeat", "1", "--resamples", "10",
+         "--chrono-resamples", "10"),
         (rf"^ChroKnow: {NUM} items, .* [1-9][0-9]* of {NUM} numbers moved to arrays",
          rf"^ChroKnow metric_intervals: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$",
          rf"^chrono solver tables: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$",
-         rf"^ELKEN metric_intervals: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$")),
+         rf"^ELKEN metric_intervals: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$",
+         rf"^LINK: {NUM} items, .* [1-9][0-9]* of {NUM} numbers moved to arrays",
+         rf"^LINK metric_intervals: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$",
+         rf"^LINK solver table: object-level {NUM} s, arrays {NUM} s; ratio object-level / arrays {NUM}x$")),
     "view_load": Smoke(
         ("--graph", "env", "--seconds", "2", "--clients", "4", "--samples", "40"),
         (rf"^4 clients for 2s over {NUM} page kinds .*: {NUM} requests, {NUM} per second$",

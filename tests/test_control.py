@@ -427,24 +427,33 @@ def test_a_cached_model_is_copied_not_trained_and_only_for_the_same_facts(store,
 
 @pytest.mark.hf
 def test_a_plan_fitted_in_a_child_process_gives_the_in_process_model_and_touches_no_graph(store, tmp_path):
-    """The demo trains in a spawned process while it generates its benchmarks: the facts are read
-    (planned) first, the child writes the model and the cache only, and the parent records it.
-    One torch thread until widened, then all: the weights are the in-process training's, byte for byte."""
+    """The demo trains in a spawned process while it generates its benchmarks: the child starts
+    before the facts are read (its imports overlap the loads) and gets the plan when they are; it
+    writes the model and the cache only, and the parent records it. One torch thread until
+    widened, then all: the weights are the in-process training's, byte for byte. A child told
+    None (the model is reused) ends without training."""
     pytest.importorskip("torch")
     import multiprocessing
 
-    from knowforge.models.control import (ControlCard, ControlConfig, fit_control_child, plan_control,
+    from knowforge.models.control import (ControlCard, ControlConfig, fit_control_when_planned, plan_control,
                                           record_model, train_control)
 
+    ctx = multiprocessing.get_context("spawn")
+    plans, messages, widen = ctx.Queue(), ctx.Queue(), ctx.Event()
+    process = ctx.Process(target=fit_control_when_planned, args=(plans, messages, widen), daemon=True)
+    process.start()
+    idle_plans, idle_messages, idle_widen = ctx.Queue(), ctx.Queue(), ctx.Event()
+    idle = ctx.Process(target=fit_control_when_planned, args=(idle_plans, idle_messages, idle_widen), daemon=True)
+    idle.start()
     _tiny_graph(store)
     config = ControlConfig(**{**TINY, "epochs": 1.0})
     plan = plan_control(store, config, tmp_path / "child", cache_dir=tmp_path / "cache")
     assert plan.reused is None and plan.trained_ids
-    ctx = multiprocessing.get_context("spawn")
-    messages, widen = ctx.Queue(), ctx.Event()
     widen.set()
-    process = ctx.Process(target=fit_control_child, args=(plan, messages, widen), daemon=True)
-    process.start()
+    plans.put(plan)
+    idle_plans.put(None)
+    idle.join(timeout=120)
+    assert idle.exitcode == 0 and idle_messages.empty()
     got = [messages.get(timeout=300)]
     while got[-1][0] == "step":
         got.append(messages.get(timeout=300))

@@ -705,3 +705,72 @@ def test_a_metric_is_displayed_by_its_declared_scale_not_its_magnitude(monkeypat
     assert format_number(0.9, [0.5, 1.3], scale="years") == "0.9 ± 0.4 years"
     with pytest.raises(ValueError, match="scale"):
         MetricSpec("bad", lambda data: 0.0, scale="{x}")
+
+
+def _varied_link(seed: int):
+    """LINK probe items of 24 statements: head and long tail, two domains, three rules, some
+    statements missing a template or an answer (not "known"-eligible), most answers right so
+    that some statements are known, and one long-tail statement alone in its rule."""
+    rng = np.random.default_rng(seed)
+    items, samples = [], []
+    for s in range(24):
+        slices = {"distribution": "head" if s % 2 else "longtail", "domain": f"d{s % 2 if s < 20 else 0}",
+                  "rule": f"r{s % 3 if s != 23 else 9}", "graph_premises": s % 3, "hidden_premises": 1}
+        right = 0.97 if s % 4 else 0.8
+        for t in range(1, 14):
+            if s % 7 == 3 and t == 13:
+                continue                                      # a template not asked
+            item = BenchmarkItem(id=f"s{s}-t{t}", benchmark="link:x", task="link/probe", form="true-false",
+                                 question="q", answers=["Yes"], slices={**slices, "template": t},
+                                 metadata={"statement_id": f"s{s}"})
+            items.append(item)
+            if s % 11 == 5 and t == 2:
+                continue                                      # asked, never answered
+            samples.append(SampleResult(item.id, 0, "Yes", "Yes", float(rng.random() < right)))
+    return items, samples
+
+
+def test_link_metrics_bootstrap_over_arrays_as_over_objects():
+    """LINK's known rate, head vs long tail and by-slice tables as per-statement sums (a
+    statement's all-13 verdict reads its own items, one unit): the values ``compute`` gives and
+    the very intervals of recomputing each metric on object-level resamples with the same seed;
+    the solver's own head/tail table likewise."""
+    from knowforge.eval.link.probe import head_tail, totals_head_tail
+    from knowforge.eval.metric_stats import resampled_intervals, totals_intervals
+    from knowforge.eval.registry import metric_spec
+
+    items, samples = _varied_link(4)
+    names = ("link_known", "link_head_tail", "link_by_domain", "link_by_rule", "link_by_graph_premises")
+    task = Task(name="link/probe", dataset=ItemFilter(tasks=("link/probe",)), solver=Component(name="link-probe"),
+                metrics=names)
+    output = SolverOutput(items=items, samples=samples)
+    metrics = task_metrics([task], output, "knowforge")
+    assert 0 < metrics[task.name]["link_known"]["rate"] < 1
+    rows = metric_intervals([task], output, metrics, "knowforge", key="statement_id", resamples=100, seed=5)
+    reference = resampled_intervals(
+        lambda sample: {n: metric_spec(n).compute(MetricInput(sample.items, sample.samples)) for n in names},
+        metrics[task.name], items, samples, "statement_id", resamples=100, seed=5)
+    checked = 0
+    for row in rows[task.name]:
+        assert row["resample"] == "arrays" and "method_note" not in row, row["name"]
+        ref = reference[(row["metric"], *row["path"])]
+        if row["value"] is None:                              # no head statement in rule r9: no drop
+            assert row["ci"] is None and ref.ci is None, row["name"]
+            continue
+        assert row["ci"] == pytest.approx(list(ref.ci), abs=1e-12), row["name"]
+        assert row["stderr"] == pytest.approx(ref.stderr, rel=1e-9), row["name"]
+        checked += 1
+    assert checked >= 40 and any(r["path"][-1] == "relative_drop" for r in rows[task.name])
+    # with every item its own unit, a known verdict reads items of several units: objects, said so
+    by_item = metric_intervals([task], output, metrics, "knowforge", key=None, resamples=20, seed=5)[task.name]
+    known = [r for r in by_item if r["metric"] == "link_known"]
+    assert known and all(r["resample"] == "objects" and "different units" in r["method_note"] for r in known)
+    # the solver's table: the same draws through the totals
+    split = head_tail(items, samples)
+    fast = totals_intervals(totals_head_tail(MetricInput(items, samples)), split, items, "statement_id",
+                            resamples=100, seed=5)
+    slow = resampled_intervals(lambda sample: head_tail(sample.items, sample.samples), split, items, samples,
+                               "statement_id", resamples=100, seed=5)
+    assert set(fast) == set(slow) and len(fast) == 8
+    for path, est in slow.items():
+        assert list(fast[path].ci) == pytest.approx(list(est.ci), abs=1e-12), path

@@ -28,17 +28,20 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score, ask_choices
 from knowforge.eval.mc_likelihood import ChoiceQuestion
-from knowforge.eval.metric_stats import format_number, rate_totals, resampled_intervals
+from knowforge.eval.metric_stats import (format_number, grouped_totals, rate_totals, ratio_at, resampled_intervals,
+                                         totals_intervals)
 from knowforge.eval.stats import child_seed, group_permutation_test
 from knowforge.eval.scorers import score_boolean
 from knowforge.eval.types import SampleResult, Score
-from knowforge.eval.unit import MetricInput, SolveContext, SolverOutput, Totals
+from knowforge.eval.unit import CannotResample, MetricInput, SolveContext, SolverOutput, Totals
 from knowforge.models.task import Component
 from knowforge.models.types import BenchmarkItem, GenerationRequest
 
@@ -106,9 +109,15 @@ class LinkProbeSolver:
                         else GenerationRequest(prompt=i.question, **common)) for i in items]
             samples = ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress)
         split = head_tail(items, samples)
-        # the engine's resamples of the run's statements: the task metric link_head_tail's intervals
-        estimates = resampled_intervals(lambda sample: head_tail(sample.items, sample.samples), split, items, samples,
-                                        ctx.unit_key, resamples=options.bootstrap, seed=options.seed)
+        # the engine's resamples of the run's statements: the task metric link_head_tail's intervals,
+        # over arrays of per-statement totals (the same draws as recomputing the table on copies of the
+        # run, which took most of the demo's LINK step)
+        try:
+            estimates = totals_intervals(totals_head_tail(MetricInput(items, samples)), split, items, ctx.unit_key,
+                                         resamples=options.bootstrap, seed=options.seed)
+        except CannotResample:       # a unit other than the statement: a known verdict spans units
+            estimates = resampled_intervals(lambda sample: head_tail(sample.items, sample.samples), split, items,
+                                            samples, ctx.unit_key, resamples=options.bootstrap, seed=options.seed)
         tables = probe_tables(items, samples, {"all": estimates})
         sections = {"LINT: accuracy per template": tables["templates"],
                     "LINT: head vs long tail (accuracy and all-13 known rate)": tables["head_tail"],
@@ -213,18 +222,19 @@ def by_slice(items: Sequence[BenchmarkItem], samples: Iterable[SampleResult], ke
     samples = list(samples)
     scores, outcomes = _first(samples), statement_outcomes(items, samples)
 
-    def value(i: BenchmarkItem) -> str:
-        if key == "graph_premises":
-            return f"{i.slices.get('graph_premises')}/{i.slices.get('hidden_premises')}"
-        return str(i.slices.get(key))
-
     # items grouped once: splitting every value over all items was quadratic, and the resamples of
     # the demo's LINK run spent most of their time here (issue 33's profile)
     groups: dict[str, list[BenchmarkItem]] = defaultdict(list)
     for i in items:
         if i.id in scores:
-            groups[value(i)].append(i)
+            groups[_slice_value(i, key)].append(i)
     return {v: _split(groups[v], scores, outcomes, lambda i: True) for v in sorted(groups)}
+
+
+def _slice_value(item: BenchmarkItem, key: str) -> str:
+    if key == "graph_premises":
+        return f"{item.slices.get('graph_premises')}/{item.slices.get('hidden_premises')}"
+    return str(item.slices.get(key))
 
 
 def _pct(x: float | None, ci=None) -> str:
@@ -284,6 +294,97 @@ def metric_known(data: MetricInput) -> dict:
 
 def metric_head_tail(data: MetricInput) -> dict:
     return head_tail(data.items, data.samples)
+
+
+# --- the metrics as sums (MetricSpec.totals): bootstrapped over arrays of per-statement totals ----
+# A statement is known when all 13 of its items are right: a verdict over the statement's items
+# together, so one row per statement (on its first item) reading all of them (``Totals.reads``).
+# The run's unit is the statement (LINK's item_group), so each row stays in one unit; where it is
+# not, the engine resamples objects and says so. Each split (accuracy, known) of a group is six
+# columns: head (sum, count), long tail (sum, count), all (sum, count).
+_SIDE = {"head": 0, "longtail": 2}
+
+
+def _side_counts(distribution: str, value: float) -> list[float]:
+    counts = [0.0] * 6
+    if distribution in _SIDE:
+        counts[_SIDE[distribution]], counts[_SIDE[distribution] + 1] = value, 1.0
+    counts[4], counts[5] = value, 1.0
+    return counts
+
+
+def _drop_statistic(totals: np.ndarray) -> np.ndarray:
+    head, tail = totals[..., 0] / totals[..., 1], totals[..., 2] / totals[..., 3]
+    return np.where(head == 0, np.nan, (tail - head) / head)      # relative_drop: None when head is 0
+
+
+_SPLIT_STATISTICS = {"all": ratio_at(4), "head": ratio_at(0), "longtail": ratio_at(2),
+                     "relative_drop": _drop_statistic}
+
+
+def _split_totals(groups: Mapping[tuple[str, ...], Sequence[BenchmarkItem]], items: Sequence[BenchmarkItem],
+                  samples: Iterable[SampleResult],
+                  leaves: Callable[[tuple[str, ...], str, str], tuple[str, ...] | None] | None = None) -> Totals:
+    """``_split`` of each group (path prefix -> its items) as sums; ``leaves(prefix, split, side)``
+    names each number's path (default: prefix + (split, side); None: not a number of the value)."""
+    samples = list(samples)
+    scores, outcomes = _first(samples), statement_outcomes(items, samples)
+    members: dict[str, list[str]] = defaultdict(list)        # a statement's answered items
+    for item in items:
+        if item.id in scores:
+            members[_statement(item)].append(item.id)
+    rows: list[tuple[str, tuple[str, ...], list[float]]] = []
+    reads: list[tuple[str, ...]] = []
+    named: dict[tuple[str, ...], tuple[tuple[str, ...], Callable]] = {}
+    for prefix, mine in groups.items():
+        seen: set[str] = set()
+        for item in mine:
+            if item.id not in scores:
+                continue
+            rows.append((item.id, (*prefix, "accuracy"), _side_counts(str(item.slices.get("distribution")),
+                                                                      scores[item.id])))
+            reads.append((item.id,))
+            sid = _statement(item)
+            if sid in seen:
+                continue
+            seen.add(sid)
+            outcome = outcomes[sid]
+            if len(outcome["templates"]) == 13:
+                rows.append((item.id, (*prefix, "known"), _side_counts(str(outcome["distribution"]),
+                                                                       float(_known(outcome)))))
+                reads.append(tuple(members[sid]))
+        for split in ("accuracy", "known"):
+            for side, statistic in _SPLIT_STATISTICS.items():
+                path = leaves(prefix, split, side) if leaves else (*prefix, split, side)
+                if path is not None:
+                    named[path] = ((*prefix, split), statistic)
+    return grouped_totals(rows, 6, named, reads)
+
+
+def totals_head_tail(data: MetricInput) -> Totals:
+    """``metric_head_tail`` as sums: each answered item adds its score to its distribution's
+    accuracy, each statement with all 13 templates answered whether it is known."""
+    return _split_totals({(): data.items}, data.items, data.samples)
+
+
+def totals_known(data: MetricInput) -> Totals:
+    """``metric_known`` as sums: the known rate overall and per distribution."""
+    names = {"all": ("rate",), "head": ("head",), "longtail": ("longtail",)}
+    return _split_totals({(): data.items}, data.items, data.samples,
+                         lambda _prefix, split, side: names.get(side) if split == "known" else None)
+
+
+def totals_by(key: str):
+    """``metric_by(key)`` as sums: ``totals_head_tail`` per value of ``key``."""
+    def totals(data: MetricInput) -> Totals:
+        scores = _first(data.samples)
+        groups: dict[tuple[str, ...], list[BenchmarkItem]] = defaultdict(list)
+        for item in data.items:
+            if item.id in scores:
+                groups[(_slice_value(item, key),)].append(item)
+        return _split_totals(dict(sorted(groups.items())), data.items, data.samples)
+    totals.__name__ = f"totals_by_{key}"
+    return totals
 
 
 # --- chance and the head-tail test ------------------------------------------------------------
@@ -358,4 +459,4 @@ def metric_by(key: str):
 __all__ = ["LinkProbeSolver", "OTHER_LABEL", "by_slice", "label_question", "chance_by", "chance_head_tail", "chance_known", "chance_templates", "totals_templates",
            "drop_p_values", "first_token", "head_tail", "known_rate", "metric_by", "metric_head_tail",
            "metric_known", "metric_templates", "probe_tables", "relative_drop", "score_probe", "score_probe_robust",
-           "statement_outcomes", "template_accuracy"]
+           "statement_outcomes", "template_accuracy", "totals_by", "totals_head_tail", "totals_known"]
