@@ -152,9 +152,11 @@ def write_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resul
                            questions=questions).wait()
 
 
-# Answer batches in flight at once: the server runs a transaction on one core, and once the
-# report that is built beside the write is done, this process leaves the other core idle.
-ANSWER_WRITERS = 2
+# Answer batches in flight at once. Two were no faster beside the report on 2 cores and cost
+# the server more CPU (harness_overhead --answer-writers at 100,000 samples, the idle machine:
+# 13.6 and 13.5 s at two, 13.0 and 13.5 s at one; the server's CPU 11.5-12.2 s against
+# 10.5-11.0 s): the report already keeps the other core busy.
+ANSWER_WRITERS = 1
 
 
 class RunWrite:
