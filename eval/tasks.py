@@ -31,6 +31,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
 from knowforge.errors import ConfigError, InputError
 from knowforge.eval.ask import cache_stats
 from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes, format_number, metric_intervals,
@@ -297,8 +299,11 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         unit_key = cluster_key or group_key
         output = solver_obj.solve(chosen, SolveContext(backend=backend, options=options, store=store,
                                                        progress=progress, unit_key=unit_key))
-        # the Run, its metrics, intervals and report: the engine's bulk bookkeeping, no model code
-        with paused_gc():      # (knowforge.models.gc_pause)
+        # the Run, its metrics, intervals and report: the engine's bulk bookkeeping, no model code.
+        # One BLAS thread: the server writes the answers on the other core meanwhile, and
+        # OpenBLAS's second thread spun against it (harness_overhead at 100,000 samples: the
+        # intervals' CPU 2.6 -> 1.5 s, RESULTS.md, "The engine at 100,000")
+        with paused_gc(), threadpool_limits(limits=1, user_api="blas"):   # (knowforge.models.gc_pause)
             stats = cache_stats(backend)
             # one backend (and cache) serves every run: record each run's own share of hits
             cache = {}
