@@ -230,7 +230,8 @@ def start_run_write(store, options: EvalOptions, items: Sequence[BenchmarkItem],
         else:   # a run recorded again (a re-run after a crash): MERGE, so nothing is doubled
             store.write("eval/create_answers", rows, run_id=run_id, progress=progress, one_map=True)
         if variants:
-            store.write("eval/create_variant_answers", [_answer_row(run_id, r) for r in variants], run_id=run_id)
+            store.write("eval/create_variant_answers", [_answer_row(run_id, r) for r in variants], run_id=run_id,
+                        one_map=True)
         log.info("recorded run %s: %d questions, %d answers, %d variant answers", run_id, len(items), len(results),
                  len(variants))
 
