@@ -157,6 +157,12 @@ def write_run(store, options: EvalOptions, items: Sequence[BenchmarkItem], resul
 # 13.6 and 13.5 s at two, 13.0 and 13.5 s at one; the server's CPU 11.5-12.2 s against
 # 10.5-11.0 s): the report already keeps the other core busy.
 ANSWER_WRITERS = 1
+# Answers per transaction of a new run's write. The server keeps a transaction's state on its
+# heap until the commit, and at 10,000 answers (the store's default batch) its young collections
+# copied that state over and over: 100,000 answers took 6.1 s of CPU (server's and ours) in
+# batches of 10,000 and 4.6 s in batches of 2,000, no more at 500-3,000 (RESULTS.md, "The
+# answers' write in smaller transactions").
+ANSWER_BATCH = 2000
 
 
 class RunWrite:
@@ -226,12 +232,14 @@ def start_run_write(store, options: EvalOptions, items: Sequence[BenchmarkItem],
             # link (benchmarks/answer_write.py, 20,000 answers at load 15: 1.66x less CPU, server's
             # and ours); a batch that finds its first answer there after all goes to the MERGE
             store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id,
-                            progress=progress, first_key_only=True, workers=ANSWER_WRITERS, one_map=True)
+                            progress=progress, first_key_only=True, workers=ANSWER_WRITERS, one_map=True,
+                            batch_size=ANSWER_BATCH)
         else:   # a run recorded again (a re-run after a crash): MERGE, so nothing is doubled
-            store.write("eval/create_answers", rows, run_id=run_id, progress=progress, one_map=True)
+            store.write("eval/create_answers", rows, run_id=run_id, progress=progress, one_map=True,
+                        batch_size=ANSWER_BATCH)
         if variants:
             store.write("eval/create_variant_answers", [_answer_row(run_id, r) for r in variants], run_id=run_id,
-                        one_map=True)
+                        one_map=True, batch_size=ANSWER_BATCH)
         log.info("recorded run %s: %d questions, %d answers, %d variant answers", run_id, len(items), len(results),
                  len(variants))
 
