@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from knowforge import __version__
 from knowforge.errors import ConfigError, InputError, KnowforgeError
 from knowforge.eval.prompts import TEMPLATE_VERSION
 from knowforge.eval.ask import summarize
+from knowforge.eval.background import Background
 from knowforge.eval.run_stats import Sample, Units, accuracy_estimate
 from knowforge.eval.scoring import scoring_rule
 from knowforge.eval.shared_intervals import SharedIntervals
@@ -170,21 +170,10 @@ class RunWrite:
     written by a thread of their own (``start_run_write``). ``wait()`` returns the
     ``RecordedRun`` once every answer is in the graph, or raises the write's error."""
 
-    def __init__(self, store, run_id: str, questions: dict[str, dict], write):
+    def __init__(self, store, run_id: str, questions: Mapping[str, dict], write):
         self.run_id, self.questions = run_id, questions
         self._store = store
-        self._done = threading.Event()
-        self._error: BaseException | None = None
-
-        def target():
-            try:
-                write()
-            except BaseException as exc:        # handed to wait(), in the caller's thread
-                self._error = exc
-            finally:
-                self._done.set()
-
-        threading.Thread(target=target, name=f"knowforge-answers-{run_id}", daemon=True).start()
+        self._write = Background(write, name=f"knowforge-answers-{run_id}")
 
     def add_properties(self, extra: Mapping) -> None:
         """Set more properties on the Run (as ``record_run``'s ``extra``), beside its answers'
@@ -193,19 +182,52 @@ class RunWrite:
 
     def settle(self) -> None:
         """Wait for the thread to end, whatever it did (a caller that is raising another error)."""
-        self._done.wait()
+        self._write.settle()
 
     def wait(self) -> RecordedRun:
-        self._done.wait()
-        if self._error is not None:
-            raise self._error
+        self._write.result()
         return RecordedRun(self.run_id, self.questions)
+
+
+class QuestionCheck:
+    """``check_questions`` of the items a solver is about to answer, begun before it answers:
+    the server reads the questions while this process renders, asks and scores (issue 33: at
+    100,000 samples that read was about 2 s between the scoring and the answers' write).
+    ``known``: the report fields read already, or the ``Background`` reading them (a file
+    benchmark's ``ensure_questions``). A check that fails is raised by ``raise_if_failed``
+    (the solver's progress ticks call it, so a bad question stops the generation early) and by
+    ``start_run_write``, which never writes a run before its check has passed."""
+
+    def __init__(self, store, items: Sequence[BenchmarkItem], benchmark: str | None,
+                 known: Mapping[str, dict] | Background | None = None):
+        self.store, self.benchmark = store, benchmark
+        self.ids = frozenset(i.id for i in items)
+        self._work = Background(self._check, store, list(items), benchmark, known, name="knowforge-question-check")
+
+    @staticmethod
+    def _check(store, items, benchmark, known) -> dict[str, dict]:
+        # no paused_gc() here: this runs beside generation, whose model code may make cycles
+        return check_questions(store, items, benchmark, known.result() if isinstance(known, Background) else known)
+
+    def raise_if_failed(self) -> None:
+        self._work.raise_if_failed()
+
+    def settle(self) -> None:
+        self._work.settle()
+
+    def questions(self, items: Sequence[BenchmarkItem], benchmark: str | None) -> dict[str, dict]:
+        """The report fields of ``items``' questions, checked against ``benchmark``: the check's
+        own result when it covered them, else a check of the others on top of it."""
+        checked = self._work.result()
+        if benchmark == self.benchmark and all(i.id in self.ids for i in items):
+            return checked
+        return check_questions(self.store, items, benchmark, known=checked)
 
 
 def start_run_write(store, options: EvalOptions, items: Sequence[BenchmarkItem], results: Sequence[SampleResult],
                     *, benchmark: str | None = None, name: str | None = None, variants: Sequence[SampleResult] = (),
                     extra: dict | None = None, started_at: str | None = None, run_id: str | None = None,
-                    progress=None, questions: Mapping[str, dict] | None = None) -> RunWrite:
+                    progress=None, questions: Mapping[str, dict] | QuestionCheck | None = None) -> RunWrite:
     """``write_run`` up to its answers: the questions are checked and the Run node is written
     before this returns (a bad question raises here); the answers are written in the
     background, so that the caller builds the run's report meanwhile (issue 33: at 100,000
@@ -216,7 +238,8 @@ def start_run_write(store, options: EvalOptions, items: Sequence[BenchmarkItem],
     run_id = run_id or new_run_id()
     asked = {r.item_id for r in results} | {r.item_id for r in variants}
     items = [i for i in items if i.id in asked]
-    questions = check_questions(store, items, benchmark, known=questions)
+    questions = questions.questions(items, benchmark) if isinstance(questions, QuestionCheck) else \
+        check_questions(store, items, benchmark, known=questions)
     props = run_properties(options, items, results, name=name, started_at=started_at, extra=extra)
     if benchmark is not None:
         props["benchmark"] = benchmark

@@ -40,7 +40,8 @@ from knowforge.eval.metric_stats import (MARKS, chance_mark, chance_of, excludes
 from knowforge.eval.records import check_solver_extra
 from knowforge.eval.registry import check_evaluable, metric_spec, scorer_spec, solver_spec
 from knowforge.eval.report import TASK_METRIC_COUNTS, TASK_METRICS, load_report, write_report
-from knowforge.eval.results import RunWrite, report_samples, start_run_write, write_samples_log
+from knowforge.eval.background import Background
+from knowforge.eval.results import QuestionCheck, RunWrite, report_samples, start_run_write, write_samples_log
 from knowforge.eval.shared_intervals import items_key
 from knowforge.eval.solvers import make_solver
 from knowforge.eval.stats import underpowered_text
@@ -213,6 +214,24 @@ def _slice_key(value: Any) -> str:
     return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else str(value)
 
 
+class CheckedProgress:
+    """A solver's progress callback that first raises the question check's error, if it failed
+    meanwhile; ``expect`` (a bar's total) is handed to the callback when it takes one."""
+
+    def __init__(self, progress: Callable[[int], None] | None, check: QuestionCheck):
+        self.progress, self.check = progress, check
+
+    def __call__(self, n: int) -> None:
+        self.check.raise_if_failed()
+        if self.progress is not None:
+            self.progress(n)
+
+    def expect(self, n: int) -> None:
+        announce = getattr(self.progress, "expect", None)
+        if announce is not None:
+            announce(n)
+
+
 def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmark: str, name: str | None,
                   started_at: str | None = None, extra: dict | None = None,
                   sections: dict | None = None, questions: Mapping[str, dict] | None = None,
@@ -258,7 +277,7 @@ def record_output(store, options: EvalOptions, output: SolverOutput, *, benchmar
 
 def start_recording(store, options: EvalOptions, output: SolverOutput, *, benchmark: str, name: str | None,
                     started_at: str | None = None, extra: dict | None = None,
-                    questions: Mapping[str, dict] | None = None) -> RunWrite:
+                    questions: Mapping[str, dict] | QuestionCheck | None = None) -> RunWrite:
     """The Run of a solver's answers, written as soon as it answered, with its answers being
     written in the background (``results.start_run_write``): the engine computes the run's
     metrics, intervals and report meanwhile, and ``record_output`` finishes it."""
@@ -273,12 +292,13 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
               group_key: str | None = None, report_slices: Sequence[str] = (),
               progress: Callable[[int], None] | None = None, run_name: str | None = None,
               cluster_key: str | None = None, task_filter: Sequence[str] = (),
-              questions: Mapping[str, dict] | None = None) -> list[TaskRun]:
+              questions: Mapping[str, dict] | Background | None = None) -> list[TaskRun]:
     """Evaluate ``tasks`` of ``benchmark`` (its ``items``) and record one run per solver, named
     ``run_name`` (default ``<benchmark>:<solver>``). The Run records ``cluster_key`` (the
     metadata key of the unit its intervals resample; default ``group_key``) and the
     ``--task`` filter it was given. ``questions``: the items' questions as a report reads
-    them, when the caller read them already (``write_run``)."""
+    them, when the caller read them already (``write_run``), or the ``Background`` reading
+    them."""
     plan = plan_runs(tasks, solver)
     check_tasks(tasks, plan)
     solvers = [(p, make_solver(p.solver)) for p in plan]        # bad solver arguments fail here
@@ -297,8 +317,16 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
         # they ran, which is what "the latest run" and the validity tables read
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
         unit_key = cluster_key or group_key
-        output = solver_obj.solve(chosen, SolveContext(backend=backend, options=options, store=store,
-                                                       progress=progress, unit_key=unit_key))
+        # the questions are read and checked while the solver answers; its progress ticks raise
+        # a failed check, so a bad question does not wait for the whole generation
+        check = QuestionCheck(store, chosen, benchmark, known=questions)
+        try:
+            output = solver_obj.solve(chosen, SolveContext(backend=backend, options=options, store=store,
+                                                           progress=CheckedProgress(progress, check),
+                                                           unit_key=unit_key))
+        except BaseException:
+            check.settle()
+            raise
         # the Run, its metrics, intervals and report: the engine's bulk bookkeeping, no model code.
         # One BLAS thread: the server writes the answers on the other core meanwhile, and
         # OpenBLAS's second thread spun against it (harness_overhead at 100,000 samples: the
@@ -324,7 +352,7 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
             # the answers go to the graph while the metrics and the report are computed (issue 33);
             # a metric that fails leaves the run recorded with its answers, without task metrics
             pending = start_recording(store, options, output, benchmark=benchmark, name=name, started_at=started,
-                                      extra=extra, questions=questions)
+                                      extra=extra, questions=check)
             try:
                 metrics = task_metrics(planned.tasks, output, options.scoring)
                 intervals = metric_intervals(planned.tasks, output, metrics, options.scoring, key=unit_key,
@@ -344,8 +372,7 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                  **{k: r[k] for k in ("stderr", "ci_method", "unit", "units", "resamples") if r.get(k) is not None}}
                 for task, rows in intervals.items() for r in rows]}
             run_id, run_dir = record_output(store, options, output, benchmark=benchmark, name=name,
-                                            started_at=started, extra=values, sections=sections,
-                                            questions=questions, pending=pending)
+                                            started_at=started, extra=values, sections=sections, pending=pending)
             report = load_report(run_dir)
             n = len(output.samples)
             overall = report.get("overall", {})

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowforge.errors import ConfigError, InputError
+from knowforge.eval.background import Background
 from knowforge.eval.file_benchmark import ensure_questions, file_task
 from knowforge.eval.lm_eval_export import write_lm_eval_tasks
 from knowforge.eval.tasks import TaskRun, run_tasks, write_summary
@@ -209,11 +210,13 @@ def evaluate_file(store, path: str | Path, options: EvalOptions, *, solver: Comp
         items = read_file_items(path)
         if not items:
             raise InputError(f"{path}: the benchmark has no items to evaluate")
-        questions = ensure_questions(store, items, path)
+    # the questions as ensure_questions reads (or first writes) them, beside the solver: a run
+    # never changes a question, and a second read of every one of them was server work per
+    # sample (issue 33). Its error (an item that differs from its question) stops the solver
+    # at its next progress tick, and the run is never recorded.
+    questions = Background(ensure_questions, store, items, path, name="knowforge-ensure-questions")
     benchmark = ",".join(sorted({i.benchmark for i in items}))
     task = file_task(name)
-    # the questions as ensure_questions read them: a run never changes a question, and a
-    # second read of every one of them was server work per sample (issue 33)
     runs = run_tasks(store, benchmark, items, [task], options, solver=solver, backend=backend,
                      progress=progress, run_name=name, questions=questions)
     summary_dir = write_summary(Path(options.out_dir) / f"file-{task.name.split('/', 1)[1]}", benchmark=benchmark,

@@ -109,6 +109,7 @@ SMOKE: dict[str, Smoke] = {
          rf"total/generate {NUM}\)$",
          rf"^    of which CPU: intervals {NUM} \+ graph {NUM} \+ report {NUM} \+ answers' wait {NUM} .* "
          rf"\+ read/render/score/metrics -?{NUM} s \(this process\)$",
+         rf"^    beside the solver: the questions' check {NUM} s of wall ",
          rf"^    the Neo4j server's CPU during the run: {NUM} s, of which in the graph step {NUM} s ",
          rf"^in-run ratio total / generate \(median\): {NUM}$",
          rf"^ +6 samples: wall +{NUM} s = +{NUM} ms/sample, CPU +{NUM} s; budget +{NUM} s: (met|NOT met) \(wall\)"),

@@ -172,6 +172,49 @@ def test_a_file_benchmarks_questions_are_read_once_and_give_what_a_second_read_g
         check_questions(store, items, "other", known=again)
 
 
+def test_a_file_whose_item_differs_from_its_question_stops_its_eval_and_records_nothing(store, tmp_path):
+    """The file's questions are checked beside the solver (``QuestionCheck``): a failed check
+    raises through the eval, no Run is written, and once it has failed the solver's next
+    progress tick raises it (the generation stops there, not at the end)."""
+    from knowforge.eval.results import QuestionCheck
+    from knowforge.eval.tasks import CheckedProgress
+    from knowforge.models.items_io import write_items
+    from knowforge.workflow import evaluate_file
+
+    items = make_items()
+    ensure_questions(store, items, "test items")
+    changed = [items[0].model_copy(update={"question": "Capital of Spain?"}), *items[1:]]
+    path = tmp_path / "b.jsonl"
+    write_items(path, changed)
+    options = EvalOptions(model="scripted-1", cache=False, out_dir=tmp_path / "runs")
+    with pytest.raises(InputError, match=r"b\.jsonl: item 'q1' differs from question 'q1'"):
+        evaluate_file(store, path, options, backend=ScriptedBackend(SCRIPT))
+    assert store.user_query("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 0
+    assert store.user_query("MATCH (a:Answer) RETURN count(a) AS n")[0]["n"] == 0
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+    ticks, totals = [], []
+
+    class Bar:
+        def __call__(self, n):
+            ticks.append(n)
+
+        def expect(self, n):
+            totals.append(n)
+
+    check = QuestionCheck(store, [items[0].model_copy(update={"id": "nowhere"})], None)
+    check.settle()
+    progress = CheckedProgress(Bar(), check)
+    progress.expect(7)                              # a bar's total still reaches the bar
+    with pytest.raises(InputError, match="not in the graph"):
+        progress(1)
+    assert (ticks, totals) == ([], [7])
+    passed = QuestionCheck(store, items, None)
+    passed.settle()
+    CheckedProgress(Bar(), passed)(2)
+    assert ticks == [2] and passed.questions(items, None) == check_questions(store, items, None)
+
+
 def test_a_run_of_joined_benchmarks_answers_each_part(store):
     """``newterm:2022+2024`` evaluates two yearly benchmarks in one run: a question of either
     belongs to the run, a question of a third does not."""
