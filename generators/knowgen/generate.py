@@ -90,10 +90,10 @@ def _read_chunk_chains(store: Store, params: KnowGenParams, chunk: list[PlannedE
     chains2: dict[str, list[dict]] = {}
     chains3: dict[str, list[dict]] = {}
     if rows2:
-        for r in store.read("knowgen/read_ka_chains2", rows=rows2, max_chains=params.max_hop_triplets):
+        for r in store.read("knowgen/read_ka_chains2", batch={"rows": rows2}, max_chains=params.max_hop_triplets):
             chains2.setdefault(r["entity_id"], []).append(r)
     if rows3:
-        for r in store.read("knowgen/read_ka_chains3", rows=rows3, max_chains=params.max_hop_triplets):
+        for r in store.read("knowgen/read_ka_chains3", batch={"rows": rows3}, max_chains=params.max_hop_triplets):
             chains3.setdefault(r["entity_id"], []).append(r)
     return chains2, chains3
 
