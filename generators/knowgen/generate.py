@@ -77,10 +77,10 @@ def _read_chunk_chains(store: Store, params: KnowGenParams, chunk: list[PlannedE
     groups2: dict[str, list[dict]] = {}
     groups3: dict[str, list[dict]] = {}
     if params.max_ka2:
-        for r in store.read("knowgen/read_ka_groups2", ids=ids, parent_rel=params.parent_rel):
+        for r in store.read("knowgen/read_ka_groups2", batch={"ids": ids}, parent_rel=params.parent_rel):
             groups2.setdefault(r["entity_id"], []).append(r)
     if params.max_ka3:
-        for r in store.read("knowgen/read_ka_groups3", ids=ids, parent_rel=params.parent_rel):
+        for r in store.read("knowgen/read_ka_groups3", batch={"ids": ids}, parent_rel=params.parent_rel):
             groups3.setdefault(r["entity_id"], []).append(r)
     rows2, rows3 = [], []
     for e in chunk:
