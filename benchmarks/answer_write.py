@@ -129,10 +129,9 @@ def main() -> None:
             variants = {}
             for b in args.batches:
                 variants[f"merge {b}"] = lambda run_id, rows, b=b: store.write(
-                    "eval/create_answers", rows, run_id=run_id, batch_size=b, one_map=True)
+                    "eval/create_answers", rows, run_id=run_id, batch_size=b)
                 variants[f"create {b}"] = lambda run_id, rows, b=b: store.write_new(
-                    "eval/create_new_answers", "eval/create_answers", rows, run_id=run_id, batch_size=b,
-                    one_map=True)
+                    "eval/create_new_answers", "eval/create_answers", rows, run_id=run_id, batch_size=b)
             baseline = f"merge {DEFAULT_BATCH_SIZE}"
             # warm-up: the server plans and compiles each statement once
             for name, write in variants.items():
@@ -160,7 +159,7 @@ def main() -> None:
                         print(f"  ! {name} left another graph: {got} (expected {expected})")
                     if name == baseline:   # the same answers recorded again: MERGE over existing ones
                         c0, t0 = cpu(), time.perf_counter()
-                        store.write("eval/create_answers", rows, run_id=run_id, one_map=True)
+                        store.write("eval/create_answers", rows, run_id=run_id)
                         wall["re-run"].append(time.perf_counter() - t0)
                         cpus["re-run"].append(cpu() - c0)
                         if shape(store, run_id) != expected:

@@ -255,14 +255,14 @@ def start_run_write(store, options: EvalOptions, items: Sequence[BenchmarkItem],
             # link (benchmarks/answer_write.py, 20,000 answers at load 15: 1.66x less CPU, server's
             # and ours); a batch that finds its first answer there after all goes to the MERGE
             store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id,
-                            progress=progress, first_key_only=True, workers=ANSWER_WRITERS, one_map=True,
+                            progress=progress, first_key_only=True, workers=ANSWER_WRITERS,
                             batch_size=ANSWER_BATCH)
         else:   # a run recorded again (a re-run after a crash): MERGE, so nothing is doubled
-            store.write("eval/create_answers", rows, run_id=run_id, progress=progress, one_map=True,
+            store.write("eval/create_answers", rows, run_id=run_id, progress=progress,
                         batch_size=ANSWER_BATCH)
         if variants:
             store.write("eval/create_variant_answers", [_answer_row(run_id, r) for r in variants], run_id=run_id,
-                        one_map=True, batch_size=ANSWER_BATCH)
+                        batch_size=ANSWER_BATCH)
         log.info("recorded run %s: %d questions, %d answers, %d variant answers", run_id, len(items), len(results),
                  len(variants))
 

@@ -137,7 +137,7 @@ _REL_TYPES = re.compile(r"\[\s*`?\w*`?\s*:\s*(`?\w+`?(?:\s*\|\s*:?`?\w+`?)*)")
 _STRINGS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
-def _code(text: str) -> str:
+def statement_code(text: str) -> str:
     """The statement without comments and string literals."""
     lines = [line.split("//", 1)[0] for line in text.splitlines()]
     return _STRINGS.sub("''", "\n".join(lines))
@@ -145,7 +145,7 @@ def _code(text: str) -> str:
 
 def pattern_names(text: str) -> tuple[set[str], set[str]]:
     """The node labels and relationship types a statement's patterns name."""
-    code = _code(text)
+    code = statement_code(text)
     labels = {name.strip("` ") for found in _NODE_LABELS.findall(code) for name in re.split(r"[:&|]", found)
               if name.strip("` ")}
     types = {name.strip("` :") for found in _REL_TYPES.findall(code) for name in found.split("|")
@@ -171,7 +171,7 @@ def check_statement(name: str, text: str, side: GraphSide) -> None:
     method's labels are fixed in its files and declared); every label and relationship type its
     patterns name is knowforge's or declared by the method, so the allow-list covers what it writes.
     """
-    code = _code(text)
+    code = statement_code(text)
     problems = []
     if split_statements(text) != [text.strip()] and len(split_statements(text)) != 1:
         problems.append("holds more than one statement")

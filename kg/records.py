@@ -1,7 +1,7 @@
 """In-process records that loaders produce and the store writes.
 
 Frozen dataclasses: a loader yields ``EntityRecord`` and ``FactRecord`` values, and
-``kg/writer.py`` turns them into ``UNWIND $rows`` batches. Every fact has a stable id so that
+``kg/writer.py`` turns them into ``UNWIND $batch.rows`` batches. Every fact has a stable id so that
 reloading the same input is a no-op and questions, edits and answers can point at it.
 """
 

@@ -1,7 +1,7 @@
 """The store: the one place that owns the Neo4j driver.
 
 ``read(name, **params)`` runs a named statement with READ routing; ``write(name, rows)`` sends
-``UNWIND $rows`` batches. Both always pass the database. ``execute_query`` retries transient
+batches that the statement reads as ``UNWIND $batch.rows``. Both always pass the database. ``execute_query`` retries transient
 errors itself; batches are idempotent (MERGE on stable ids) so a retried batch is harmless.
 """
 
@@ -17,13 +17,14 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import islice
 
 from knowforge.kg.driver import neo4j  # first: the driver without pandas (kg/driver.py)
 from neo4j import Query, RoutingControl  # noqa: E402
 
-from knowforge.errors import GraphUnavailable, KnowforgeError, QueryError, QueryRefused
-from knowforge.kg.cypher import load_cypher, split_statements
+from knowforge.errors import CypherNotFound, GraphUnavailable, KnowforgeError, QueryError, QueryRefused
+from knowforge.kg.cypher import load_cypher, split_statements, statement_code
 from knowforge.kg.query_guard import commits_in_batches, refusal
 
 log = logging.getLogger(__name__)
@@ -220,14 +221,18 @@ def _collected_rows(result) -> list[list]:
     return result.single(strict=True)["rows"]
 
 
-def _rows_params(rows: list[dict], ids: list | None, one_map: bool, params: dict) -> dict:
-    """A batch statement's parameters: ``$rows`` (and ``$ids``), or both in one ``$batch`` map."""
-    batch = {"rows": rows} if ids is None else {"rows": rows, "ids": ids}
-    if not one_map:
-        return {**batch, **params}
-    if "batch" in params:   # KnowGen's statements name a batch id $batch: it would replace the rows
-        raise ValueError("a one-map statement cannot also take a parameter named batch")
-    return {"batch": batch, **params}
+_ROWS = re.compile(r"\$rows\b")
+
+
+@lru_cache(maxsize=None)
+def _reads_rows(text: str) -> bool:
+    """Does a statement's code (not its comments or strings) read ``$rows``?"""
+    return bool(_ROWS.search(statement_code(text)))
+
+
+def _batch(rows: list[dict], ids: list | None, params: dict) -> dict:
+    """A batch statement's parameters: its rows (and ids) in one ``$batch`` map (``Store.write``)."""
+    return {"batch": {"rows": rows} if ids is None else {"rows": rows, "ids": ids}, **params}
 
 
 class Store:
@@ -311,35 +316,48 @@ class Store:
         return [record.data() for record in result.records], summary
 
     def write(self, name: str, rows: Iterable[dict], *, batch_size: int | None = None,
-              progress: Progress | None = None, one_map: bool = False, **params) -> WriteSummary:
-        """Send ``rows`` to a named ``UNWIND $rows`` statement in batches.
+              progress: Progress | None = None, **params) -> WriteSummary:
+        """Send ``rows`` to a named ``UNWIND $batch.rows`` statement in batches.
 
-        ``one_map``: the statement reads them as ``$batch.rows``. Neo4j keys its plan cache on
-        each list parameter's size bucket (1-9, 10-99, ... rows), so a statement sent batches
-        of every size is planned again for each bucket; a map's key does not change with what
-        it holds (issue 33: the test sessions' plans made again)."""
-        query = self._query(name)
+        The rows travel in one map, ``$batch: {rows}``, never as a list parameter of their own:
+        Neo4j keys its plan cache on each list parameter's size bucket (1-9, 10-99, ... rows),
+        so a statement sent batches of every size was planned again for each bucket; a map's
+        key does not change with what it holds (issue 33: the test sessions' plans made again).
+        So a statement cannot take another parameter named ``batch`` (a ``ValueError``), and
+        one that reads ``$rows`` is refused (``CypherNotFound``) before anything is sent."""
+        query = self._batch_query(name, params)
         summary = WriteSummary()
         for chunk in chunked(rows, batch_size or self.batch_size):
-            result = self._execute_write(query, _rows_params(chunk, None, one_map, params))
+            result = self._execute_write(query, _batch(chunk, None, params))
             summary.add_batch(result.summary.counters, len(chunk))
             if progress:
                 progress(len(chunk))
         return summary
+
+    def _batch_query(self, name: str, params: dict) -> Query:
+        """A batch statement of ``write``/``write_new``, refused before anything is sent when it
+        cannot take its rows in ``$batch``."""
+        if "batch" in params:   # it would replace the rows (KnowGen's and LINK's batch ids are $batch_id)
+            raise ValueError(f"{name}: a batch statement cannot also take a parameter named batch")
+        query = self._query(name)
+        if _reads_rows(query.text):   # written for the old convention (a method outside knowforge)
+            raise CypherNotFound(f"Cypher statement {name!r} reads $rows; Store.write sends a batch as one "
+                                 "map: read it as $batch.rows (and $batch.ids), see Store.write")
+        return query
 
     def _execute_write(self, query: str, params: dict):
         return self.driver.execute_query(query, params, routing_=RoutingControl.WRITE, database_=self.database)
 
     def write_new(self, name: str, fallback: str, rows: Iterable[dict], *, key: str = "id",
                   batch_size: int | None = None, progress: Progress | None = None,
-                  workers: int = 1, first_key_only: bool = False, one_map: bool = False,
-                  **params) -> WriteSummary:
+                  workers: int = 1, first_key_only: bool = False, **params) -> WriteSummary:
         """Send ``rows`` to a create-only statement ``name`` that is given the batch's keys as
-        ``$ids`` and writes nothing when any of them exists; such a batch (a re-run after a
-        crash) goes to the idempotent ``fallback`` statement instead, so nothing is doubled.
+        ``$batch.ids`` (beside ``$batch.rows``: one map, as ``write`` sends) and writes nothing
+        when any of them exists; such a batch (a re-run after a crash) goes to the idempotent
+        ``fallback`` statement instead, so nothing is doubled.
         ``summary.counters['fallbacks']`` counts those batches.
 
-        ``first_key_only``: ``$ids`` is the batch's first key alone, for rows that only this
+        ``first_key_only``: ``$batch.ids`` is the batch's first key alone, for rows that only this
         call writes, in batches cut the same way every time (a new run's answers): each batch
         is one transaction, so either all of its rows are there (a batch the driver sent
         again after its commit's reply was lost) or none is, and one look-up tells which
@@ -350,17 +368,14 @@ class Store:
         question write: 1.55x at two). The batches' keys must be distinct across batches (they
         are created, not merged); a deadlock between two of them on a shared node is retried
         by the driver. Progress and the summary are taken in batch order.
-
-        ``one_map``: both statements read ``$batch.rows`` (and ``name`` ``$batch.ids``), as in
-        ``write``.
         """
-        query, merge = self._query(name), self._query(fallback)
+        query, merge = self._batch_query(name, params), self._batch_query(fallback, params)
 
         def send(chunk: list[dict]):
             ids = [chunk[0][key]] if first_key_only else [r[key] for r in chunk]
-            result = self._execute_write(query, _rows_params(chunk, ids, one_map, params))
+            result = self._execute_write(query, _batch(chunk, ids, params))
             if result.summary.counters.nodes_created == 0:
-                return True, self._execute_write(merge, _rows_params(chunk, None, one_map, params))
+                return True, self._execute_write(merge, _batch(chunk, None, params))
             return False, result
 
         summary = WriteSummary()

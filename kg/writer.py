@@ -46,8 +46,7 @@ SPLIT_FLOOR = 500
 
 def write_entities(store: Store, records: Iterable[EntityRecord], *,
                    progress: Progress | None = None) -> WriteSummary:
-    return store.write("store/upsert_entities", (r.to_row() for r in records), progress=progress,
-                       one_map=True)
+    return store.write("store/upsert_entities", (r.to_row() for r in records), progress=progress)
 
 
 def fact_writers() -> int:
@@ -97,7 +96,7 @@ def write_facts(store: Store, records: Iterable[FactRecord], *,
         _merge_counters(summary, batch.summary)
         if batch.new:
             stubs = _stub_rows(batch.new)  # up to two a fact: one statement, whatever their number
-            _merge_counters(summary, store.write("store/merge_stubs", stubs, batch_size=len(stubs), one_map=True))
+            _merge_counters(summary, store.write("store/merge_stubs", stubs, batch_size=len(stubs)))
             creating.append((ids, creators.submit(_create_facts, store, batch.new)))
             while len(creating) > workers - 1:
                 take_create()
@@ -271,7 +270,7 @@ def _create_facts(store: Store, rows: list[dict]) -> WriteSummary:
     batch goes to the general merge, which leaves the same graph."""
     try:
         return store.write("store/create_facts", [fact_node_properties(row) for row in rows],
-                           batch_size=len(rows), one_map=True)
+                           batch_size=len(rows))
     except neo4j.exceptions.ConstraintError:
         return store.write("store/upsert_facts", rows, batch_size=len(rows))
 

@@ -98,14 +98,14 @@ def write_questions(store: Store, items: Iterable[BenchmarkItem], *, overwrite: 
     rows = prefetched(rows_of(), size)
     if new:
         written = store.write_new("benchmark/create_questions", "benchmark/upsert_questions", rows,
-                                  overwrite=overwrite, batch_size=size, progress=progress, workers=workers,
-                                  one_map=True).rows
+                                  overwrite=overwrite, batch_size=size, progress=progress,
+                                  workers=workers).rows
     else:
         written = store.write("benchmark/upsert_questions", rows, overwrite=overwrite, batch_size=size,
-                              progress=progress, one_map=True).rows
+                              progress=progress).rows
     # Slices an item did not carry come from the graph once, when the question is written, so
     # an evaluation never changes a benchmark's questions.
-    store.write("benchmark/derive_question_slices", [{"id": i} for i in ids], batch_size=size, one_map=True)
+    store.write("benchmark/derive_question_slices", [{"id": i} for i in ids], batch_size=size)
     return written
 
 

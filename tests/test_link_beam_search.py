@@ -178,7 +178,7 @@ def test_beam_search_with_a_scripted_knowledge_model_and_the_tiny_scorer(knowled
     assert {d["role"] for d in rows.derivations} == {"premise", "assumption"}
     store.write("link/apply_inferred_facts", rows.premises)
     store.write("link/apply_inferred_facts", rows.conclusions)
-    store.write("link/apply_derivations", rows.derivations, batch="t", benchmark="link:t")
+    store.write("link/apply_derivations", rows.derivations, batch_id="t", benchmark="link:t")
     found = store.user_query("MATCH (c:Fact {op: 'conclusion'})-[:DERIVED_FROM {role: 'premise'}]->(p:Fact) "
                              "RETURN p.op AS op, p.critic AS critic, p.text AS text")
     assert found and {r["op"] for r in found} == {"proposed"} and all(0 < r["critic"] < 1 for r in found)

@@ -134,7 +134,7 @@ def test_create_only_write_rerun_after_a_crash_duplicates_nothing(store):
     write_questions(store, items[:4], new=True, batch_size=2)     # the crashed run's two statements
     rows = [question_row(i) for i in items]
     summary = store.write_new("benchmark/create_questions", "benchmark/upsert_questions", rows,
-                              batch_size=3, overwrite=True, one_map=True)
+                              batch_size=3, overwrite=True)
     assert summary.rows == 10 and summary.batches == 4
     assert summary["fallbacks"] == 2                                # rows 0-2 and 3-5 held old ones
     assert summary["nodes_created"] == 6

@@ -110,8 +110,7 @@ def test_a_new_runs_answers_are_created_and_a_batch_that_exists_falls_back_to_th
     assert store.user_query(shape)[0] == {"answers": 5, "gave": 5, "links": 5}
     # the same rows sent to it again (one of them exists): nothing written by it, the MERGE takes them
     rows = [_answer_row(run_id, r) for r in results]
-    summary = store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id,
-                              one_map=True)
+    summary = store.write_new("eval/create_new_answers", "eval/create_answers", rows, run_id=run_id)
     assert summary.counters["fallbacks"] == 1
     assert store.user_query(shape)[0] == {"answers": 5, "gave": 5, "links": 5}
 

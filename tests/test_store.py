@@ -8,10 +8,12 @@ import pytest
 from click.testing import CliRunner
 
 from knowforge.cli.main import cli
-from knowforge.errors import KnowforgeError, UnsafeIdentifier
-from knowforge.kg.cypher import list_statements, load_cypher, split_statements, validate_label
+from knowforge.errors import CypherNotFound, KnowforgeError, UnsafeIdentifier
+from knowforge.kg.cypher import (GraphSide, list_statements, load_cypher, register_package, split_statements,
+                                 unregister_package, validate_label)
+from knowforge.kg.driver import neo4j
 from knowforge.kg.records import EntityRecord, FactRecord
-from knowforge.kg.store import Store
+from knowforge.kg.store import Store, _reads_rows
 from knowforge.kg.temporal import (build_timeline, classify_change, facts_valid_in, fill_gaps,
                                    object_timeline, object_timelines, TimelineFact)
 from knowforge.kg.writer import write_entities, write_facts
@@ -225,6 +227,34 @@ def test_dynamic_labels_only_where_validated_and_no_dynamic_relationship_types()
     assert validate_label("Person") == "Person"
     with pytest.raises(UnsafeIdentifier):
         validate_label("Person) DETACH DELETE n //")
+
+
+def test_batches_are_read_from_one_map_and_a_rows_statement_is_refused(tmp_path, monkeypatch):
+    """Store.write sends a batch as ``$batch: {rows, ids}`` (one plan whatever its size): no
+    statement reads ``$rows`` (the list that was planned again per size bucket), and one that
+    does, such as a plug-in's written for the old convention, is refused with the fix before
+    anything is sent; so is a parameter named batch, which would replace the rows. No server:
+    the refusals come before the driver connects."""
+    assert [name for name in list_statements() if _reads_rows(load_cypher(name))] == []
+    package = tmp_path / "kf_rows_probe"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "old.cypher").write_text("// $rows: [{id}]\nUNWIND $rows AS row MERGE (:Entity {id: row.id})\n")
+    (package / "new.cypher").write_text("// $rows was the old name\nUNWIND $batch.rows AS row MERGE (:Entity {id: row.id})\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    register_package(GraphSide(owner="kfrowsprobe", package="kf_rows_probe"))
+    driver = neo4j.GraphDatabase.driver("bolt://127.0.0.1:1", auth=("neo4j", "unused"))
+    try:
+        store = Store(driver)
+        with pytest.raises(CypherNotFound, match=r"kfrowsprobe/old.*reads \$rows.*\$batch\.rows"):
+            store.write("kfrowsprobe/old", [{"id": "x"}])
+        with pytest.raises(CypherNotFound, match=r"reads \$rows"):
+            store.write_new("kfrowsprobe/new", "kfrowsprobe/old", [{"id": "x"}])
+        with pytest.raises(ValueError, match="parameter named batch"):
+            store.write("kfrowsprobe/new", [{"id": "x"}], batch="b1")
+    finally:
+        driver.close()
+        unregister_package("kfrowsprobe")
 
 
 def test_relation_names_are_data_not_cypher(store):

@@ -9,8 +9,7 @@ OPTIONAL MATCH (old:Question)
 WHERE old.id IN $batch.ids
 WITH count(old) AS existing
 WHERE existing = 0
-// Both lists travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
-// so batches of every size made a plan each (issue 33).
+// In one map: one plan whatever the batch's size (see Store.write).
 UNWIND $batch.rows AS row
 CREATE (q:Question {id: row.id})
 SET q += row.props

@@ -1,7 +1,7 @@
 // Fill slices an item did not carry from the graph: relation of the tested facts, domain and
 // popularity bucket (floor(log10(popularity + 1))) of the entities it is about.
-// $batch.rows: [{id}], in one map: Neo4j's plan cache is keyed on a list parameter's size
-// bucket, so batches of every size made a plan each (issue 33).
+// $batch.rows: [{id}]
+// In one map: one plan whatever the batch's size (see Store.write).
 UNWIND $batch.rows AS row
 MATCH (q:Question {id: row.id})
 OPTIONAL MATCH (q)-[:TESTS]->(f:Fact)

@@ -6,8 +6,7 @@
 // questions of file benchmarks and never rewrites a generated question with, e.g., the
 // context an editing solver put in.
 // Links go only to nodes that exist: IN_BENCHMARK, TESTS (a fact or an event), ABOUT (an entity).
-// The rows travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
-// so batches of every size made a plan each (issue 33).
+// In one map: one plan whatever the batch's size (see Store.write).
 UNWIND $batch.rows AS row
 MERGE (q:Question {id: row.id})
 ON CREATE SET q += row.props

@@ -1,8 +1,9 @@
 // ChroKnowBench records (one per subject and relation: the objects of every year) of one
 // benchmark, each pointing at its benchmark and at the facts it was built from.
-// $rows: [{id, benchmark, fact_ids:[..], props:{record_json, relation, change, split, domain,
+// $batch.rows: [{id, benchmark, fact_ids:[..], props:{record_json, relation, change, split, domain,
 //          subject, years, record_id}}]
-UNWIND $rows AS row
+// In one map: one plan whatever the batch's size (see Store.write).
+UNWIND $batch.rows AS row
 MERGE (r:ChronoRecord {id: row.id})
 SET r += row.props, r.benchmark = row.benchmark
 WITH r, row

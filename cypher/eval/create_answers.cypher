@@ -2,8 +2,8 @@
 // row.props: raw, parsed, score, sample_index, error, cached, cache_key, finish_reason, prompt
 // (the text sent) and explanation (the scorer's reason for the score).
 MATCH (r:Run {id: $run_id})
-// $batch.rows, in one map: Neo4j's plan cache is keyed on a list parameter's size bucket, so
-// batches of every size made a plan each (issue 33).
+// $batch.rows: [{id, question_id, props}]
+// In one map: one plan whatever the batch's size (see Store.write).
 UNWIND $batch.rows AS row
 MATCH (q:Question {id: row.question_id})
 MERGE (a:Answer {id: row.id})

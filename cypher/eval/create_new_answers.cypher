@@ -11,8 +11,7 @@ WHERE old.id IN $batch.ids
 WITH count(old) AS existing
 WHERE existing = 0
 MATCH (r:Run {id: $run_id})
-// The rows travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
-// so batches of every size made a plan each (issue 33).
+// In one map: one plan whatever the batch's size (see Store.write).
 UNWIND $batch.rows AS row
 MATCH (q:Question {id: row.question_id})
 CREATE (a:Answer {id: row.id})

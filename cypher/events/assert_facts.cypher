@@ -1,7 +1,8 @@
 // New edit-layer facts asserted by an event: (subject)-[:HAS_FACT]->(:Fact {layer:'edit'})
 // with an OBJECT edge, a literal value, or unknown = true (an explicit unknown answer).
-// $rows: [{id, event_id, subject_id, object_id?, props:{...}}]
-UNWIND $rows AS row
+// $batch.rows: [{id, event_id, subject_id, object_id?, props:{...}}]
+// In one map: one plan whatever the batch's size (see Store.write).
+UNWIND $batch.rows AS row
 MATCH (e:Event {id: row.event_id})
 MATCH (s:Entity {id: row.subject_id})
 MERGE (f:Fact {id: row.id})

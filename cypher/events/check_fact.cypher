@@ -2,8 +2,8 @@
 // in $relations (pointing at the object, when the row names one)? $current: only open-ended
 // facts (no end year); $include_retracted: also facts an applied event retracted. Edit-layer
 // facts count (events attach them with HAS_FACT).
-// $batch.rows: [{key, subject, object|null}]; one row back per input row. In one map: Neo4j's
-// plan cache is keyed on a list parameter's size bucket, so every size made a plan (issue 33).
+// $batch.rows: [{key, subject, object|null}]; one row back per input row.
+// In one map, as Store.write sends a batch: one plan whatever its size.
 UNWIND $batch.rows AS row
 RETURN row.key AS key, EXISTS {
   MATCH (:Entity {id: row.subject})-[:HAS_FACT]->(f:Fact)

@@ -2,7 +2,7 @@
 // of relation $second with the same object (e.g. B's head-of-state office is its
 // head-of-government office)? $current: both open-ended; $include_retracted: also facts an
 // applied event retracted. $batch.rows: [{key, subject}]; one row back per input row.
-// In one map, as every template predicate's (see check_fact).
+// In one map, as Store.write sends a batch: one plan whatever its size.
 UNWIND $batch.rows AS row
 RETURN row.key AS key, EXISTS {
   MATCH (s:Entity {id: row.subject})-[:HAS_FACT]->(a:Fact {relation: $first})-[:OBJECT]->(:Entity)

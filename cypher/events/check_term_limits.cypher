@@ -2,7 +2,7 @@
 // terms of office: at least one fact with both a start and an end year, and no fact lasting
 // more than $max_years (end_year - start_year). History: every fact, retracted ones included.
 // $batch.rows: [{key, subject}]; one row back per input row.
-// In one map, as every template predicate's (see check_fact).
+// In one map, as Store.write sends a batch: one plan whatever its size.
 UNWIND $batch.rows AS row
 RETURN row.key AS key,
   EXISTS {

@@ -1,8 +1,8 @@
 // One forward hop over the CURRENT graph for many (subject, relation) pairs.
 // Current = open-ended (no end_year) and not retracted by an applied :Event; edit-layer facts
 // asserted by events count. Unknown edit facts come back with unknown = true, no object.
-// $batch.rows: [{key, subject_id, relation}], in one map: Neo4j's plan cache is keyed on a list
-// parameter's size bucket, so every size made a plan (issue 33).
+// $batch.rows: [{key, subject_id, relation}]
+// In one map, as Store.write sends a batch: one plan whatever its size.
 UNWIND $batch.rows AS row
 MATCH (f:Fact {subject_id: row.subject_id, relation: row.relation})
 WHERE f.end_year IS NULL AND NOT EXISTS { (f)<-[:RETRACTS]-(:Event) }

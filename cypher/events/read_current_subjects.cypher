@@ -1,6 +1,6 @@
 // One backward hop (^relation) over the CURRENT graph: the subjects whose current fact of
 // `relation` points at `object_id`. $batch.rows: [{key, object_id, relation}]
-// In one map, as read_current_objects' (a plan per size bucket otherwise).
+// In one map, as Store.write sends a batch: one plan whatever its size.
 UNWIND $batch.rows AS row
 MATCH (f:Fact {object_id: row.object_id, relation: row.relation})
 WHERE f.end_year IS NULL AND NOT EXISTS { (f)<-[:RETRACTS]-(:Event) }

@@ -1,6 +1,7 @@
 // Layer events: the :Event node and its [:SLOT {name}] edges to the filler entities.
-// $rows: [{id, props:{type, date, year, batch, seed, text, seq, applied, template}, slots:[{name, id}]}]
-UNWIND $rows AS row
+// $batch.rows: [{id, props:{type, date, year, batch, seed, text, seq, applied, template}, slots:[{name, id}]}]
+// In one map: one plan whatever the batch's size (see Store.write).
+UNWIND $batch.rows AS row
 MERGE (e:Event {id: row.id})
 SET e += row.props
 WITH e, row

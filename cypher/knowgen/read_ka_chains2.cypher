@@ -1,9 +1,10 @@
 // For chosen (ẽ, r1, r2) relation paths: every answer y (the complete answer set) and the
 // first $max_chains chains ẽ -r1-> x -r2-> y by fact id (the recorded hop triplets).
-// $rows: [{entity_id, r1, r2}]. Ordered by stable ids.
+// $batch.rows: [{entity_id, r1, r2}]. Ordered by stable ids.
 // The second hops are read once per (x, r2) and joined to the first hops that end in x (see
 // read_ka_chains3).
-UNWIND $rows AS row
+// In one map, as Store.write sends a batch: one plan whatever its size.
+UNWIND $batch.rows AS row
 MATCH (:Entity {id: row.entity_id})-[:HAS_FACT]->(f1:Fact {layer: 'generated', kind: 'relation', relation: row.r1})
       -[:OBJECT]->(x:Entity)
 WHERE NOT x:Artificial

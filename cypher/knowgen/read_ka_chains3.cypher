@@ -1,11 +1,12 @@
 // For chosen (ẽ, r1, r2, r3) relation paths: every answer z (the complete answer set) and the
 // first $max_chains chains ẽ -r1-> x -r2-> y -r3-> z by fact id (the recorded hop triplets).
-// $rows: [{entity_id, r1, r2, r3}]. Ordered by stable ids.
+// $batch.rows: [{entity_id, r1, r2, r3}]. Ordered by stable ids.
 // The tails x -r2-> y -r3-> z depend on x, r2 and r3 only: they are read once per (x, r2, r3)
 // and joined to the first hops that end in x. The first $max_chains chains by (f1, f2, f3) are
 // the first hops in f1 order, each followed by its x's tails in (f2, f3) order, cut at
 // $max_chains; the answers are the distinct ends of all of them.
-UNWIND $rows AS row
+// In one map, as Store.write sends a batch: one plan whatever its size.
+UNWIND $batch.rows AS row
 MATCH (:Entity {id: row.entity_id})-[:HAS_FACT]->(f1:Fact {layer: 'generated', kind: 'relation', relation: row.r1})
       -[:OBJECT]->(x:Entity)
 WHERE NOT x:Artificial

@@ -4,7 +4,9 @@
 // memory is per key, not per path); Python picks which to ask. Ordered by stable keys.
 // The second hops are counted once per x and summed over the first hops that end in x (see
 // read_ka_groups3).
-UNWIND $ids AS eid
+// $batch.ids: the chunk's artificial entity ids, in one map as Store.write sends a batch
+// (one plan whatever its size).
+UNWIND $batch.ids AS eid
 MATCH (:Entity {id: eid})-[:HAS_FACT]->(f1:Fact {layer: 'generated', kind: 'relation'})-[:OBJECT]->(x:Entity)
 WHERE f1.relation <> $parent_rel AND NOT x:Artificial
 WITH x, collect({eid: eid, r1: f1.relation}) AS starts

@@ -4,7 +4,9 @@
 // Every condition past x is about x, y and z alone, and a chunk's thousands of first hops end
 // in a few dozen source entities x: the tails x -r2-> y -r3-> z are counted once per x and the
 // counts summed over the first hops (the same counts as one count(*) over the whole paths).
-UNWIND $ids AS eid
+// $batch.ids: the chunk's artificial entity ids, in one map as Store.write sends a batch
+// (one plan whatever its size).
+UNWIND $batch.ids AS eid
 MATCH (:Entity {id: eid})-[:HAS_FACT]->(f1:Fact {layer: 'generated', kind: 'relation'})-[:OBJECT]->(x:Entity)
 WHERE f1.relation <> $parent_rel AND NOT x:Artificial
 WITH x, collect({eid: eid, r1: f1.relation}) AS starts

@@ -1,6 +1,7 @@
-// The inverse of ground_path_out: for each bound container in $rows ([{id}]), the entities
+// The inverse of ground_path_out: for each bound container in $batch.rows ([{id}]), the entities
 // that reach it through one to three source facts whose relations are in $relations.
-UNWIND $rows AS row
+// In one map, as Store.write sends a batch: one plan whatever its size.
+UNWIND $batch.rows AS row
 MATCH (c:Entity)
       ((:Entity)-[:HAS_FACT]->(f:Fact WHERE f.relation IN $relations AND f.layer = 'source')-[:OBJECT]->(:Entity)){1,3}
       (t:Entity {id: row.id})

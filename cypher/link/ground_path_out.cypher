@@ -1,7 +1,8 @@
-// Bind the container of each bound entity in $rows ([{id}]): entities reached by one to three
+// Bind the container of each bound entity in $batch.rows ([{id}]): entities reached by one to three
 // source facts in a row whose relations are in $relations (P131 ... P17), subject to object.
 // Every path is returned with its facts: each one is a premise a statement rests on.
-UNWIND $rows AS row
+// In one map, as Store.write sends a batch: one plan whatever its size.
+UNWIND $batch.rows AS row
 MATCH (s:Entity {id: row.id})
       ((:Entity)-[:HAS_FACT]->(f:Fact WHERE f.relation IN $relations AND f.layer = 'source')-[:OBJECT]->(:Entity)){1,3}
       (c:Entity)

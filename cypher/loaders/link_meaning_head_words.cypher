@@ -1,6 +1,7 @@
 // (meaning fact)-[:HEAD_WORD {position, word}]->(:Lemma), replacing a meaning's old links.
-// $rows: [{fact_id, heads: [{lemma_id, word, position}]}]
-UNWIND $rows AS row
+// $batch.rows: [{fact_id, heads: [{lemma_id, word, position}]}]
+// In one map: one plan whatever the batch's size (see Store.write).
+UNWIND $batch.rows AS row
 MATCH (m:Fact {id: row.fact_id})
 CALL (m, row) {
   MATCH (m)-[old:HEAD_WORD]->(l)

@@ -1,6 +1,7 @@
 // (:Model)-[:TRAINED_ON]->(:Fact), one edge per fact the model was trained on.
-// $rows: [{fact_id}]
-UNWIND $rows AS row
+// $batch.rows: [{fact_id}]
+// In one map: one plan whatever the batch's size (see Store.write).
+UNWIND $batch.rows AS row
 MATCH (m:Model {id: $model_id})
 MATCH (f:Fact {id: row.fact_id})
 MERGE (m)-[:TRAINED_ON]->(f)

@@ -1,8 +1,9 @@
 // A question's NewTerm links: the term entry it was made for, the run that made it (with the
 // filter's verdict on the edge: letters picked, CSJ rating, perplexity), and the related terms
 // its distractors came from, with their position among the choices.
-// $rows: [{question_id, entry_id, run_id, verdict: {...}, distractors: [{rank, position}]}]
-UNWIND $rows AS row
+// $batch.rows: [{question_id, entry_id, run_id, verdict: {...}, distractors: [{rank, position}]}]
+// In one map: one plan whatever the batch's size (see Store.write).
+UNWIND $batch.rows AS row
 MATCH (q:Question {id: row.question_id})
 CALL (q, row) {
   MATCH (e:TermEntry {id: row.entry_id})

@@ -1,7 +1,8 @@
 // One (:TermEntry) per (benchmark, term, meaning): the term as this benchmark took it, with
 // its selection signals (zipf, frequency bucket, guess, similarity, novelty, rank).
-// $rows: [{id, benchmark, term_id, props: {...}}]
-UNWIND $rows AS row
+// $batch.rows: [{id, benchmark, term_id, props: {...}}]
+// In one map: one plan whatever the batch's size (see Store.write).
+UNWIND $batch.rows AS row
 MERGE (e:TermEntry {id: row.id})
 SET e += row.props, e.benchmark = row.benchmark
 WITH e, row

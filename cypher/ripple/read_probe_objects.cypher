@@ -1,9 +1,10 @@
 // Ripple probes: the open-ended objects of some (subject, relation) pairs as ONE event sees
 // them, before and after it (the world `knowforge ripple` walks): before = source facts;
 // after = those the event does not retract, plus the facts it asserts. Aliases of an object
-// entity come along (accepted answers). $rows: [{subject_id, relation}]; $event_id.
+// entity come along (accepted answers). $batch.rows: [{subject_id, relation}]; $event_id.
+// In one map, as Store.write sends a batch: one plan whatever its size.
 MATCH (ev:Event {id: $event_id})
-UNWIND $rows AS row
+UNWIND $batch.rows AS row
 MATCH (f:Fact {subject_id: row.subject_id, relation: row.relation})
 WHERE f.end_year IS NULL
   AND (coalesce(f.layer, 'source') <> 'edit' OR EXISTS { (ev)-[:ASSERTS]->(f) })

@@ -4,8 +4,7 @@
 // upsert_facts.
 // $batch.rows: [{subject_id, object_id?, props:{id, subject_id, object_id?, seen_in?, first_seen?,
 //          last_seen?, ...}}] with props exactly as upsert_facts leaves a new fact.
-// The rows travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
-// so batches of every size made a plan each (issue 33).
+// In one map: one plan whatever the batch's size (see Store.write).
 UNWIND $batch.rows AS row
 MATCH (s:Entity {id: row.subject_id})
 CREATE (f:Fact)

@@ -4,8 +4,7 @@
 // fact writer sends to create_facts and upsert_facts.
 // $batch.rows: [{id, subject_id, object_id?, props}] without release years (those need upsert_facts);
 // the writer sends its whole rows, whose other keys this statement does not read.
-// The rows travel in one map: Neo4j's plan cache is keyed on a list parameter's size bucket,
-// so batches of every size made a plan each (issue 33).
+// In one map: one plan whatever the batch's size (see Store.write).
 UNWIND $batch.rows AS row
 OPTIONAL MATCH (f:Fact {id: row.id})
 WITH row, f, (f IS NOT NULL AND f.subject_id = row.subject_id

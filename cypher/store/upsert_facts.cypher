@@ -1,9 +1,10 @@
 // Idempotent fact upsert (relation and attribute facts).
-// $rows: [{id, subject_id, subject_name, object_id?, object_name?, props:{...}, seen_in?:[int]}]
+// $batch.rows: [{id, subject_id, subject_name, object_id?, object_name?, props:{...}, seen_in?:[int]}]
 // A subject or object not loaded yet becomes a stub entity that a later load completes.
 // seen_in (release years) accumulates across loads, so loading release 2021 then 2022
 // gives first_seen 2021 / last_seen 2022 and reloading either changes nothing.
-UNWIND $rows AS row
+// In one map: one plan whatever the batch's size (see Store.write).
+UNWIND $batch.rows AS row
 MERGE (s:Entity {id: row.subject_id})
   ON CREATE SET s.name = coalesce(row.subject_name, row.subject_id), s.stub = true
 MERGE (f:Fact {id: row.id})

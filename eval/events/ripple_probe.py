@@ -365,7 +365,7 @@ def build_probes(store, event_id: str, hops: int, *, max_probes: int = DEFAULT_M
     pairs = sorted({(f.subject_id, f.relation) for _, f in edited})
     objects: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for row in store.read("ripple/read_probe_objects", event_id=event_id,
-                          rows=[{"subject_id": s, "relation": r} for s, r in pairs]):
+                          batch={"rows": [{"subject_id": s, "relation": r} for s, r in pairs]}):
         objects[(row["subject_id"], row["relation"])].append(row)
     entity_ids = sorted({x for _, f in edited for x in (f.subject_id, f.object_id) if x}
                         | {x for w in report.facts for x in (w.fact.subject_id, w.fact.object_id) if x})

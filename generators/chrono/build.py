@@ -269,8 +269,9 @@ def apply_llm_distractors(records: Sequence[ChronoRecord], backend: Backend, phr
 
 # ---- graph reads and the whole build ------------------------------------------------------------
 def read_pairs(store: Store, spec: DomainSpec, relations: Sequence[str] | None) -> list[Pair]:
-    rows = store.read("chrono/list_pairs", relations=list(relations) if relations else None,
-                      sources=list(spec.sources) if spec.sources else None, layers=["source"])
+    rows = store.read("chrono/list_pairs", filter={"relations": list(relations) if relations else None,
+                                                   "sources": list(spec.sources) if spec.sources else None},
+                      layers=["source"])
     return [Pair(r["subject_id"], r["subject"], r["relation"], r["relation_label"], tuple(r["labels"]))
             for r in rows]
 

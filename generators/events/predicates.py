@@ -10,7 +10,7 @@ allow-listed relation ids, booleans, a number of years):
 ``any_of``                    [predicate, ...]
 
 Each kind is evaluated by one named, parameterised statement under ``cypher/events/check_*``
-for many fillings at once (``UNWIND $rows``), so a template file can add no text to any query:
+for many fillings at once (``UNWIND $batch.rows``), so a template file can add no text to any query:
 the ``where: "true} ... DETACH DELETE n"`` of a hostile file fails validation before anything
 runs, and even an unvalidated value could only ever be a parameter.
 """

@@ -46,4 +46,4 @@ def apply_plan(store: Store, params: KnowGenParams, entities: Iterable[PlannedEn
     thread while the server runs the current statement."""
     rows = prefetched((entity_row(e, params) for e in entities), APPLY_BATCH_SIZE)
     return store.write("knowgen/apply_entities", rows, batch_size=APPLY_BATCH_SIZE,
-                       progress=progress, batch=params.batch)
+                       progress=progress, batch_id=params.batch)

@@ -77,10 +77,10 @@ def _read_chunk_chains(store: Store, params: KnowGenParams, chunk: list[PlannedE
     groups2: dict[str, list[dict]] = {}
     groups3: dict[str, list[dict]] = {}
     if params.max_ka2:
-        for r in store.read("knowgen/read_ka_groups2", ids=ids, parent_rel=params.parent_rel):
+        for r in store.read("knowgen/read_ka_groups2", batch={"ids": ids}, parent_rel=params.parent_rel):
             groups2.setdefault(r["entity_id"], []).append(r)
     if params.max_ka3:
-        for r in store.read("knowgen/read_ka_groups3", ids=ids, parent_rel=params.parent_rel):
+        for r in store.read("knowgen/read_ka_groups3", batch={"ids": ids}, parent_rel=params.parent_rel):
             groups3.setdefault(r["entity_id"], []).append(r)
     rows2, rows3 = [], []
     for e in chunk:
@@ -90,10 +90,10 @@ def _read_chunk_chains(store: Store, params: KnowGenParams, chunk: list[PlannedE
     chains2: dict[str, list[dict]] = {}
     chains3: dict[str, list[dict]] = {}
     if rows2:
-        for r in store.read("knowgen/read_ka_chains2", rows=rows2, max_chains=params.max_hop_triplets):
+        for r in store.read("knowgen/read_ka_chains2", batch={"rows": rows2}, max_chains=params.max_hop_triplets):
             chains2.setdefault(r["entity_id"], []).append(r)
     if rows3:
-        for r in store.read("knowgen/read_ka_chains3", rows=rows3, max_chains=params.max_hop_triplets):
+        for r in store.read("knowgen/read_ka_chains3", batch={"rows": rows3}, max_chains=params.max_hop_triplets):
             chains3.setdefault(r["entity_id"], []).append(r)
     return chains2, chains3
 

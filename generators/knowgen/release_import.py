@@ -100,7 +100,7 @@ def import_release(store: Store, paths, params, progress=None) -> GenerationSumm
                                     "questions_skipped": report.questions_skipped, "lines_skipped": report.lines_skipped},
                                    sort_keys=True, ensure_ascii=False)})
         rows = entity_rows(release, batch)
-        store.write("knowgen/import_entities", rows, batch=batch)
+        store.write("knowgen/import_entities", rows, batch_id=batch)
         write_questions(store, release.items, extra_props={"batch": batch})
         if progress:
             progress(len(release.items))

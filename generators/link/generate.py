@@ -240,7 +240,7 @@ def _write(store: Store, params: LinkParams, statements: list[Statement], source
                            "delta_json": json.dumps(result.delta, sort_keys=True, default=str)})
     store.write("link/apply_inferred_facts", rows.premises)
     store.write("link/apply_inferred_facts", rows.conclusions)
-    store.write("link/apply_derivations", rows.derivations, batch=name, benchmark=benchmark)
+    store.write("link/apply_derivations", rows.derivations, batch_id=name, benchmark=benchmark)
     items = [item for s in sorted(statements, key=lambda s: s.id) for item in probe_items(s, benchmark)]
     result.items = write_questions(store, items)
     return len(rows.premises) + len(rows.conclusions)

@@ -227,16 +227,16 @@ class Grounder:
             # the bound entity is the fact's subject when the edge's subject is its position
             out = [e.relation for e in pattern.edges if e.subject == bound_position and e.relation in self.present]
             inc = [e.relation for e in pattern.edges if e.subject != bound_position and e.relation in self.present]
-            result = self.store.read("link/ground_relation", rows=rows, edges={"out": out, "in": inc})
+            result = self.store.read("link/ground_relation", batch={"rows": rows}, edges={"out": out, "in": inc})
         elif pattern.kind == "path":
             relations = [e.relation for e in pattern.edges if e.relation in self.present]
             statement = "link/ground_path_out" if bound_position == "first" else "link/ground_path_in"
-            result = self.store.read(statement, rows=rows, relations=relations)
+            result = self.store.read(statement, batch={"rows": rows}, relations=relations)
         else:
             params = {"first_time": [r for r in pattern.first_time if r in self.present],
                       "second_time": [r for r in pattern.second_time if r in self.present], "gap": pattern.gap}
             statement = "link/ground_later" if bound_position == "second" else "link/ground_earlier"
-            result = self.store.read(statement, rows=rows, **params)
+            result = self.store.read(statement, batch={"rows": rows}, **params)
         self.queries += 1
         found: dict[str, dict[str, Candidate]] = {i: {} for i in ids}
         for r in result:

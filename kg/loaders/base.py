@@ -259,7 +259,7 @@ class PendingRecord:
         self.relations.append(record)
 
     def row(self, statement: str, row: dict, key: str) -> None:
-        """A row for a loader's own ``UNWIND $rows`` statement (``cypher/loaders/...``)."""
+        """A row for a loader's own ``UNWIND $batch.rows`` statement (``cypher/loaders/...``)."""
         self.rows.append((statement, row, key))
 
     def claim_id(self, eid: str, text: str) -> bool:
@@ -381,7 +381,7 @@ class BatchSink:
             self._where["relation", record.id] = where
 
     def row(self, statement: str, row: dict, key: str, where: Where | None = None) -> None:
-        """A row for a loader's own ``UNWIND $rows`` statement (``cypher/loaders/...``)."""
+        """A row for a loader's own ``UNWIND $batch.rows`` statement (``cypher/loaders/...``)."""
         self._extra.setdefault(statement, {})[key] = row
         if where is not None:
             self._where[statement, key] = where

@@ -217,7 +217,7 @@ def relation_problem(record: RelationRecord) -> str | None:
 
 
 def row_problem(row: Mapping) -> str | None:
-    """A row of a loader's own ``UNWIND $rows`` statement: an ``id`` and stored values."""
+    """A row of a loader's own ``UNWIND $batch.rows`` statement: an ``id`` and stored values."""
     problem = key_problem(row.get("id"))
     if problem:
         return f"id {problem}"

@@ -1,6 +1,6 @@
-// kf_birthyear: one :BirthYearProbe per question ($rows: {id, question, person, fact, year}),
+// kf_birthyear: one :BirthYearProbe per question ($batch.rows: {id, question, person, fact, year}),
 // linked to the question it asks, the person it is about and the fact it was read from
-UNWIND $rows AS row
+UNWIND $batch.rows AS row
 MATCH (q:Question {id: row.question})
 MATCH (e:Entity {id: row.person})
 MATCH (f:Fact {id: row.fact})
