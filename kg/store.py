@@ -23,7 +23,7 @@ from itertools import islice
 from knowforge.kg.driver import neo4j  # first: the driver without pandas (kg/driver.py)
 from neo4j import Query, RoutingControl  # noqa: E402
 
-from knowforge.errors import CypherNotFound, GraphUnavailable, KnowforgeError, QueryError, QueryRefused
+from knowforge.errors import ConfigError, GraphUnavailable, KnowforgeError, QueryError, QueryRefused
 from knowforge.kg.cypher import load_cypher, split_statements, statement_code
 from knowforge.kg.query_guard import commits_in_batches, refusal
 
@@ -324,7 +324,7 @@ class Store:
         so a statement sent batches of every size was planned again for each bucket; a map's
         key does not change with what it holds (issue 33: the test sessions' plans made again).
         So a statement cannot take another parameter named ``batch`` (a ``ValueError``), and
-        one that reads ``$rows`` is refused (``CypherNotFound``) before anything is sent."""
+        one that reads ``$rows`` is refused (``ConfigError``) before anything is sent."""
         query = self._batch_query(name, params)
         summary = WriteSummary()
         for chunk in chunked(rows, batch_size or self.batch_size):
@@ -341,7 +341,7 @@ class Store:
             raise ValueError(f"{name}: a batch statement cannot also take a parameter named batch")
         query = self._query(name)
         if _reads_rows(query.text):   # written for the old convention (a method outside knowforge)
-            raise CypherNotFound(f"Cypher statement {name!r} reads $rows; Store.write sends a batch as one "
+            raise ConfigError(f"Cypher statement {name!r} reads $rows; Store.write sends a batch as one "
                                  "map: read it as $batch.rows (and $batch.ids), see Store.write")
         return query
 

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from knowforge.cli.main import cli
-from knowforge.errors import CypherNotFound, KnowforgeError, UnsafeIdentifier
+from knowforge.errors import ConfigError, KnowforgeError, UnsafeIdentifier
 from knowforge.kg.cypher import (GraphSide, list_statements, load_cypher, register_package, split_statements,
                                  unregister_package, validate_label)
 from knowforge.kg.driver import neo4j
@@ -246,9 +246,9 @@ def test_batches_are_read_from_one_map_and_a_rows_statement_is_refused(tmp_path,
     driver = neo4j.GraphDatabase.driver("bolt://127.0.0.1:1", auth=("neo4j", "unused"))
     try:
         store = Store(driver)
-        with pytest.raises(CypherNotFound, match=r"kfrowsprobe/old.*reads \$rows.*\$batch\.rows"):
+        with pytest.raises(ConfigError, match=r"kfrowsprobe/old.*reads \$rows.*\$batch\.rows"):
             store.write("kfrowsprobe/old", [{"id": "x"}])
-        with pytest.raises(CypherNotFound, match=r"reads \$rows"):
+        with pytest.raises(ConfigError, match=r"reads \$rows"):
             store.write_new("kfrowsprobe/new", "kfrowsprobe/old", [{"id": "x"}])
         with pytest.raises(ValueError, match="parameter named batch"):
             store.write("kfrowsprobe/new", [{"id": "x"}], batch="b1")
