@@ -115,6 +115,7 @@ def scope_before(run, samples) -> dict:
 
 
 def build_before(run: dict, samples, units: Units, *, resamples: int, seed: int) -> dict:
+    units = Units(units.key)        # a fresh one, as _build makes: its cache of units starts empty
     per_item: dict = defaultdict(list)
     for q, a in samples:
         per_item[q["id"]].append(a.get("score") or 0.0)
