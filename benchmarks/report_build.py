@@ -155,7 +155,8 @@ def build_before(run: dict, samples, units: Units, *, resamples: int, seed: int)
     if "slice_year" in slice_keys:
         curves = {}
         for task in sorted({q.get("task") for q, _ in samples}, key=str):
-            subset = [i for i, (q, _) in enumerate(samples) if q.get("task") == task and q.get("slice_year") is not None]
+            subset = [i for i, (q, _) in enumerate(samples)
+                      if q.get("task") == task and q.get("slice_year") is not None]
             if subset:
                 curves[task] = group_before(samples, lambda q: q.get("slice_year"), units, shared, columns=columns,
                                             positions=subset)

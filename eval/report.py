@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -157,8 +158,8 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
 
     def positions_of(task) -> np.ndarray:
         if task not in task_positions:
-            task_positions[task] = np.flatnonzero(np.fromiter((t == task for t in tasks), dtype=bool,
-                                                              count=len(tasks)))
+            same = map(operator.eq, tasks, itertools.repeat(task))     # t == task, without a Python loop
+            task_positions[task] = np.flatnonzero(np.fromiter(same, dtype=bool, count=len(tasks)))
         return task_positions[task]
 
     balanced = {}
@@ -172,9 +173,9 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
         if pairs:
             est = balanced_accuracy_estimate(pairs, resamples=resamples,
                                              seed=child_seed(seed, "balanced_accuracy", task))
+            ids = {columns.ids[i] for i in _distinct(columns.item[mine], len(columns.ids)).tolist()}
             balanced[str(task)] = balanced_shared.apply({"value": est.estimate, **est.as_dict(), "unit": units.name},
-                                                        {columns.ids[i] for i in _distinct(columns.item[mine], len(columns.ids)).tolist()},
-                                                        "value")
+                                                        ids, "value")
     report["balanced_accuracy"] = balanced
     slice_keys = sorted(k for k in set(itertools.chain.from_iterable(questions)) if k.startswith("slice_"))
     report["slices"] = {}
