@@ -202,6 +202,11 @@ SMOKE: dict[str, Smoke] = {
         ("--items", "60", "--repeat", "1"),
         (rf"^report groups, 60 samples, unit item: before {NUM} s, after {NUM} s: {NUM}x; same JSON: yes$",
          rf"^report groups, 60 samples, unit group: .*: {NUM}x; same JSON: yes$")),
+    "report_build": Smoke(
+        ("--items", "60", "--repeat", "1", "--per-item", "2", "--resamples", "50"),
+        (rf"^report build, 120 samples, unit item: before {NUM} s, after {NUM} s: {NUM}x; same JSON: yes$",
+         rf"^report build, 120 samples, unit group: .*: {NUM}x; same JSON: yes$",
+         rf"^  of which the columns: before {NUM} s, after {NUM} s: {NUM}x; same columns: yes$")),
     "store_write_variants": Smoke(
         ("--facts", "50", "--rounds", "1", "--batch-sizes", "20", "--warm-up", "20"),
         (rf"^writer +: +{NUM} facts/s +vs CREATE {NUM}", rf"^in transactions +: .* vs writer {NUM}",
