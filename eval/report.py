@@ -230,7 +230,7 @@ def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units, share
     """Accuracy of items whose tested facts changed before vs after the model's cutoff.
     ``tasks``: each sample's task; ``positions_of``: a task's positions (computed here when not
     given)."""
-    sides = question_sides(store, run_id, cutoff)
+    sides = question_sides(store, (q["id"] for q, _ in samples), cutoff)
     side = [sides.get(q["id"], UNDATED) for q, _ in samples]
     columns = columns if columns is not None else SampleColumns.of(samples, units)
     tasks = tasks if tasks is not None else [q.get("task") for q, _ in samples]

@@ -32,7 +32,7 @@ import json
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -247,10 +247,13 @@ def question_facts(store, run_id: str, model_id: str | None = None) -> dict[str,
             for r in store.read("validity/run_question_facts", run_id=run_id, model_id=model_id)}
 
 
-def question_sides(store, run_id: str, cutoff: Any) -> dict[str, str]:
-    """question id -> before / after / undated for a model cutoff (any model)."""
+def question_sides(store, question_ids: Iterable[str], cutoff: Any) -> dict[str, str]:
+    """question id -> before / after / undated for a model cutoff (any model), for the questions
+    a report's samples answer (read by id: the eval's report is built while the run's answers
+    are being written, so it never reads them through the run)."""
     end = parse_cutoff(cutoff)
-    return {qid: cutoff_side(facts, end) for qid, facts in question_facts(store, run_id).items()}
+    rows = store.read_collected("validity/question_facts_by_id", sorted(set(question_ids)))
+    return {qid: cutoff_side(facts, end) for qid, facts in rows}
 
 
 def control_model_of(store, run: Mapping) -> dict | None:

@@ -3,6 +3,8 @@ them back from the graph. Both must give the same report, byte for byte (issue 3
 
 from __future__ import annotations
 
+import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,8 @@ from knowforge.errors import InputError
 from knowforge.eval import report as report_module
 from knowforge.eval.file_benchmark import ensure_questions, file_task
 from knowforge.eval.report import write_report
-from knowforge.eval.results import report_samples, run_answers, write_run
+from knowforge.eval import tasks as tasks_module
+from knowforge.eval.results import RunWrite, report_samples, run_answers, write_run
 from knowforge.eval.tasks import record_output, run_tasks
 from knowforge.eval.types import EvalOptions, SampleResult
 from knowforge.eval.unit import SolverOutput
@@ -32,7 +35,9 @@ def _items(store):
     write_entities(store, [EntityRecord(id="Q90", name="Paris", domain="general", popularity=300, source="test"),
                            EntityRecord(id="Q142", name="France", domain="general", popularity=5000,
                                         source="test")])
-    fact = FactRecord(subject_id="Q142", relation="P36", object_id="Q90", source="test")
+    # dated after the runs' cutoff (2021): the cutoff slices have an "after" side to get right
+    fact = FactRecord(subject_id="Q142", relation="P36", object_id="Q90", source="test", start="2022",
+                      start_year=2022)
     write_facts(store, [fact])
     items = make_items()
     groups = ["a", "a", "b", "b", None]
@@ -52,9 +57,27 @@ def test_the_evals_report_from_memory_equals_the_report_read_back(store, tmp_pat
         raise AssertionError("the eval read its answers back from the graph")
 
     monkeypatch.setattr(report_module, "run_answers", no_read_back)
+    # the answers' write held until the report is written: nothing in the report may come from
+    # the run's answers in the graph, which the eval writes beside it (the cutoff slices once
+    # read them through the run, and got the sides of those written so far)
+    reported = threading.Event()
+
+    def report_then_release(*args, **kwargs):
+        try:
+            return real_write_report(*args, **kwargs)
+        finally:
+            reported.set()
+
+    def held_write(self, store, run_id, questions, write):
+        real_init(self, store, run_id, questions, lambda: (reported.wait(120), write()))
+
+    real_write_report, real_init = tasks_module.write_report, RunWrite.__init__
+    monkeypatch.setattr(tasks_module, "write_report", report_then_release)
+    monkeypatch.setattr(RunWrite, "__init__", held_write)
     [run] = run_tasks(store, "b", items, [file_task("b")], options, backend=ScriptedBackend(SCRIPT),
                       cluster_key="group")
     monkeypatch.undo()
+    assert reported.is_set()
 
     # what `knowforge report RUN` writes: the same run read back from the graph
     again = write_report(store, run.run_id, tmp_path / "again")
@@ -66,6 +89,7 @@ def test_the_evals_report_from_memory_equals_the_report_read_back(store, tmp_pat
     # clusters, two samples per item, yes/no items, the cutoff sides
     assert '"domain"' in text and '"popularity_bucket"' in text and '"unit": "group"' in text
     assert '"balanced_accuracy"' in text and '"by_model_cutoff"' in text and '"samples": 10' in text
+    assert json.loads(text)["by_model_cutoff"]["all"]["after"]["items"] == 1
 
 
 def test_report_samples_are_the_pairs_the_graph_gives_back(store, tmp_path):
