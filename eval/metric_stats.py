@@ -45,7 +45,7 @@ import numpy as np
 
 from knowforge.eval.registry import metric_spec
 from knowforge.eval.stats import (DEFAULT_RESAMPLES, Estimate, child_seed, percentile_estimate, power_check,
-                                  resample_index_chunks, underpowered_text)
+                                  resample_count_chunks, resample_index_chunks, underpowered_text)
 from knowforge.eval.types import SampleResult
 from knowforge.eval.unit import CannotResample, MetricInput, MetricSpec, SolverOutput, Statistic, Totals, UnitCopy
 from knowforge.models.task import Task
@@ -212,13 +212,12 @@ def totals_intervals(totals: Totals, value: Any, items: Sequence[BenchmarkItem],
     out = {path: np.empty(resamples) for path in leaves}
     done = 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        for chunk in resample_index_chunks(len(units), resamples, child_seed(seed, "metrics")):
-            drawn = np.stack([np.bincount(row, minlength=len(units)) for row in chunk]).astype(float)
+        for drawn in resample_count_chunks(len(units), resamples, child_seed(seed, "metrics")):
             summed = drawn @ columns
             for path in leaves:
-                out[path][done:done + len(chunk)] = np.broadcast_to(
-                    np.asarray(totals.leaves[path](summed), dtype=float), (len(chunk),))
-            done += len(chunk)
+                out[path][done:done + len(drawn)] = np.broadcast_to(
+                    np.asarray(totals.leaves[path](summed), dtype=float), (len(drawn),))
+            done += len(drawn)
     return {path: percentile_estimate(v, out[path], len(units), resamples) for path, v in leaves.items()}
 
 
@@ -475,18 +474,17 @@ def array_replicates(plans: Sequence[_Plan], units: int, resamples: int, seed: i
     out = {(p.task.name, p.spec.name, path): np.empty(resamples) for p in plans for path in p.leaves}
     done = 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        for rows in resample_index_chunks(units, resamples, seed):
+        for drawn in resample_count_chunks(units, resamples, seed):
             # each resample's totals, (chunk, k): how often it drew each unit times the units'
-            # totals; a tenth of the memory traffic of gathering (chunk, units, k) rows and summing
-            drawn = np.stack([np.bincount(row, minlength=units) for row in rows]).astype(float)
+            # totals (stats.resample_count_chunks)
             summed = drawn @ columns
             for plan, span in zip(plans, spans):
                 part = summed[:, span]
                 for path in plan.leaves:
                     values = np.asarray(plan.statistics[path](part), dtype=float)
-                    out[(plan.task.name, plan.spec.name, path)][done:done + len(rows)] = \
-                        np.broadcast_to(values, (len(rows),))
-            done += len(rows)
+                    out[(plan.task.name, plan.spec.name, path)][done:done + len(drawn)] = \
+                        np.broadcast_to(values, (len(drawn),))
+            done += len(drawn)
     return out
 
 
