@@ -201,7 +201,7 @@ def totals_intervals(totals: Totals, value: Any, items: Sequence[BenchmarkItem],
     units = group_units(items, key)
     if resamples < 2 or len(units) < 2 or not leaves:
         return {}
-    unit_index = {item.id: u for u, members in enumerate(units.items) for item in members}
+    unit_index = _unit_index(units)
     why = split_reads(totals, unit_index)
     if why is not None:
         raise CannotResample(why)
@@ -278,10 +278,13 @@ def item_chance(item: BenchmarkItem) -> float | None:
 def chance_of(items: Sequence[BenchmarkItem], samples: Sequence[SampleResult] | None = None) -> float | None:
     """The accuracy a random guesser expects on these items (weighted by their samples when
     given); None when any of them is an open question, which has no chance level."""
-    by_id = {i.id: i for i in items}
-    weights = [by_id[s.item_id] for s in samples if s.item_id in by_id] if samples is not None else list(items)
-    values = [item_chance(i) for i in weights]
-    if not values or any(v is None for v in values):
+    if samples is None:
+        values = [item_chance(i) for i in items]
+    else:
+        # each item's chance once, then one look-up per sample (an id listed twice: its last item)
+        chances = {i.id: item_chance(i) for i in items}
+        values = [chances[s.item_id] for s in samples if s.item_id in chances]
+    if not values or None in values:
         return None
     return sum(values) / len(values)
 
@@ -397,6 +400,13 @@ class _Plan:
     objects_note: str | None = None              # objects: why, as the interval says it
 
 
+def _unit_index(units: Units) -> dict[str, int]:
+    """{item id: its unit's index}; an id listed twice keeps its last unit."""
+    if units.key is None:          # one item per unit: the ids zipped with their positions
+        return dict(zip([members[0].id for members in units.items], range(len(units))))
+    return {item.id: u for u, members in enumerate(units.items) for item in members}
+
+
 def _task_inputs(items: Sequence[BenchmarkItem], origin: Sequence[str], samples: Sequence[SampleResult],
                  matches: Mapping[str, bool]) -> tuple[list[BenchmarkItem], list[SampleResult]]:
     mine = [i for i, o in zip(items, origin) if matches[o]]
@@ -500,16 +510,24 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
     resampled. Both ways draw the same resamples, so a metric's interval does not depend on
     which way it is computed."""
     units = group_units(output.items, key)
-    unit_index = {item.id: u for u, members in enumerate(units.items) for item in members}
+    unit_index = _unit_index(units)
     out: dict[str, list[dict]] = {}
     plans: list[_Plan] = []
-    matches = {task.name: {i.id: task.dataset.matches(i) for i in output.items} for task in tasks}
+    matches: dict[str, dict[str, bool]] = {}
     task_units: dict[str, int] = {}
     extras: dict[tuple[str, str, Path], dict] = {}
     for task in tasks:
-        mine = [i for i in output.items if matches[task.name][i.id]]
-        ids = {i.id for i in mine}
-        task_units[task.name] = len({unit_index[i.id] for i in mine})
+        if task.dataset.takes_all:
+            # every item (a file benchmark's one task): no per-item pass asks the filter, and the
+            # ids are unit_index's keys (100,000 items: 0.2-0.3 s of CPU less)
+            matches[task.name] = dict.fromkeys(unit_index, True)
+            mine, ids = list(output.items), unit_index
+            task_units[task.name] = len(set(unit_index.values()))
+        else:
+            matches[task.name] = {i.id: task.dataset.matches(i) for i in output.items}
+            mine = [i for i in output.items if matches[task.name][i.id]]
+            ids = {i.id for i in mine}
+            task_units[task.name] = len({unit_index[i.id] for i in mine})
         data_samples = [s for s in output.samples if s.item_id in ids]
         for name, value in metrics.get(task.name, {}).items():
             spec = metric_spec(name)
