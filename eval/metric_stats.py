@@ -36,6 +36,7 @@ from __future__ import annotations
 import copy
 import logging
 import math
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -400,10 +401,13 @@ class _Plan:
     objects_note: str | None = None              # objects: why, as the interval says it
 
 
+_ID = operator.attrgetter("id")
+
+
 def _unit_index(units: Units) -> dict[str, int]:
     """{item id: its unit's index}; an id listed twice keeps its last unit."""
     if units.key is None:          # one item per unit: the ids zipped with their positions
-        return dict(zip([members[0].id for members in units.items], range(len(units))))
+        return dict(zip(map(_ID, map(operator.itemgetter(0), units.items)), range(len(units))))
     return {item.id: u for u, members in enumerate(units.items) for item in members}
 
 
@@ -429,7 +433,7 @@ def unit_totals(totals: Totals, unit_index: Mapping[str, int], units: int, metri
         raise ValueError(f"metric {metric!r}: its totals need one row of counts per item id "
                          f"({len(totals.item_ids)} ids, counts of shape {counts.shape})")
     try:
-        index = np.fromiter((unit_index[i] for i in totals.item_ids), dtype=np.int64, count=len(totals.item_ids))
+        index = np.fromiter(map(unit_index.__getitem__, totals.item_ids), dtype=np.int64, count=len(totals.item_ids))
     except KeyError as exc:
         raise ValueError(f"metric {metric!r}: its totals name item {exc.args[0]!r}, which the run does not have") \
             from None
@@ -526,7 +530,7 @@ def metric_intervals(tasks: Sequence[Task], output: SolverOutput, metrics: Mappi
         else:
             matches[task.name] = {i.id: task.dataset.matches(i) for i in output.items}
             mine = [i for i in output.items if matches[task.name][i.id]]
-            ids = {i.id for i in mine}
+            ids = set(map(_ID, mine))
             task_units[task.name] = len({unit_index[i.id] for i in mine})
         data_samples = [s for s in output.samples if s.item_id in ids]
         for name, value in metrics.get(task.name, {}).items():

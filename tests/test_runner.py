@@ -16,7 +16,8 @@ from knowforge.eval.prompts import (SETTINGS, TEMPLATE_VERSION, render_messages,
                                    render_requests)
 from knowforge.eval.ask import ask, ask_and_score, summarize
 from knowforge.eval.solvers import prompt_asks
-from knowforge.eval.tasks import limit_units
+from knowforge.eval.tasks import limit_units, select_items
+from knowforge.models.task import Component, ItemFilter, Task
 from knowforge.models.types import CAP_GENERATE, BenchmarkItem, GenerationRequest, GenerationResult
 from knowforge.eval.types import EvalOptions
 
@@ -154,6 +155,20 @@ def test_limit_and_progress():
     with pytest.raises(ConfigError, match="at least 1"):
         limit_units(make_items(), 0, None)
 
+
+
+def test_a_task_taking_every_item_selects_them_as_a_filter_naming_them_all_does():
+    items = make_items()
+    named = ItemFilter(tasks=("b/gen", "b/mc", "b/bool"))
+    for scorer in (None, Component(name="exact")):
+        every = Task(name="b/all", solver=Component(name="zero-shot"), scorer=scorer)
+        chosen = select_items(items, [every, Task(name="b/mc", dataset=ItemFilter(tasks=("b/mc",)),
+                                                  solver=Component(name="zero-shot"))])
+        assert chosen == select_items(items, [every.model_copy(update={"dataset": named})])
+        assert [i.id for i in chosen] == [i.id for i in items]
+        assert [i.scorer for i in chosen] == [scorer.name if scorer else i.scorer for i in items]
+    only_mc = Task(name="b/mc", dataset=ItemFilter(tasks=("b/mc",)), solver=Component(name="zero-shot"))
+    assert [i.id for i in select_items(items, [only_mc])] == ["q3"]
 
 def test_rules_are_recorded_and_identical_requests_sent_once():
     items = make_items()
