@@ -5,10 +5,10 @@ server, no model: harness_overhead.py measures the whole eval).
                     units' totals (6 columns): the integer counts of a block stacked and
                     converted to floats (before), or each row's counts written into one reused
                     float block (now, ``stats.resample_count_chunks``)
-  requests          one plain zero-shot request per item: ``render_request`` each, its prompt
-                    joined from the chat turns (before), or ``render_requests``: the first
-                    request built and checked, the others copies with their own prompt, joined
-                    directly (now)
+  requests          one plain zero-shot request per item: ``render_request`` each as it was at
+                    8516073, its prompt joined from the chat turns (before), or
+                    ``render_requests``: the first request built and checked, the others
+                    copies with their own prompt, joined directly (now)
   request dedup     the distinct requests of a run looked up three times each (``dict.fromkeys``,
                     the answers by request, then each request's answer: before) or once (now,
                     ``eval.ask.ask``), with a backend that answers at once
@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 from knowforge.eval.ask import ask
 from knowforge.eval.file_benchmark import file_task
 from knowforge.eval.metric_stats import chance_of, item_chance, metric_intervals
-from knowforge.eval.prompts import render_messages, render_request, render_requests
+from knowforge.eval.prompts import COT_MIN_TOKENS, render_messages, render_requests
 from knowforge.eval.solvers import PromptSolver
 from knowforge.eval.stats import resample_count_chunks, resample_index_chunks
 from knowforge.eval.tasks import select_items, task_metrics
@@ -89,10 +89,18 @@ def prompt_from_turns(item, setting: str) -> str:
     return "\n\n".join(blocks)
 
 
+def old_render_request(item, setting: str, options) -> GenerationRequest:
+    """``prompts.render_request`` at 8516073 for a plain prompt."""
+    cot = setting == "chain-of-thought"
+    max_tokens = max(options.max_tokens, COT_MIN_TOKENS) if cot else options.max_tokens
+    stop = () if (options.chat or cot) else ("\nQuestion:",)
+    common = dict(n=options.n, temperature=options.temperature, top_p=options.top_p,
+                  seed=options.seed, max_tokens=max_tokens, stop=stop)
+    return GenerationRequest(prompt=prompt_from_turns(item, setting), **common)
+
+
 def requests_one_by_one(items, options) -> list[GenerationRequest]:
-    common = vars(render_request(items[0], "zero-shot", options)).copy()
-    common.pop("prompt")
-    return [GenerationRequest(prompt=prompt_from_turns(item, "zero-shot"), **common) for item in items]
+    return [old_render_request(item, "zero-shot", options) for item in items]
 
 
 def ask_three_lookups(requests, backend, chunk_size: int = 256):
