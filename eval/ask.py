@@ -84,9 +84,12 @@ def ask(requests: Sequence[GenerationRequest], backend: Backend, *, progress: Pr
         chunk_size: int = DEFAULT_CHUNK_SIZE) -> list[GenerationResult]:
     """Every request answered, in order: chunked, identical requests sent once, the backend's
     answer count checked."""
-    requests = list(requests)
-    unique = list(dict.fromkeys(requests))
-    answered: dict[GenerationRequest, GenerationResult] = {}
+    # each request hashed once (its dataclass hash is a Python call over nine fields): its
+    # position among the distinct requests, whose answers come back in that order
+    position: dict[GenerationRequest, int] = {}
+    order = [position.setdefault(r, len(position)) for r in requests]
+    unique = list(position)
+    answered: list[GenerationResult] = []
     expect(progress, len(unique))
     size = max(1, chunk_size)
     for start in range(0, len(unique), size):
@@ -95,10 +98,10 @@ def ask(requests: Sequence[GenerationRequest], backend: Backend, *, progress: Pr
         if len(answers) != len(chunk):
             raise BackendError(f"backend {backend.name} returned {len(answers)} results for "
                                f"{len(chunk)} requests")
-        answered.update(zip(chunk, answers))
+        answered.extend(answers)
         if progress:
             progress(len(chunk))
-    return [answered[r] for r in requests]
+    return [answered[k] for k in order]
 
 
 def ask_and_score(asks: Sequence[Ask], backend: Backend, *, scoring: str, progress: Progress | None = None,
@@ -110,9 +113,10 @@ def ask_and_score(asks: Sequence[Ask], backend: Backend, *, scoring: str, progre
     # each scorer's rule and function resolved once per call, not three registry look-ups per
     # sample (a 100,000-sample profile: 300,000 look-ups, 3.4 s); the same ones score_item uses
     resolved: dict[str, tuple[str, Scorer]] = {}
+    keyed = getattr(backend, "cache", None) is not None       # sample_cache_key's test, once
     with paused_gc():           # scoring every answer: the engine's own bulk work, no model code
         results = [sample for a, answer in zip(asks, answers)
-                   for sample in _samples(a, answer, backend, scoring, resolved)]
+                   for sample in _samples(a, answer, backend, scoring, resolved, keyed)]
     errors = sum(1 for r in results if r.error)
     if errors:
         log.warning("%d of %d samples failed; they are recorded with their error and scored 0",
@@ -130,7 +134,7 @@ def _resolve(scorer: str, scoring: str, resolved: dict[str, tuple[str, Scorer]])
 
 
 def _samples(a: Ask, answer: GenerationResult, backend: Backend, scoring: str,
-             resolved: dict[str, tuple[str, Scorer]]) -> list[SampleResult]:
+             resolved: dict[str, tuple[str, Scorer]], keyed: bool = True) -> list[SampleResult]:
     request, item = a.request, a.item
     prompt = request_text(request)
     scorer = a.scorer or item.scorer
@@ -138,10 +142,10 @@ def _samples(a: Ask, answer: GenerationResult, backend: Backend, scoring: str,
     out = []
     for k in range(request.n):
         index = a.first_index + k
-        cache_key = sample_cache_key(backend, request, request.sample_offset + k)
+        cache_key = sample_cache_key(backend, request, request.sample_offset + k) if keyed else None
         cached = bool(answer.cached[k]) if k < len(answer.cached) else False
         common = dict(item_id=item.id, sample_index=index, cached=cached, prompt=prompt, cache_key=cache_key,
-                      metadata=dict(a.tags) or None, rule=rule, variant=a.variant)
+                      metadata=dict(a.tags) if a.tags else None, rule=rule, variant=a.variant)
         if answer.error is not None or k >= len(answer.texts):
             error = answer.error or f"backend returned {len(answer.texts)} of {request.n} samples"
             out.append(SampleResult(raw=None, parsed=None, score=0.0, error=error, **common))

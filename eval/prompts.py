@@ -11,6 +11,8 @@ change of wording must bump it (the response cache keys on the exact prompt anyw
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from knowforge.errors import ConfigError
 from knowforge.models.types import BenchmarkItem, GenerationRequest
 from knowforge.eval.types import EvalOptions
@@ -51,15 +53,24 @@ def _shots(item: BenchmarkItem) -> list[tuple[str, str]]:
     return shots
 
 
+def _system(form: str, setting: str) -> str | None:
+    """The system turn of a setting (None for vanilla, which has none)."""
+    if setting == "vanilla":
+        return None
+    return f"{_INSTRUCTIONS[form]} {_COT}" if setting == "chain-of-thought" else _INSTRUCTIONS[form]
+
+
+# the settings without exemplars, each with the line that ends its plain prompt
+_PLAIN_TAILS = {"vanilla": "Answer:", "zero-shot": "Answer:", "chain-of-thought": "Answer: Let's think step by step."}
+
+
 def render_messages(item: BenchmarkItem, setting: str) -> list[tuple[str, str]]:
     """The prompt as chat turns ((role, content), ...)."""
     if setting not in SETTINGS:
         raise ConfigError(f"unknown setting {setting!r}; choose one of {', '.join(SETTINGS)}")
     messages: list[tuple[str, str]] = []
-    if setting != "vanilla":
-        system = _INSTRUCTIONS[item.form]
-        if setting == "chain-of-thought":
-            system += " " + _COT
+    system = _system(item.form, setting)
+    if system is not None:
         messages.append(("system", system))
     if setting == "few-shot":
         for question, answer in _shots(item):
@@ -71,6 +82,12 @@ def render_messages(item: BenchmarkItem, setting: str) -> list[tuple[str, str]]:
 
 def render_prompt(item: BenchmarkItem, setting: str) -> str:
     """The same content as one plain-text prompt ending in "Answer:"."""
+    if setting in _PLAIN_TAILS:
+        # no exemplars: the system block (none when vanilla), then the question and the tail,
+        # as the blocks below join them, without building the chat turns first
+        system = _system(item.form, setting)
+        question = f"{format_question(item)}\n{_PLAIN_TAILS[setting]}"
+        return question if system is None else f"{system}\n\n{question}"
     blocks = []
     for role, content in render_messages(item, setting):
         if role == "system":
@@ -96,5 +113,23 @@ def render_request(item: BenchmarkItem, setting: str, options: EvalOptions) -> G
     if chat:
         return GenerationRequest(messages=tuple(render_messages(item, setting)), **common)
     return GenerationRequest(prompt=render_prompt(item, setting), **common)
+
+
+def render_requests(items: Sequence[BenchmarkItem], setting: str, options: EvalOptions) -> list[GenerationRequest]:
+    """``render_request`` of each item. Plain prompts: the first request is built and checked as
+    usual, every other one is a copy of it with its own prompt, all other fields being the
+    run's, already checked (the dataclass's __init__ and checks cost 2 us a request, more than
+    its prompt: 100,000 items, 0.2 s)."""
+    items = list(items)
+    if options.chat or not items:
+        return [render_request(item, setting, options) for item in items]
+    first = render_request(items[0], setting, options)
+    fields = vars(first)
+    out = [first]
+    for item in items[1:]:
+        request = object.__new__(GenerationRequest)
+        vars(request).update(fields, prompt=render_prompt(item, setting))
+        out.append(request)
+    return out
 
 

@@ -89,8 +89,13 @@ def extract_choice_letter(response: str | None, n_choices: int = 4) -> str | Non
     with trailing text. A bare lower-case letter counts only when it stands alone or is
     followed by ")" / "." (so the article "a" in "a cat" is not read as option A).
     """
+    return _choice_letter(final_answer(response or ""), n_choices)
+
+
+def _choice_letter(answer: str, n_choices: int) -> str | None:
+    """``extract_choice_letter`` of a response whose ``final_answer`` is ``answer``."""
     letters = LETTERS[:max(1, min(n_choices, len(LETTERS)))]
-    text = final_answer(response or "").strip()
+    text = answer.strip()
     if not text:
         return None
     for pattern in _choice_patterns(letters):
@@ -174,7 +179,12 @@ def is_unknown(response: str | None) -> bool:
 def fuzzy_match(response: str | None, golds: Sequence[str], threshold: int = FUZZY_THRESHOLD) -> tuple[bool, float]:
     """ChroKnowledge's rule: ``token_set_ratio(answer.lower(), gold.lower()) >= threshold`` for
     any gold. Returns (matched, best ratio)."""
-    answer = strip_answer_prefix(first_line(response)).lower()
+    return _fuzzy_match(strip_answer_prefix(first_line(response)), golds, threshold)
+
+
+def _fuzzy_match(line: str, golds: Sequence[str], threshold: int) -> tuple[bool, float]:
+    """``fuzzy_match`` of a response whose first line, without an answer prefix, is ``line``."""
+    answer = line.lower()
     best = 0.0
     for gold in golds:
         if not gold:
@@ -201,8 +211,9 @@ def _unknown_score(item: BenchmarkItem, response: str) -> Score:
 def score_fuzzy(item: BenchmarkItem, response: str, threshold: int = FUZZY_THRESHOLD) -> Score:
     if item.unknown:
         return _unknown_score(item, response)
-    matched, ratio = fuzzy_match(response, item.answers, threshold)
-    return Score(value=1.0 if matched else 0.0, answer=strip_answer_prefix(first_line(response)),
+    line = strip_answer_prefix(first_line(response))      # read once: the match and the answer
+    matched, ratio = _fuzzy_match(line, item.answers, threshold)
+    return Score(value=1.0 if matched else 0.0, answer=line,
                  explanation=f"best token_set_ratio {ratio:.1f} (threshold {threshold})",
                  metadata={"ratio": ratio})
 
@@ -242,8 +253,9 @@ def score_multiple_choice(item: BenchmarkItem, response: str) -> Score:
     if gold is None:
         raise ConfigError(f"item {item.id}: a multiple-choice item needs answer_index or a letter answer")
     n = max(len(item.choices), 4 if not item.choices else len(item.choices))
-    letter = extract_choice_letter(response, n)
-    picked = LETTERS.index(letter) if letter is not None else choice_from_text(final_answer(response), item.choices)
+    answer = final_answer(response)        # read once: a long reasoning is scanned once, not twice
+    letter = _choice_letter(answer, n)
+    picked = LETTERS.index(letter) if letter is not None else choice_from_text(answer, item.choices)
     parsed = LETTERS[picked] if picked is not None else None
     return Score(value=1.0 if picked == gold else 0.0, answer=parsed,
                  explanation=f"gold {LETTERS[gold]}, parsed {parsed or 'nothing'}")

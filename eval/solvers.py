@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from knowforge.errors import ConfigError
 from knowforge.eval.ask import Ask, ask_and_score, ask_choices
 from knowforge.eval.mc_likelihood import LIKELIHOOD_SETTINGS, build_choice_question
-from knowforge.eval.prompts import render_request
+from knowforge.eval.prompts import render_requests
 from knowforge.eval.registry import registry, solver_spec
 from knowforge.eval.scorers import final_answer
 from knowforge.eval.types import EvalOptions, SampleResult, parse_key_values
@@ -39,7 +39,8 @@ log = logging.getLogger(__name__)
 def prompt_asks(items: Sequence[BenchmarkItem], setting: str, options: EvalOptions) -> list[Ask]:
     """One request per item under a prompting setting (``knowforge.eval.prompts``)."""
     read = final_answer if setting == "chain-of-thought" else None
-    return [Ask(item, render_request(item, setting, options), read=read) for item in items]
+    items = list(items)
+    return [Ask(item, request, read=read) for item, request in zip(items, render_requests(items, setting, options))]
 
 
 def solve_prompted(items: Sequence[BenchmarkItem], setting: str, ctx: SolveContext) -> list[SampleResult]:
@@ -64,9 +65,14 @@ def solve_prompted(items: Sequence[BenchmarkItem], setting: str, ctx: SolveConte
             generated = [i for i in items if i.id not in by_id]
     with paused_gc():           # every item's prompt (knowforge.models.gc_pause)
         asks = prompt_asks(generated, setting, options)
-    for sample in ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress):
-        by_id.setdefault(sample.item_id, []).append(sample)
-    return [s for item in items for s in by_id.get(item.id, [])]
+    samples = ask_and_score(asks, ctx.backend, scoring=options.scoring, progress=ctx.progress)
+    with paused_gc():           # a list per item: with the collector on, 100,000 of them started a full collection
+        if not by_id and len({i.id for i in items}) == len(items):
+            # every item generated, each id once: the samples are in item order already
+            return samples
+        for sample in samples:
+            by_id.setdefault(sample.item_id, []).append(sample)
+        return [s for item in items for s in by_id.get(item.id, [])]
 
 
 def likelihood_summary(results: Sequence[SampleResult]) -> dict | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import random
 import shutil
 from collections import defaultdict
@@ -55,6 +56,7 @@ from knowforge.models.types import Backend, BenchmarkItem
 log = logging.getLogger(__name__)
 
 SUMMARY_VERSION = "3"
+_ID = operator.attrgetter("id")
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,11 @@ def check_tasks(tasks: Sequence[Task], plan: Sequence[PlannedRun] | None = None)
 def select_items(items: Sequence[BenchmarkItem], tasks: Sequence[Task]) -> list[BenchmarkItem]:
     """The items any of ``tasks`` takes, in the benchmark's order, each once; a task's fixed
     scorer replaces the items' own."""
+    if tasks and tasks[0].dataset.takes_all:       # the first task owns every item
+        scorer = tasks[0].scorer
+        if scorer is None:
+            return list(items)
+        return [item.model_copy(update={"scorer": scorer.name}) for item in items]
     out = []
     for item in items:
         owner = next((t for t in tasks if t.dataset.matches(item)), None)
@@ -175,8 +182,9 @@ def task_metrics(tasks: Sequence[Task], output: SolverOutput, scoring: str) -> d
     """Each task's metrics over its own items' answers."""
     out = {}
     for task in tasks:
-        mine = [i for i in output.items if task.dataset.matches(i)]
-        ids = {i.id for i in mine}
+        # every item: no pass asking the filter of each
+        mine = list(output.items) if task.dataset.takes_all else [i for i in output.items if task.dataset.matches(i)]
+        ids = set(map(_ID, mine))
         samples = [s for s in output.samples if s.item_id in ids]
         values = {}
         for name in task.metrics:

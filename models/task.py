@@ -32,6 +32,12 @@ class ItemFilter(BaseModel):
     forms: tuple[str, ...] = ()          # BenchmarkItem.form values
     slices: dict[str, tuple[Any, ...]] = Field(default_factory=dict)   # slice key -> accepted values
 
+    @property
+    def takes_all(self) -> bool:
+        """Whether every item matches (no field set): a caller then takes the items as they are,
+        without asking ``matches`` of each (100,000 items: 0.1 s a pass)."""
+        return not (self.tasks or self.forms or self.slices)
+
     def matches(self, item: BenchmarkItem) -> bool:
         if self.tasks and item.task not in self.tasks:
             return False
@@ -45,6 +51,8 @@ class ItemFilter(BaseModel):
         return True
 
     def select(self, items: Iterable[BenchmarkItem]) -> list[BenchmarkItem]:
+        if self.takes_all:
+            return list(items)
         return [item for item in items if self.matches(item)]
 
 

@@ -187,6 +187,11 @@ SMOKE: dict[str, Smoke] = {
          r"^candidate: epochs=3, lr=6e-3$",
          rf"^ratio candidate / default: steps {NUM}x, tokens {NUM}x, wall {NUM}x, CPU {NUM}x$"),
         needs=HF, graph=("umls",)),    # the smallest sample with dated facts: both configs tokenise all its examples
+    "engine_bookkeeping": Smoke(
+        ("--items", "200", "--resamples", "20", "--repeat", "1"),
+        (rf"^resample counts, 20 resamples of 200 units: before {NUM} s, after {NUM} s: {NUM}x; same: yes$",
+         rf"^requests, 200 items: .*: {NUM}x; same: yes$", rf"^request dedup, 200 requests: .*: {NUM}x; same: yes$",
+         rf"^task filter, 200 items: .*: {NUM}x; same: yes$", rf"^chance, 200 samples: .*: {NUM}x; same: yes$")),
     "engine_steps": Smoke(
         ("--items", "200", "--repeat", "1"),
         (rf"^question check, 200 items: parse and compare {NUM} s .*: {NUM}x$",

@@ -305,6 +305,12 @@ def test_chance_of_items():
     yes_no = _items(2, 1, form="boolean", choices=[])
     assert chance_of(mc) == 0.25 and chance_of(yes_no) == 0.5 and chance_of(mc + yes_no) == pytest.approx(1 / 3)
     assert chance_of(_items(2, 1, form="generation", choices=[])) is None
+    # weighted by samples; a sample of an item not given is left out
+    samples = [SampleResult("i0", 0, "A", "A", 1.0), SampleResult("i0", 1, "A", "A", 1.0),
+               SampleResult("i1", 0, "A", "A", 1.0), SampleResult("other", 0, "A", "A", 1.0)]
+    two = _items(2, 1, choices=["x", "y"])
+    assert chance_of(mc[:1] + two[1:], samples) == pytest.approx((0.25 + 0.25 + 0.5) / 3)
+    assert chance_of(mc[:1] + _items(2, 1, form="generation", choices=[])[1:], samples) is None
 
 
 def test_newterm_tables_carry_the_intervals_and_p_values_of_the_task_metrics():
@@ -440,6 +446,24 @@ def test_the_array_bootstrap_gives_the_object_level_intervals(key):
             assert row["stderr"] == pytest.approx(ref["stderr"], rel=1e-9)
             assert (row["units"], row["resamples"]) == (ref["units"], ref["resamples"])
             assert row["ci"][0] < row["value"] < row["ci"][1]
+
+
+@pytest.mark.parametrize("key", ["g", None])
+def test_a_task_taking_every_item_gets_the_numbers_of_a_filter_naming_them_all(key):
+    """A task with an empty filter (a file benchmark's) skips asking the filter of each item:
+    its metrics and every field of its interval rows are those of a filter every item passes."""
+    _, output = _mixed_run(7)
+    metrics_ = ("accuracy", "balanced_accuracy")
+    every = Task(name="t/all", solver=Component(name="zero-shot"), metrics=metrics_)
+    named = Task(name="t/all", dataset=ItemFilter(tasks=("t/mc", "t/tf")), solver=Component(name="zero-shot"),
+                 metrics=metrics_)
+    assert every.dataset.takes_all and not named.dataset.takes_all
+    assert every.dataset.select(output.items) == named.dataset.select(output.items) == output.items
+    values = task_metrics([every], output, "knowforge")
+    assert values == task_metrics([named], output, "knowforge")
+    rows = metric_intervals([every], output, values, "knowforge", key=key, resamples=200, seed=5)
+    assert rows == metric_intervals([named], output, values, "knowforge", key=key, resamples=200, seed=5)
+    assert {r["metric"] for r in rows["t/all"]} == set(metrics_) and all(r["ci"] for r in rows["t/all"])
 
 
 def _totals_value(spec, data):

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 import pytest
 
 from knowforge.errors import BackendError, ConfigError
-from knowforge.eval.prompts import SETTINGS, TEMPLATE_VERSION, render_prompt, render_request
-from knowforge.eval.ask import ask_and_score, summarize
+from knowforge.eval.prompts import (SETTINGS, TEMPLATE_VERSION, render_messages, render_prompt, render_request,
+                                   render_requests)
+from knowforge.eval.ask import ask, ask_and_score, summarize
 from knowforge.eval.solvers import prompt_asks
-from knowforge.eval.tasks import limit_units
+from knowforge.eval.tasks import limit_units, select_items
+from knowforge.models.task import Component, ItemFilter, Task
 from knowforge.models.types import CAP_GENERATE, BenchmarkItem, GenerationRequest, GenerationResult
 from knowforge.eval.types import EvalOptions
 
@@ -100,6 +102,34 @@ def test_render_settings_and_version():
         render_prompt(bad, "few-shot")
 
 
+
+def _joined_turns(item, setting):
+    """A plain prompt as the chat turns read: system and user turns in blocks, a few-shot answer
+    closing the example before it, the setting's tail on the last block."""
+    blocks = []
+    for role, content in render_messages(item, setting):
+        if role == "assistant":
+            blocks[-1] = f"{blocks[-1]}\nAnswer: {content}"
+        else:
+            blocks.append(content)
+    tail = "Answer: Let's think step by step." if setting == "chain-of-thought" else "Answer:"
+    return "\n\n".join([*blocks[:-1], f"{blocks[-1]}\n{tail}"])
+
+
+def test_plain_prompts_are_the_chat_turns_joined_and_requests_rendered_in_bulk_are_rendered_one_by_one():
+    items = [*make_items(), make_items()[2].model_copy(update={"id": "q6", "context": "Planets are big.",
+                                                               "few_shot": [{"question": "2+2?", "answer": "4"}]}),
+             make_items()[0].model_copy(update={"id": "q7", "form": "true-false", "context": "Paris is."})]
+    for setting in SETTINGS:
+        for item in items:
+            assert render_prompt(item, setting) == _joined_turns(item, setting)
+        for opts in (EvalOptions(model="m", n=2, temperature=0.5, seed=3), EvalOptions(model="m", chat=True)):
+            one_by_one = [render_request(item, setting, opts) for item in items]
+            bulk = render_requests(items, setting, opts)
+            assert bulk == one_by_one and [hash(r) for r in bulk] == [hash(r) for r in one_by_one]
+            assert [vars(r) for r in bulk] == [vars(r) for r in one_by_one]
+    assert render_requests([], "zero-shot", EvalOptions(model="m")) == []
+
 def test_evaluate_items_batches_and_scores():
     backend = ScriptedBackend(SCRIPT)
     results = evaluate_items(make_items(), backend, EvalOptions(model="m", n=2), chunk_size=2)
@@ -126,6 +156,20 @@ def test_limit_and_progress():
         limit_units(make_items(), 0, None)
 
 
+
+def test_a_task_taking_every_item_selects_them_as_a_filter_naming_them_all_does():
+    items = make_items()
+    named = ItemFilter(tasks=("b/gen", "b/mc", "b/bool"))
+    for scorer in (None, Component(name="exact")):
+        every = Task(name="b/all", solver=Component(name="zero-shot"), scorer=scorer)
+        chosen = select_items(items, [every, Task(name="b/mc", dataset=ItemFilter(tasks=("b/mc",)),
+                                                  solver=Component(name="zero-shot"))])
+        assert chosen == select_items(items, [every.model_copy(update={"dataset": named})])
+        assert [i.id for i in chosen] == [i.id for i in items]
+        assert [i.scorer for i in chosen] == [scorer.name if scorer else i.scorer for i in items]
+    only_mc = Task(name="b/mc", dataset=ItemFilter(tasks=("b/mc",)), solver=Component(name="zero-shot"))
+    assert [i.id for i in select_items(items, [only_mc])] == ["q3"]
+
 def test_rules_are_recorded_and_identical_requests_sent_once():
     items = make_items()
     twice = [items[0], items[0].model_copy(update={"id": "q1-copy"})]
@@ -134,6 +178,15 @@ def test_rules_are_recorded_and_identical_requests_sent_once():
     assert len(backend.asked) == 1 and [r.item_id for r in results] == ["q1", "q1-copy"]
     assert {r.rule for r in results} == {"fuzzy:knowforge"}
 
+
+
+def test_repeated_requests_get_their_own_answers_across_chunks():
+    items = make_items()
+    requests = [render_request(items[k], "zero-shot", EvalOptions(model="m")) for k in (0, 1, 0, 3, 1, 0)]
+    backend = ScriptedBackend(SCRIPT)
+    answers = ask(requests, backend, chunk_size=2)
+    assert [r.prompt for r in backend.asked] == [requests[k].prompt for k in (0, 1, 3)]   # each once, in order
+    assert [a.texts[0] for a in answers] == ["Paris", "Quito", "Paris", "Yes.", "Quito", "Paris"]
 
 def test_per_sample_failures_are_recorded_and_counted():
     backend = ScriptedBackend(SCRIPT, broken="Capital of Peru?")

@@ -14,8 +14,8 @@ import pytest
 from knowforge.eval.metrics import balanced_accuracy
 from knowforge.eval.stats import (bootstrap, bootstrap_ratio, bootstrap_totals, child_seed, cluster_mean, design_effect,
                                   group_permutation_test, intraclass_correlation, mcnemar, mean_stderr,
-                                  paired_difference, paired_permutation, sign_flip_test, unpaired_difference,
-                                  units_for_gap)
+                                  paired_difference, paired_permutation, resample_count_chunks, resample_indices,
+                                  sign_flip_test, unpaired_difference, units_for_gap)
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -284,3 +284,13 @@ def test_icc_and_design_effect():
     assert design_effect([4, 4, 4], 0.5) == pytest.approx(2.5)
     assert design_effect([4, 4, 4], -0.2) == 1.0 and design_effect([4, 4], None) == 1.0
     assert design_effect([1, 9], 1.0) == pytest.approx(82 / 10)      # m~ = sum(m^2) / sum(m)
+
+
+def test_resample_count_chunks_count_the_draws_of_resample_indices():
+    # blocks of 3 rows (cells=21 over 7 units), the last one short: each row counts its draws
+    indices = resample_indices(7, 8, 11)
+    blocks = [block.copy() for block in resample_count_chunks(7, 8, 11, cells=21)]
+    assert [len(b) for b in blocks] == [3, 3, 2]
+    counted = np.concatenate(blocks)
+    assert counted.dtype == float
+    assert np.array_equal(counted, np.stack([np.bincount(row, minlength=7) for row in indices]))
