@@ -359,8 +359,12 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
             name = run_name or f"{benchmark}:{label}"
             # the answers go to the graph while the metrics and the report are computed (issue 33);
             # a metric that fails leaves the run recorded with its answers, without task metrics
-            pending = start_recording(store, options, output, benchmark=benchmark, name=name, started_at=started,
-                                      extra=extra, questions=check)
+            try:
+                pending = start_recording(store, options, output, benchmark=benchmark, name=name,
+                                          started_at=started, extra=extra, questions=check)
+            except BaseException:
+                check.settle()          # a solver's extra refused before the check was taken
+                raise
             try:
                 metrics = task_metrics(planned.tasks, output, options.scoring)
                 intervals = metric_intervals(planned.tasks, output, metrics, options.scoring, key=unit_key,

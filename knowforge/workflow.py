@@ -217,8 +217,14 @@ def evaluate_file(store, path: str | Path, options: EvalOptions, *, solver: Comp
     questions = Background(ensure_questions, store, items, path, name="knowforge-ensure-questions")
     benchmark = ",".join(sorted({i.benchmark for i in items}))
     task = file_task(name)
-    runs = run_tasks(store, benchmark, items, [task], options, solver=solver, backend=backend,
-                     progress=progress, run_name=name, questions=questions)
+    try:
+        runs = run_tasks(store, benchmark, items, [task], options, solver=solver, backend=backend,
+                         progress=progress, run_name=name, questions=questions)
+    except BaseException:
+        # an eval that fails before its questions' check is taken (a backend that cannot be
+        # made) leaves no thread behind it still writing questions or logging to a closed stream
+        questions.settle()
+        raise
     summary_dir = write_summary(Path(options.out_dir) / f"file-{task.name.split('/', 1)[1]}", benchmark=benchmark,
                                 method="file", options=options, items=len(items), runs=runs, report_slices=())
     return Evaluation(benchmark=benchmark, runs=runs, summary_dir=summary_dir)

@@ -214,6 +214,27 @@ def test_a_file_whose_item_differs_from_its_question_stops_its_eval_and_records_
     assert ticks == [2] and passed.questions(items, None) == check_questions(store, items, None)
 
 
+def test_an_eval_that_fails_before_its_check_leaves_no_thread_behind(store, tmp_path, monkeypatch):
+    """A file's questions are written and checked in a thread while the eval goes on: an eval
+    that fails first (a backend it cannot make) waits for that thread, so nothing is left
+    writing questions, or logging to a stream its caller has closed, after the error."""
+    import threading
+
+    from knowforge.models.items_io import write_items
+    from knowforge.workflow import evaluate_file
+
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / "b.jsonl"
+    write_items(path, make_items())
+    options = EvalOptions(backend="openai", model="m", cache=False, out_dir=tmp_path / "runs")
+    with pytest.raises(ConfigError, match="needs a server"):
+        evaluate_file(store, path, options)
+    assert [t.name for t in threading.enumerate() if t.name.startswith("knowforge-")] == []
+    # and the questions it was writing are all there, none half-written
+    assert check_questions(store, make_items(), None).keys() == {i.id for i in make_items()}
+
+
 def test_a_run_of_joined_benchmarks_answers_each_part(store):
     """``newterm:2022+2024`` evaluates two yearly benchmarks in one run: a question of either
     belongs to the run, a question of a third does not."""
