@@ -193,7 +193,7 @@ def _build(store, data: _RunData, run_id: str, *, cluster_key: str | None, resam
                                        np.asarray(subset, dtype=np.intp))
         report["by_year"] = curves
     if run.get("model_cutoff"):
-        report["by_model_cutoff"] = _cutoff_slices(store, run_id, run["model_cutoff"], samples, units, shared,
+        report["by_model_cutoff"] = _cutoff_slices(store, run["model_cutoff"], samples, units, shared,
                                                    columns=columns, tasks=tasks, positions_of=positions_of)
     if data.sections is not None:
         report["extra"] = data.sections
@@ -224,7 +224,7 @@ def _scope(store, run: Mapping, tasks: Sequence, items: int) -> dict:
             "benchmark_tasks": dict(sorted(benchmark_tasks.items()))}
 
 
-def _cutoff_slices(store, run_id: str, cutoff: str, samples, units: Units, shared: SharedIntervals | None = None,
+def _cutoff_slices(store, cutoff: str, samples, units: Units, shared: SharedIntervals | None = None,
                    *, columns: SampleColumns | None = None, tasks: Sequence | None = None,
                    positions_of: Callable[[Any], np.ndarray] | None = None) -> dict:
     """Accuracy of items whose tested facts changed before vs after the model's cutoff.
