@@ -201,7 +201,6 @@ def resample_index_chunks(n: int, resamples: int, seed: int, *, cells: int = 2_0
         yield rng.integers(0, n, size=(min(chunk, resamples - start), n))
 
 
-
 def resample_count_chunks(n: int, resamples: int, seed: int, *, cells: int = 2_000_000) -> Iterator[np.ndarray]:
     """How often each of ``n`` units is drawn in each resample of ``resample_index_chunks`` (the
     same seed, the same blocks): float blocks of shape (rows, n), row r counting resample r's
@@ -219,6 +218,7 @@ def resample_count_chunks(n: int, resamples: int, seed: int, *, cells: int = 2_0
             # 100,000 units: 0.94 -> 0.60 s of CPU with the product, the same numbers)
             counts[r] = np.bincount(row, minlength=n)
         yield counts
+
 
 def percentile_estimate(estimate: float | None, replicates: Sequence[float] | np.ndarray, n: int, resamples: int,
                         level: float = 0.95) -> Estimate:

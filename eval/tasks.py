@@ -182,8 +182,7 @@ def task_metrics(tasks: Sequence[Task], output: SolverOutput, scoring: str) -> d
     """Each task's metrics over its own items' answers."""
     out = {}
     for task in tasks:
-        # every item: no pass asking the filter of each
-        mine = list(output.items) if task.dataset.takes_all else [i for i in output.items if task.dataset.matches(i)]
+        mine = task.dataset.select(output.items)      # a filter that takes every item asks none of them
         ids = set(map(_ID, mine))
         samples = [s for s in output.samples if s.item_id in ids]
         values = {}
@@ -349,7 +348,7 @@ def run_tasks(store, benchmark: str, items: Sequence[BenchmarkItem], tasks: Sequ
                          "cache_hit_rate": hits / (hits + misses) if hits + misses else 0.0}
             before = stats or before
             task_names = tuple(t.name for t in planned.tasks)
-            members = {t.name: [i.id for i in output.items if t.dataset.matches(i)] for t in planned.tasks}
+            members = {t.name: list(map(_ID, t.dataset.select(output.items))) for t in planned.tasks}
             extra = {"solver": label, "setting": label, "run_tasks": list(task_names), "limit": options.limit,
                      "sample": options.sample, "cluster_key": unit_key, "task_filter": list(task_filter) or None,
                      "metric_bootstrap": options.bootstrap, **cache,
